@@ -1,0 +1,44 @@
+// Raw JSON trees: converters read and build these directly, never through a parsing library
+// (the SDK's zod parsers strip unknown keys and coerce values; see spec README "parsing").
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+export function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+export function isString(x: unknown): x is string {
+  return typeof x === "string";
+}
+
+/** `Object.hasOwn` that also narrows. */
+export function has<K extends string>(o: object, key: K): o is Record<K, unknown> {
+  return Object.hasOwn(o, key);
+}
+
+/** Structural deep equality of JSON values (key order ignored, `undefined` keys ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
+}
+
+/** Copy of `o` without the listed keys (shallow). */
+export function omit<T extends object, K extends string>(o: T, ...keys: K[]): Omit<T, K> {
+  const out = { ...o } as Record<string, unknown>;
+  for (const k of keys) Reflect.deleteProperty(out, k);
+  return out as Omit<T, K>;
+}
