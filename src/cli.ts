@@ -1,11 +1,15 @@
-// Command line entry: `acp-bridge [options] -- <agent command> [args...]`.
-// The live bridge lands with issue 3; until then only --version and --help work.
+// Command line entry: `acp-bridge [options] -- <agent command> [args...]`. The bridge replaces the
+// agent command in an editor's configuration; everything after `--` is the real agent.
 import { VERSION } from "./version.js";
 
-const args = process.argv.slice(2);
-if (args.includes("--version") || args.includes("-V")) {
+const argv = process.argv.slice(2);
+const dashdash = argv.indexOf("--");
+const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
+
+// Fast path: no option parsing library loaded just to print the version (start-up budget).
+if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
   process.stdout.write(`${VERSION}\n`);
 } else {
-  process.stderr.write("usage: acp-bridge [options] -- <agent command> [args...]\n");
-  process.exitCode = 2;
+  const { main } = await import("./main.js");
+  process.exitCode = await main(argv);
 }

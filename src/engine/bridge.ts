@@ -1,0 +1,278 @@
+// The per-connection core: parses and classifies lines from both peers, accepts batches (never
+// emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
+// handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
+import type { Logger } from "../log.js";
+import { sniffId } from "../wire/ndjson.js";
+import {
+  classify,
+  errorResponse,
+  type Id,
+  type RequestMessage,
+  type ResponseMessage,
+  type RpcError,
+  rpcErrors,
+} from "../wire/jsonrpc.js";
+import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
+import { Link, type Outlet } from "./link.js";
+import { idKey } from "./relay.js";
+import type { ExitInfo, Incoming, Translator } from "./translator.js";
+
+export interface BridgeConfig extends HandshakeConfig {
+  readonly log: Logger;
+  /** Called for every message written to either side (traces, tests). */
+  readonly onSend?: ((to: "client" | "agent", msg: unknown) => void) | undefined;
+  /** Called for every message read from either side. */
+  readonly onReceive?: ((from: "client" | "agent", msg: unknown) => void) | undefined;
+}
+
+type Phase = "awaiting-init" | "negotiating" | "ready" | "closed";
+
+/** Collects the answers to one received batch, to send them back as one array (H §7.7). */
+interface BatchCollector {
+  readonly ids: Set<string>;
+  readonly replies: unknown[];
+  remaining: number;
+}
+
+export class Bridge {
+  readonly client: Link;
+  readonly agent: Link;
+  private phase: Phase = "awaiting-init";
+  private translator: Translator | undefined;
+  private negotiated: Negotiated | undefined;
+  private readonly batches = new Map<Link, BatchCollector[]>();
+  /** The client's initialize while the handshake runs (answered at once if the agent dies). */
+  private initRequest: RequestMessage | undefined;
+
+  constructor(
+    private readonly config: BridgeConfig,
+    clientOut: Outlet,
+    agentOut: Outlet,
+  ) {
+    this.client = new Link("client", clientOut, config.onSend && ((m) => config.onSend?.("client", m)));
+    this.agent = new Link("agent", agentOut, config.onSend && ((m) => config.onSend?.("agent", m)));
+  }
+
+  get mode(): Translator["mode"] | undefined {
+    return this.translator?.mode;
+  }
+
+  get versions(): { client: 1 | 2; agent: 1 | 2 } | undefined {
+    return this.negotiated && { client: this.negotiated.clientVersion, agent: this.negotiated.agentVersion };
+  }
+
+  clientLine(line: Buffer): void {
+    this.line(this.client, line);
+  }
+
+  agentLine(line: Buffer): void {
+    this.line(this.agent, line);
+  }
+
+  /** A line over the size limit was discarded: answer it if it was a request (H §7.7, hostile input). */
+  oversize(from: "client" | "agent", info: { bytes: number; head: Buffer }): void {
+    const link = from === "client" ? this.client : this.agent;
+    const id = sniffId(info.head);
+    this.config.log.warn(`discarded a ${info.bytes}-byte message from the ${from}: over the size limit`);
+    const looksLikeRequest = /"method"\s*:/.test(info.head.toString("utf8"));
+    if (id === undefined || !looksLikeRequest) return;
+    link.fail(id, rpcErrors.invalidRequest("Message too large", { reason: "message_too_large", bytes: info.bytes }));
+  }
+
+  private line(from: Link, line: Buffer): void {
+    if (this.phase === "closed") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString("utf8"));
+    } catch {
+      from.fail(null, rpcErrors.parse({ reason: "invalid_json" }));
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.batch(from, value);
+      return;
+    }
+    this.one(from, value, line);
+  }
+
+  private one(from: Link, value: unknown, line: Buffer | undefined): void {
+    const c = classify(value);
+    this.config.onReceive?.(from.name, value);
+    if (c.kind === "invalid") {
+      from.fail(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
+      return;
+    }
+    const m: Incoming = { ...c, line };
+    if (from === this.client) this.fromClient(m);
+    else this.fromAgent(m);
+  }
+
+  private batch(from: Link, items: unknown[]): void {
+    if (items.length === 0) {
+      from.fail(null, rpcErrors.invalidRequest("Invalid Request", { reason: "empty_batch" }));
+      return;
+    }
+    const collector: BatchCollector = { ids: new Set(), replies: [], remaining: 0 };
+    for (const item of items) {
+      const c = classify(item);
+      if (c.kind === "invalid") {
+        collector.replies.push(errorResponse(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason })));
+      } else if (c.kind === "request") {
+        collector.ids.add(idKey(c.msg.id));
+        collector.remaining++;
+      }
+    }
+    if (collector.remaining > 0) this.collect(from, collector);
+    for (const item of items) if (classify(item).kind !== "invalid") this.one(from, item, undefined);
+    if (collector.remaining === 0 && collector.replies.length > 0) from.sendArray(collector.replies);
+  }
+
+  private collect(link: Link, collector: BatchCollector): void {
+    let list = this.batches.get(link);
+    if (!list) {
+      const active: BatchCollector[] = [];
+      this.batches.set(link, (list = active));
+      link.intercept = (msg) => {
+        const o = msg as { id?: Id; method?: unknown };
+        if (o.method !== undefined || o.id === undefined) return false;
+        const key = idKey(o.id);
+        const owner = active.find((b) => b.ids.has(key));
+        if (!owner) return false;
+        owner.ids.delete(key);
+        owner.replies.push(msg);
+        if (--owner.remaining === 0) {
+          active.splice(active.indexOf(owner), 1);
+          link.sendArray(owner.replies);
+        }
+        return true;
+      };
+    }
+    list.push(collector);
+  }
+
+  private fromClient(m: Incoming): void {
+    if (this.phase === "ready" && this.translator) {
+      if (m.kind === "request" && m.msg.method === "initialize") return this.reinitialize(m.msg);
+      this.translator.fromClient(m);
+      return;
+    }
+    switch (m.kind) {
+      case "request":
+        if (m.msg.method === "initialize" && this.phase === "awaiting-init") {
+          void this.handshake(m.msg);
+          return;
+        }
+        this.client.fail(
+          m.msg.id,
+          rpcErrors.invalidRequest(`ACP connection must be initialized before '${m.msg.method}'`, {
+            reason: this.phase === "negotiating" ? "initialize_in_progress" : "not_initialized",
+            method: m.msg.method,
+          }),
+        );
+        return;
+      case "notification":
+        this.config.log.debug(`dropped '${m.msg.method}' received before initialize`);
+        return;
+      case "response":
+        this.client.deliver(m.msg);
+        return;
+    }
+  }
+
+  private fromAgent(m: Incoming): void {
+    if (this.phase === "ready" && this.translator) {
+      this.translator.fromAgent(m);
+      return;
+    }
+    switch (m.kind) {
+      case "response":
+        if (!this.agent.deliver(m.msg)) this.config.log.debug("dropped an agent response to no request", m.msg.id);
+        return;
+      case "request":
+        this.agent.fail(
+          m.msg.id,
+          rpcErrors.invalidRequest(`ACP connection must be initialized before '${m.msg.method}'`, {
+            reason: "not_initialized",
+            method: m.msg.method,
+          }),
+        );
+        return;
+      case "notification":
+        this.config.log.debug(`dropped agent '${m.msg.method}' received before initialize`);
+        return;
+    }
+  }
+
+  private async handshake(req: RequestMessage): Promise<void> {
+    this.phase = "negotiating";
+    this.initRequest = req;
+    const outcome = await negotiate(this.config, this.agent, req.params);
+    this.initRequest = undefined;
+    if ((this.phase as Phase) === "closed") return;
+    if ("error" in outcome) {
+      this.phase = "awaiting-init";
+      this.client.fail(req.id, outcome.error);
+      return;
+    }
+    this.negotiated = outcome;
+    this.translator = outcome.createTranslator(this.client, this.agent);
+    this.phase = "ready";
+    this.config.log.info(
+      `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,
+    );
+    this.client.respond(req.id, outcome.clientResult);
+  }
+
+  /** A repeated client `initialize`: answered from the cached result (H §1.3). */
+  private reinitialize(req: RequestMessage): void {
+    const n = this.negotiated;
+    if (!n) return;
+    const requested = (req.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    const wanted = typeof requested === "number" ? Math.min(requested, 2) : undefined;
+    if (wanted !== n.clientVersion) {
+      this.client.fail(
+        req.id,
+        rpcErrors.invalidRequest("initialize may not change the protocol version of a connection", {
+          reason: "version_change",
+          protocolVersion: n.clientVersion,
+        }),
+      );
+      return;
+    }
+    this.client.respond(req.id, n.clientResult);
+  }
+
+  /** The agent process ended or its stdout closed. */
+  agentGone(info: ExitInfo): void {
+    if (this.phase === "closed") return;
+    const data = { reason: "agent_exited", exitCode: info.code, ...(info.signal ? { signal: info.signal } : {}) };
+    if (this.initRequest) {
+      this.client.fail(this.initRequest.id, rpcErrors.internal("Agent handshake failed", data));
+      this.initRequest = undefined;
+    }
+    if (this.translator) this.translator.agentGone(info);
+    // Whatever the agent still owed: the bridge's own calls (handshake, emulation) ...
+    this.agent.abandon(rpcErrors.internal("Agent connection closed", data));
+    // ... and the client's requests relayed to it.
+    if (this.translator) {
+      const route = this.translator.pendingFromClient();
+      for (const entry of route.inbound.all())
+        route.reply(entry, { error: rpcErrors.internal("Agent connection closed", data) });
+      // Requests the agent made of the client can no longer be answered: withdraw them.
+      const up = this.translator.pendingFromAgent();
+      for (const entry of up.inbound.all()) {
+        if (entry.outboundId !== undefined) this.client.notify("$/cancel_request", { requestId: entry.outboundId });
+        entry.answered = true;
+        up.inbound.close(entry.id);
+      }
+    }
+    this.phase = "closed";
+  }
+
+  /** Answer an incoming response that nobody waits for (tests, diagnostics). */
+  static isResponse(x: unknown): x is ResponseMessage {
+    return typeof x === "object" && x !== null && "id" in x && ("result" in x || "error" in x);
+  }
+}
+
+export type { RpcError };

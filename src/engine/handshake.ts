@@ -1,0 +1,178 @@
+// Version negotiation (H §1.3 bridge as agent, §1.4 bridge as client). The client's version comes
+// from its request; the agent's is probed: the client's own version first (pass-through when the
+// agent speaks it), the other one on the agent's answer, on -32022, or on a strict -32600/-32602.
+// Agents of either upstream answering rule are handled.
+import { ErrorCodes } from "../convert/result.js";
+import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
+import { rpcErrors } from "../wire/jsonrpc.js";
+import type { Link } from "./link.js";
+import type { Translator } from "./translator.js";
+
+export type ProtocolChoice = "auto" | 1 | 2;
+export type Version = 1 | 2;
+
+/** How one pairing (client version, agent version) renders the handshake and starts its mode. */
+export interface Pairing {
+  /** The client's initialize params in the shape of the agent's version. */
+  readonly renderInit: (clientParams: Record<string, unknown>) => { params: unknown } | { error: RpcError };
+  /** Turn the agent's initialize result into the client's, and build the translator. */
+  readonly accept: (
+    clientParams: Record<string, unknown>,
+    agentResult: Record<string, unknown>,
+  ) => { clientResult: unknown; createTranslator: (client: Link, agent: Link) => Translator } | { error: RpcError };
+}
+
+export interface HandshakeConfig {
+  readonly agentProtocol: ProtocolChoice;
+  readonly clientProtocol: ProtocolChoice;
+  readonly handshakeTimeoutMs: number;
+  /** The pairing for client version `c` and agent version `a`. */
+  pairing(c: Version, a: Version): Pairing;
+}
+
+export interface Negotiated {
+  readonly clientVersion: Version;
+  readonly agentVersion: Version;
+  readonly clientResult: unknown;
+  readonly createTranslator: (client: Link, agent: Link) => Translator;
+}
+
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
+
+const other = (v: Version): Version => (v === 1 ? 2 : 1);
+
+/**
+ * H §1.3: the version the bridge speaks with the client, from its `initialize` params.
+ * `0` is answered -32022 like the SDK router; `>= 3` is served as 2 (highest at or below).
+ */
+export function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
+  const p = params as { protocolVersion?: unknown } | undefined;
+  const r = p?.protocolVersion;
+  if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > 0xffff)
+    return {
+      error: rpcErrors.invalidParams({
+        reason: "invalid_protocol_version",
+        field: "protocolVersion",
+        message: "initialize.protocolVersion must be a valid ACP protocol version",
+      }),
+    };
+  if (forced !== "auto") return { version: forced };
+  if (r === 0)
+    return {
+      error: {
+        code: ErrorCodes.unsupportedProtocolVersion,
+        message: "Unsupported protocol version",
+        data: { requested: 0, supported: [1, 2] },
+      },
+    };
+  return { version: r === 1 ? 1 : 2 };
+}
+
+class Deadline {
+  private readonly at: number;
+  constructor(ms: number) {
+    this.at = Date.now() + ms;
+  }
+  call(link: Link, method: string, params: unknown): Promise<ResponseMessage | "timeout"> {
+    const left = Math.max(0, this.at - Date.now());
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve("timeout"), left);
+      void link.call(method, params).then((r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+    });
+  }
+}
+
+function protocolOf(resp: ResponseMessage): unknown {
+  const r = resp.result as { protocolVersion?: unknown } | undefined;
+  return r?.protocolVersion;
+}
+
+function asRecord(x: unknown): Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
+}
+
+/** Run the handshake for a client `initialize`. */
+export async function negotiate(
+  config: HandshakeConfig,
+  agent: Link,
+  rawParams: unknown,
+): Promise<Negotiated | { error: RpcError }> {
+  const cv = clientVersion(rawParams, config.clientProtocol);
+  if ("error" in cv) return cv;
+  const vc = cv.version;
+  const clientParams = asRecord(rawParams);
+  const deadline = new Deadline(config.handshakeTimeoutMs);
+
+  const send = async (v: Version): Promise<ResponseMessage | { error: RpcError }> => {
+    const rendered = config.pairing(vc, v).renderInit(clientParams);
+    if ("error" in rendered) return { error: rendered.error };
+    const r = await deadline.call(agent, "initialize", rendered.params);
+    if (r === "timeout")
+      return { error: rpcErrors.internal("Agent handshake failed", { reason: "agent handshake timed out" }) };
+    return r;
+  };
+  const isResp = (r: ResponseMessage | { error: RpcError }): r is ResponseMessage => "jsonrpc" in r;
+
+  let sent: Version = config.agentProtocol === "auto" ? vc : config.agentProtocol;
+  let resp = await send(sent);
+  let retriedShape = false;
+  let retried32022 = false;
+
+  for (;;) {
+    if (!isResp(resp)) return resp;
+    if (resp.error) {
+      const e = resp.error;
+      if (e.code === ErrorCodes.unsupportedProtocolVersion && !retried32022) {
+        retried32022 = true;
+        const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+        const usable = Array.isArray(supported) ? supported.filter((x): x is Version => x === 1 || x === 2) : [];
+        const v = usable.length > 0 ? (Math.max(...usable) as Version) : undefined;
+        if (v === undefined || v === sent)
+          return {
+            error: rpcErrors.internal("Agent handshake failed", {
+              reason: "agent supports no protocol version the bridge speaks",
+              supported,
+            }),
+          };
+        sent = v;
+        resp = await send(sent);
+        continue;
+      }
+      if ((e.code === -32602 || e.code === -32600) && !retriedShape) {
+        retriedShape = true;
+        sent = other(sent);
+        resp = await send(sent);
+        continue;
+      }
+      return { error: e };
+    }
+    const pv = protocolOf(resp);
+    if (pv !== 1 && pv !== 2)
+      return {
+        error: rpcErrors.internal("Agent handshake failed", {
+          reason: "agent answered an unsupported protocol version",
+          agentProtocolVersion: pv,
+        }),
+      };
+    if (pv !== sent) {
+      // The agent parsed a body of the other version's shape: speak its version properly.
+      const first = resp;
+      sent = pv;
+      const again = await send(sent);
+      if (isResp(again) && !again.error && protocolOf(again) === pv) resp = again;
+      else if (pv === 1) resp = first; // v1 agent refused a repeat: keep what it answered (reduced caps)
+      else return isResp(again) ? { error: again.error ?? rpcErrors.internal("Agent handshake failed") } : again;
+    }
+    const accepted = config.pairing(vc, sent).accept(clientParams, asRecord(resp.result));
+    if ("error" in accepted) return accepted;
+    return {
+      clientVersion: vc,
+      agentVersion: sent,
+      clientResult: accepted.clientResult,
+      createTranslator: accepted.createTranslator,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+// One side of the bridge (the client or the agent): how to write to it, and the requests the bridge
+// sent it that await an answer. A response always finds its way back through the closure stored
+// with its outbound id (no global lookup by method).
+import { PendingRequests } from "../wire/ids.js";
+import {
+  errorResponse,
+  notification,
+  request,
+  resultResponse,
+  type Id,
+  type ResponseMessage,
+  type RpcError,
+} from "../wire/jsonrpc.js";
+
+export interface Outlet {
+  push(line: string | Buffer): void;
+}
+
+export interface PendingCall {
+  readonly method: string;
+  readonly params: unknown;
+  answer(resp: ResponseMessage): void;
+}
+
+export class Link {
+  readonly pending = new PendingRequests<PendingCall>();
+  /** Sees every outgoing message first; returning true keeps it from being written (batch replies). */
+  intercept: ((msg: unknown) => boolean) | undefined;
+
+  constructor(
+    readonly name: "client" | "agent",
+    private readonly out: Outlet,
+    private readonly onSend?: (msg: unknown) => void,
+  ) {}
+
+  send(msg: object): void {
+    if (this.intercept?.(msg)) return;
+    this.onSend?.(msg);
+    this.out.push(JSON.stringify(msg));
+  }
+
+  /** Forward a line untouched (the translation is the identity). */
+  sendRaw(line: Buffer | string, parsed: unknown): void {
+    if (this.intercept?.(parsed)) return;
+    this.onSend?.(parsed);
+    this.out.push(line);
+  }
+
+  /** Reply to a received batch: the one place an array is written (never toward the other peer). */
+  sendArray(items: unknown[]): void {
+    for (const m of items) this.onSend?.(m);
+    this.out.push(JSON.stringify(items));
+  }
+
+  request(method: string, params: unknown, answer: (resp: ResponseMessage) => void): number {
+    const id = this.pending.add({ method, params, answer });
+    this.send(request(id, method, params));
+    return id;
+  }
+
+  /** Promise form, for sequential flows (negotiation, emulation). */
+  call(method: string, params: unknown): Promise<ResponseMessage> {
+    return new Promise((resolve) => this.request(method, params, resolve));
+  }
+
+  notify(method: string, params: unknown): void {
+    this.send(notification(method, params));
+  }
+
+  respond(id: Id, result: unknown): void {
+    this.send(resultResponse(id, result));
+  }
+
+  fail(id: Id, error: RpcError): void {
+    this.send(errorResponse(id, error));
+  }
+
+  /** Deliver an answer to a request this link issued; false if the id is not ours or already answered. */
+  deliver(resp: ResponseMessage): boolean {
+    const p = this.pending.take(resp.id);
+    if (!p) return false;
+    p.answer(resp);
+    return true;
+  }
+
+  /** The peer is gone: answer every pending call with `error`. */
+  abandon(error: RpcError): void {
+    for (const [id, p] of this.pending.drain()) p.answer({ jsonrpc: "2.0", id, error });
+  }
+}

@@ -1,0 +1,112 @@
+// Request relaying shared by every mode: a request from one side is re-issued on the other with the
+// bridge's own id, its answer goes back under the original id (restored exactly, H §7.2), and
+// `$/cancel_request` follows the same map (H §7.3).
+import type { Id, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
+import type { Link } from "./link.js";
+
+export type Answer = { result: unknown } | { error: RpcError };
+
+/** A request a peer sent us that is not answered yet. */
+export interface Inbound {
+  readonly id: Id;
+  readonly method: string;
+  /** The id under which it was re-issued on the other link, if it was. */
+  outboundId?: number;
+  /** Local handling (emulation, held prompts): called on `$/cancel_request`. */
+  onCancel?: () => void;
+  answered: boolean;
+}
+
+export function idKey(id: Id): string {
+  return typeof id === "string" ? `s${id}` : `n${String(id)}`;
+}
+
+/** The requests one peer has sent and that await our answer. */
+export class InboundTable {
+  private readonly map = new Map<string, Inbound>();
+
+  open(id: Id, method: string): Inbound {
+    const entry: Inbound = { id, method, answered: false };
+    this.map.set(idKey(id), entry);
+    return entry;
+  }
+
+  get(id: Id): Inbound | undefined {
+    return this.map.get(idKey(id));
+  }
+
+  close(id: Id): void {
+    this.map.delete(idKey(id));
+  }
+
+  all(): Inbound[] {
+    return [...this.map.values()];
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** One direction of request traffic: requests arrive on `from`, are re-issued on `to`. */
+export class RequestRoute {
+  readonly inbound = new InboundTable();
+
+  constructor(
+    readonly from: Link,
+    readonly to: Link,
+  ) {}
+
+  /** Answer an inbound request (once) and forget it. */
+  reply(entry: Inbound, answer: Answer): void {
+    if (entry.answered) return;
+    entry.answered = true;
+    this.inbound.close(entry.id);
+    if ("error" in answer) this.from.fail(entry.id, answer.error);
+    else this.from.respond(entry.id, answer.result);
+  }
+
+  /**
+   * Re-issue `msg` (possibly renamed or with converted params) on the other side; `map` turns the
+   * far side's answer into the answer for the original requester.
+   */
+  forward(
+    msg: RequestMessage,
+    method: string,
+    params: unknown,
+    map: (resp: ResponseMessage) => Answer = passAnswer,
+  ): Inbound {
+    const entry = this.inbound.open(msg.id, msg.method);
+    entry.outboundId = this.to.request(method, params, (resp) => {
+      if (entry.answered) return; // already answered locally (e.g. cancelled)
+      this.reply(entry, map(resp));
+    });
+    return entry;
+  }
+
+  /** Track a request answered locally (no far-side request). */
+  local(msg: RequestMessage): Inbound {
+    return this.inbound.open(msg.id, msg.method);
+  }
+
+  /**
+   * `$/cancel_request` from the `from` side: forward it with the outbound id, run a local cancel
+   * hook; unknown or finished targets are dropped (H §7.3).
+   */
+  cancel(requestId: unknown, meta: unknown): void {
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const entry = this.inbound.get(requestId);
+    if (!entry || entry.answered) return;
+    entry.onCancel?.();
+    if (entry.outboundId !== undefined && !entry.answered) {
+      const params: Record<string, unknown> = { requestId: entry.outboundId };
+      if (meta !== undefined) params._meta = meta;
+      this.to.notify("$/cancel_request", params);
+    }
+  }
+}
+
+export function passAnswer(resp: ResponseMessage): Answer {
+  if (resp.error) return { error: resp.error };
+  return { result: resp.result };
+}

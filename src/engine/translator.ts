@@ -1,0 +1,26 @@
+// What a mode (pass-through, direction A, direction B) implements once the handshake is done.
+import type { NotificationMessage, RequestMessage, ResponseMessage } from "../wire/jsonrpc.js";
+import type { RequestRoute } from "./relay.js";
+
+/** A classified message; `line` is its original bytes when it arrived alone (not in a batch). */
+export type Incoming =
+  | { kind: "request"; msg: RequestMessage; line?: Buffer | undefined }
+  | { kind: "notification"; msg: NotificationMessage; line?: Buffer | undefined }
+  | { kind: "response"; msg: ResponseMessage; line?: Buffer | undefined };
+
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+export interface Translator {
+  readonly mode: "pass" | "A" | "B";
+  fromClient(m: Incoming): void;
+  fromAgent(m: Incoming): void;
+  /** The agent process is gone: answer what it owed, cancel what it asked. */
+  agentGone(info: ExitInfo): void;
+  /** Requests the client sent that are not answered yet. */
+  pendingFromClient(): RequestRoute;
+  /** Requests the agent sent that are not answered yet. */
+  pendingFromAgent(): RequestRoute;
+}

@@ -1,0 +1,101 @@
+// Option parsing (yargs) and start-up of the bridge. Usage errors exit 2 with a message on stderr.
+import yargs from "yargs";
+import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
+import { createLogger } from "./log.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
+import { DEFAULT_SHUTDOWN_GRACE_MS, run } from "./transport/run.js";
+import { VERSION } from "./version.js";
+
+const protocolChoice = (v: unknown): "auto" | 1 | 2 => {
+  if (v === "auto") return "auto";
+  if (v === "1" || v === 1) return 1;
+  if (v === "2" || v === 2) return 2;
+  throw new Error(`must be auto, 1 or 2 (got ${String(v)})`);
+};
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let usageError: string | undefined;
+  const parser = yargs([...argv])
+    .scriptName("acp-bridge")
+    .usage("$0 [options] -- <agent command> [args...]\n\nTranslates the Agent Client Protocol between v1 and v2 peers.")
+    .parserConfiguration({ "populate--": true })
+    .option("agent-protocol", {
+      describe: "ACP version spoken to the agent (auto: probe, the client's own version first)",
+      default: "auto",
+      coerce: protocolChoice,
+    })
+    .option("client-protocol", {
+      describe: "ACP version spoken to the client (auto: the version it requests)",
+      default: "auto",
+      coerce: protocolChoice,
+    })
+    .option("stash", {
+      describe: "keep what a version cannot carry in _meta[\"acp-bridge\"] so a chained bridge restores it",
+      choices: ["off", "compact", "full"] as const,
+      default: "compact" as const,
+    })
+    .option("mcp-unsupported", {
+      describe: "MCP servers of a transport the agent does not support: reject the request, or drop them with a warning",
+      choices: ["reject", "drop"] as const,
+      default: "reject" as const,
+    })
+    .option("max-message-bytes", {
+      describe: "largest message accepted from either side",
+      type: "number",
+      default: DEFAULT_MAX_MESSAGE_BYTES,
+    })
+    .option("handshake-timeout-ms", { describe: "time the agent has to answer initialize", type: "number", default: 30_000 })
+    .option("shutdown-grace-ms", {
+      describe: "after the client leaves: wait this long before SIGTERM, and again before SIGKILL",
+      type: "number",
+      default: DEFAULT_SHUTDOWN_GRACE_MS,
+    })
+    .option("log-level", {
+      describe: "diagnostics on stderr",
+      choices: ["silent", "error", "warn", "info", "debug"] as const,
+      default: "warn" as const,
+    })
+    .example("$0 -- my-v2-agent --stdio", "put a v1 editor in front of a v2 agent")
+    .example("$0 --agent-protocol 1 -- old-agent", "skip probing: the agent speaks v1")
+    .example("$0 --stash off -- agent", "no _meta[\"acp-bridge\"] data on the wire")
+    .version(VERSION)
+    .alias("version", "V")
+    .help()
+    .alias("help", "h")
+    .strict()
+    .exitProcess(false)
+    .fail((msg, err) => {
+      usageError = msg || err.message;
+    });
+
+  const args = await parser.parseAsync();
+  if (usageError !== undefined) {
+    process.stderr.write(`acp-bridge: ${usageError}\nTry 'acp-bridge --help'.\n`);
+    return 2;
+  }
+  if (args.help || args.version) return 0;
+  const rest = ((args["--"] as unknown[] | undefined) ?? []).map(String);
+  const positional = args._.map(String);
+  const agentCommand = [...positional, ...rest];
+  if (agentCommand.length === 0) {
+    process.stderr.write("acp-bridge: missing the agent command after --\nTry 'acp-bridge --help'.\n");
+    return 2;
+  }
+  const [command, ...commandArgs] = agentCommand as [string, ...string[]];
+  const log = createLogger(args.logLevel);
+  const options: BridgeOptions = {
+    agentProtocol: args.agentProtocol,
+    clientProtocol: args.clientProtocol,
+    stash: args.stash,
+    mcpUnsupported: args.mcpUnsupported,
+    handshakeTimeoutMs: args.handshakeTimeoutMs,
+  };
+  return run({
+    command,
+    args: commandArgs,
+    bridge: createBridgeConfig(options, log),
+    maxMessageBytes: args.maxMessageBytes,
+    shutdownGraceMs: args.shutdownGraceMs,
+    log,
+  });
+}

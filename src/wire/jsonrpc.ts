@@ -1,0 +1,105 @@
+// JSON-RPC 2.0 message shapes and classification for raw ACP traffic. Types and error constructors
+// come from json-rpc-2.0; its server/client classes do not fit a proxy (they own ids, drop foreign
+// responses), so routing is ours.
+import {
+  createJSONRPCErrorResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCID,
+} from "json-rpc-2.0";
+
+export type Id = JSONRPCID;
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface RequestMessage {
+  jsonrpc: "2.0";
+  id: Id;
+  method: string;
+  params?: unknown;
+}
+
+export interface NotificationMessage {
+  jsonrpc: "2.0";
+  method: string;
+  params?: unknown;
+}
+
+export interface ResponseMessage {
+  jsonrpc: "2.0";
+  id: Id;
+  result?: unknown;
+  error?: RpcError;
+}
+
+export type Classified =
+  | { kind: "request"; msg: RequestMessage }
+  | { kind: "notification"; msg: NotificationMessage }
+  | { kind: "response"; msg: ResponseMessage }
+  | { kind: "invalid"; id: Id; reason: string };
+
+function isId(x: unknown): x is Id {
+  return typeof x === "string" || typeof x === "number" || x === null;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** Classify one parsed JSON value (not a batch). */
+export function classify(v: unknown): Classified {
+  if (!isObject(v)) return { kind: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
+  const id = v.id;
+  const hasId = Object.hasOwn(v, "id");
+  if (v.jsonrpc !== "2.0") return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: 'jsonrpc must be "2.0"' };
+  if (typeof v.method === "string") {
+    if (v.params !== undefined && typeof v.params !== "object")
+      return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "params must be an object or array" };
+    if (!hasId) return { kind: "notification", msg: v as unknown as NotificationMessage };
+    if (!isId(id)) return { kind: "invalid", id: null, reason: "id must be a string, number or null" };
+    return { kind: "request", msg: v as unknown as RequestMessage };
+  }
+  if (Object.hasOwn(v, "method")) return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "method must be a string" };
+  if (hasId && (Object.hasOwn(v, "result") || Object.hasOwn(v, "error"))) {
+    if (!isId(id)) return { kind: "invalid", id: null, reason: "id must be a string, number or null" };
+    if (Object.hasOwn(v, "error")) {
+      const e = v.error;
+      if (!isObject(e) || typeof e.code !== "number" || typeof e.message !== "string")
+        return { kind: "invalid", id, reason: "error must have a numeric code and a string message" };
+    }
+    return { kind: "response", msg: v as unknown as ResponseMessage };
+  }
+  return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "neither a request, a notification nor a response" };
+}
+
+export function errorResponse(id: Id, error: RpcError): JSONRPCErrorResponse {
+  return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
+}
+
+export function resultResponse(id: Id, result: unknown): ResponseMessage {
+  return { jsonrpc: "2.0", id, result };
+}
+
+export function request(id: Id, method: string, params: unknown): RequestMessage {
+  return params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+}
+
+export function notification(method: string, params: unknown): NotificationMessage {
+  return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+}
+
+export const rpcErrors = {
+  parse: (data?: unknown): RpcError => ({ code: -32700, message: "Parse error", ...(data === undefined ? {} : { data }) }),
+  invalidRequest: (message = "Invalid Request", data?: unknown): RpcError => ({
+    code: -32600,
+    message,
+    ...(data === undefined ? {} : { data }),
+  }),
+  methodNotFound: (data?: unknown): RpcError => ({ code: -32601, message: "Method not found", ...(data === undefined ? {} : { data }) }),
+  invalidParams: (data?: unknown): RpcError => ({ code: -32602, message: "Invalid params", ...(data === undefined ? {} : { data }) }),
+  internal: (message = "Internal error", data?: unknown): RpcError => ({ code: -32603, message, ...(data === undefined ? {} : { data }) }),
+  cancelled: (data?: unknown): RpcError => ({ code: -32800, message: "Request cancelled", ...(data === undefined ? {} : { data }) }),
+};

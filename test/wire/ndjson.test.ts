@@ -1,0 +1,72 @@
+// NDJSON framing: how bytes become lines, whatever the reads look like.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LineSplitter, sniffId } from "../../src/wire/ndjson.js";
+import { numRuns } from "../support/properties.js";
+
+function split(chunks: Buffer[], max = 1 << 20) {
+  const lines: string[] = [];
+  const over: { bytes: number; head: string }[] = [];
+  const s = new LineSplitter(max, {
+    line: (b) => lines.push(b.toString("utf8")),
+    oversize: (i) => over.push({ bytes: i.bytes, head: i.head.toString("utf8") }),
+  });
+  for (const c of chunks) s.push(c);
+  s.end();
+  return { lines, over };
+}
+
+describe("NDJSON framing", () => {
+  it("splits on LF, strips a trailing CR and skips blank lines", () => {
+    expect(split([Buffer.from('{"a":1}\r\n\n  \r\n{"b":2}\n')]).lines).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  it("keeps a final line that has no newline", () => {
+    expect(split([Buffer.from('{"a":1}\n{"b":')], 100).lines).toEqual(['{"a":1}', '{"b":']);
+  });
+
+  it("reassembles a UTF-8 character split across reads", () => {
+    const bytes = Buffer.from('{"t":"é😀"}\n');
+    expect(split([bytes.subarray(0, 8), bytes.subarray(8, 9), bytes.subarray(9)]).lines).toEqual(['{"t":"é😀"}']);
+  });
+
+  it("discards a line over the limit, reports its head, and goes on with the next", () => {
+    const big = `{"jsonrpc":"2.0","id":7,"method":"x","params":"${"a".repeat(200)}"}`;
+    const { lines, over } = split([Buffer.from(big.slice(0, 50)), Buffer.from(big.slice(50) + '\n{"ok":1}\n')], 100);
+    expect(lines).toEqual(['{"ok":1}']);
+    expect(over).toHaveLength(1);
+    expect(over[0]!.bytes).toBe(big.length);
+    expect(sniffId(over[0]!.head)).toBe(7);
+  });
+
+  it("gives the same lines however the bytes are chunked", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => !s.includes("\n") && s.trim() !== "" && !s.endsWith("\r")), {
+          maxLength: 8,
+        }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.boolean(),
+        (lines, cuts, crlf) => {
+          const text = Buffer.from(lines.map((l) => l + (crlf ? "\r\n" : "\n")).join(""));
+          const points = [...new Set(cuts.map((c) => (text.length === 0 ? 0 : c % text.length)))].sort((a, b) => a - b);
+          const chunks: Buffer[] = [];
+          let at = 0;
+          for (const p of points) {
+            chunks.push(text.subarray(at, p));
+            at = p;
+          }
+          chunks.push(text.subarray(at));
+          expect(split(chunks).lines).toEqual(lines);
+        },
+      ),
+      { numRuns: numRuns() },
+    );
+  });
+
+  it("finds the id of a truncated request, of any JSON-RPC id type", () => {
+    expect(sniffId('{"jsonrpc":"2.0","id":"abc","method":"x","params":{"t":"')).toBe("abc");
+    expect(sniffId('{"id":null,"method"')).toBe(null);
+    expect(sniffId('{"method":"x"')).toBeUndefined();
+  });
+});
