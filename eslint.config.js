@@ -4,7 +4,7 @@ import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 export default defineConfig(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bin/**"] },
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bin/**", "eslint.config.js"] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

@@ -4,6 +4,7 @@ import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
 import { createLogger } from "./log.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, run } from "./transport/run.js";
+import { TraceWriter } from "./transport/trace.js";
 import { VERSION } from "./version.js";
 
 const protocolChoice = (v: unknown): "auto" | 1 | 2 => {
@@ -50,6 +51,34 @@ export async function main(argv: readonly string[]): Promise<number> {
       type: "number",
       default: DEFAULT_SHUTDOWN_GRACE_MS,
     })
+    .option("trace", {
+      describe: "append every message both ways to this file (the ACP conductor's .jsons trace format)",
+      type: "string",
+    })
+    .option("idle-settle-ms", {
+      describe: "v1 client, v2 agent: complete a turn this long after an idle from an agent that never reports running",
+      type: "number",
+      default: 1500,
+    })
+    .option("forward-prompt-echo", {
+      describe: "v1 client, v2 agent: forward the agent's echo of the client's own prompt",
+      type: "boolean",
+      default: false,
+    })
+    .option("diff-rendering", {
+      describe: "v2 diffs for v1 clients: safe (a v1 diff only when the full texts are known), hunks, patchText",
+      choices: ["safe", "hunks", "patchText"] as const,
+      default: "safe" as const,
+    })
+    .option("ack-grace-ms", {
+      describe: "v2 client, v1 agent: acknowledge a prompt this long after forwarding it when the agent says nothing sooner",
+      type: "number",
+      default: 100,
+    })
+    .option("platform", {
+      describe: "path rules of the agent's machine, for additionalDirectories checks",
+      choices: ["posix", "windows"] as const,
+    })
     .option("log-level", {
       describe: "diagnostics on stderr",
       choices: ["silent", "error", "warn", "info", "debug"] as const,
@@ -89,13 +118,27 @@ export async function main(argv: readonly string[]): Promise<number> {
     stash: args.stash,
     mcpUnsupported: args.mcpUnsupported,
     handshakeTimeoutMs: args.handshakeTimeoutMs,
+    idleSettleMs: args.idleSettleMs,
+    forwardPromptEcho: args.forwardPromptEcho,
+    diffRendering: args.diffRendering,
+    ackGraceMs: args.ackGraceMs,
+    ...(args.platform ? { platform: args.platform } : {}),
   };
-  return run({
+  const trace = args.trace !== undefined ? new TraceWriter(args.trace) : undefined;
+  const hooks = trace
+    ? {
+        onReceive: (from: "client" | "agent", msg: unknown) => trace.record("in", from, msg),
+        onSend: (to: "client" | "agent", msg: unknown) => trace.record("out", to, msg),
+      }
+    : {};
+  const status = await run({
     command,
     args: commandArgs,
-    bridge: createBridgeConfig(options, log),
+    bridge: createBridgeConfig(options, log, hooks),
     maxMessageBytes: args.maxMessageBytes,
     shutdownGraceMs: args.shutdownGraceMs,
     log,
   });
+  await trace?.close();
+  return status;
 }

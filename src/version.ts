@@ -1,7 +1,16 @@
-// The package version, read once from package.json (kept out of the hot start-up path otherwise).
-import { createRequire } from "node:module";
+// The package version, from package.json (found from the source tree and from dist/ alike).
+import { readFileSync } from "node:fs";
 
-const require = createRequire(import.meta.url);
-const pkg = require("../../package.json") as { version: string };
+function read(): string {
+  for (const rel of ["../package.json", "../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "acp-bridge" && typeof pkg.version === "string") return pkg.version;
+    } catch {
+      // try the next location
+    }
+  }
+  return "0.0.0";
+}
 
-export const VERSION: string = pkg.version;
+export const VERSION: string = read();

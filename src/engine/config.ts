@@ -1,8 +1,16 @@
 // User-facing options → the bridge's configuration, including which translator serves each
 // (client version, agent version) pairing.
-import type { StashLevel } from "../convert/stash.js";
+import type { Platform } from "../convert/directories.js";
+import type { DiffRendering } from "../convert/diff.js";
+import { DEFAULT_STASH_MAX_BYTES, type StashLevel } from "../convert/stash.js";
+import { DEFAULT_TERMINAL_MAX_BYTES } from "../convert/terminal.js";
+import type { AConfig } from "./a/direction-a.js";
+import { pairingA } from "./a/pairing.js";
+import { DEFAULT_ACK_GRACE_MS, DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./b/direction-b.js";
+import { pairingB } from "./b/pairing.js";
+import { DEFAULT_IDLE_SETTLE_MS } from "./a/prompt-lifecycle.js";
+import { DEFAULT_FLUSH_MS, DEFAULT_TERMINAL_FLUSH_MS } from "./a/updates.js";
 import type { Logger } from "../log.js";
-import { rpcErrors } from "../wire/jsonrpc.js";
 import type { BridgeConfig } from "./bridge.js";
 import type { Pairing, ProtocolChoice, Version } from "./handshake.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./handshake.js";
@@ -14,6 +22,46 @@ export interface BridgeOptions {
   readonly stash: StashLevel;
   readonly mcpUnsupported: "reject" | "drop";
   readonly handshakeTimeoutMs?: number;
+  /** Path rules of the agent's machine (additionalDirectories, H §4.10). */
+  readonly platform?: Platform;
+  /** T §1.2-4 settle fallback for agents that never report `running`. */
+  readonly idleSettleMs?: number;
+  /** Forward the agent's echo of a v1 client's own prompt (default: suppressed). */
+  readonly forwardPromptEcho?: boolean;
+  readonly diffRendering?: DiffRendering;
+  /** T §1.4-2: ack a v2 prompt this long after forwarding it if the v1 agent said nothing yet. */
+  readonly ackGraceMs?: number;
+}
+
+export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
+  return {
+    opts: { stash: options.stash, stashMaxBytes: DEFAULT_STASH_MAX_BYTES },
+    log,
+    platform: options.platform ?? defaultPlatform(),
+    ackGraceMs: options.ackGraceMs ?? DEFAULT_ACK_GRACE_MS,
+    closeDrainMs: DEFAULT_CLOSE_DRAIN_MS,
+    clientWantsUsage: false,
+  };
+}
+
+export function defaultPlatform(): Platform {
+  return process.platform === "win32" ? "windows" : "posix";
+}
+
+export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
+  return {
+    opts: { stash: options.stash, stashMaxBytes: DEFAULT_STASH_MAX_BYTES },
+    log,
+    mcpUnsupported: options.mcpUnsupported,
+    platform: options.platform ?? defaultPlatform(),
+    idleSettleMs: options.idleSettleMs ?? DEFAULT_IDLE_SETTLE_MS,
+    forwardPromptEcho: options.forwardPromptEcho ?? false,
+    redactionNotice: true,
+    diffRendering: options.diffRendering ?? "safe",
+    flushMs: DEFAULT_FLUSH_MS,
+    terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
+    terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
+  };
 }
 
 function isObject(x: unknown): x is Record<string, unknown> {
@@ -34,18 +82,14 @@ function passPairing(v: Version): Pairing {
   };
 }
 
-function notYet(direction: string): Pairing {
-  const error = rpcErrors.internal("Agent handshake failed", {
-    reason: `direction ${direction} is not available in this build`,
-  });
-  return { renderInit: () => ({ error }), accept: () => ({ error }) };
-}
 
 export function createBridgeConfig(
   options: BridgeOptions,
   log: Logger,
   hooks: Pick<BridgeConfig, "onSend" | "onReceive"> = {},
 ): BridgeConfig {
+  const a1 = pairingA(directionAConfig(options, log));
+  const b1 = pairingB(directionBConfig(options, log));
   return {
     log,
     agentProtocol: options.agentProtocol,
@@ -53,7 +97,7 @@ export function createBridgeConfig(
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
     pairing(c, a) {
       if (c === a) return passPairing(c);
-      return notYet(c === 1 ? "A (v1 client, v2 agent)" : "B (v2 client, v1 agent)");
+      return c === 1 ? a1 : b1;
     },
     ...hooks,
   };

@@ -2,6 +2,7 @@
 // from its request; the agent's is probed: the client's own version first (pass-through when the
 // agent speaks it), the other one on the agent's answer, on -32022, or on a strict -32600/-32602.
 // Agents of either upstream answering rule are handled.
+import { clientFacingVersion } from "../convert/initialize.js";
 import { ErrorCodes } from "../convert/result.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
@@ -41,31 +42,11 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
 
 const other = (v: Version): Version => (v === 1 ? 2 : 1);
 
-/**
- * H §1.3: the version the bridge speaks with the client, from its `initialize` params.
- * `0` is answered -32022 like the SDK router; `>= 3` is served as 2 (highest at or below).
- */
+/** H §1.3: the version the bridge speaks with the client, unless the user forced one. */
 export function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
-  const p = params as { protocolVersion?: unknown } | undefined;
-  const r = p?.protocolVersion;
-  if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > 0xffff)
-    return {
-      error: rpcErrors.invalidParams({
-        reason: "invalid_protocol_version",
-        field: "protocolVersion",
-        message: "initialize.protocolVersion must be a valid ACP protocol version",
-      }),
-    };
-  if (forced !== "auto") return { version: forced };
-  if (r === 0)
-    return {
-      error: {
-        code: ErrorCodes.unsupportedProtocolVersion,
-        message: "Unsupported protocol version",
-        data: { requested: 0, supported: [1, 2] },
-      },
-    };
-  return { version: r === 1 ? 1 : 2 };
+  const r = clientFacingVersion(params);
+  if (!r.ok) return { error: r.error };
+  return { version: forced === "auto" ? r.value.version : forced };
 }
 
 class Deadline {

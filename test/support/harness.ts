@@ -1,7 +1,9 @@
 // In-memory bridge for engine tests: inject messages as either peer, read what the bridge wrote.
+// Every message the bridge writes is schema-checked against the version of the side it goes to.
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
 import { silentLogger, type Logger } from "../../src/log.js";
+import { wireProblems } from "./wire-schema.js";
 
 export interface Harness {
   readonly bridge: Bridge;
@@ -10,10 +12,12 @@ export interface Harness {
   /** Send a message as the agent. */
   agent(msg: unknown): void;
   /** Everything the bridge wrote to the client / the agent since the last take (parsed). */
-  takeClient(): unknown[];
-  takeAgent(): unknown[];
-  /** Let promises and microtasks run. */
-  settle(): Promise<void>;
+  takeClient(): any[];
+  takeAgent(): any[];
+  /** Let promises, microtasks and short timers run. */
+  settle(ms?: number): Promise<void>;
+  /** Schema violations of messages the bridge wrote (checked once the versions are known). */
+  readonly violations: string[];
 }
 
 export const baseOptions: BridgeOptions = {
@@ -27,6 +31,10 @@ export const baseOptions: BridgeOptions = {
 export function harness(options: Partial<BridgeOptions> = {}, log: Logger = silentLogger): Harness {
   const toClient: string[] = [];
   const toAgent: string[] = [];
+  const violations: string[] = [];
+  // Methods of requests each side sent, by id, to check the responses the bridge writes back.
+  const clientAsked = new Map<string, string>();
+  const agentAsked = new Map<string, string>();
   const config = createBridgeConfig({ ...baseOptions, ...options }, log);
   const bridge = new Bridge(
     config,
@@ -34,13 +42,37 @@ export function harness(options: Partial<BridgeOptions> = {}, log: Logger = sile
     { push: (l) => toAgent.push(String(l)) },
   );
   const line = (m: unknown) => Buffer.from(typeof m === "string" ? m : JSON.stringify(m));
-  const take = (q: string[]) => q.splice(0).map((l) => JSON.parse(l) as unknown);
+  const remember = (asked: Map<string, string>, m: unknown) => {
+    const o = m as { id?: unknown; method?: unknown };
+    if (typeof o === "object" && o !== null && typeof o.method === "string" && o.id !== undefined)
+      asked.set(JSON.stringify(o.id), o.method);
+  };
+  const take = (q: string[], side: "client" | "agent") =>
+    q.splice(0).map((l) => {
+      const msg = JSON.parse(l) as unknown;
+      const versions = bridge.versions;
+      // Checked once the handshake fixed each side's version (probes are in the client's version).
+      const version = versions?.[side];
+      if (version !== undefined) {
+        const asked = side === "client" ? clientAsked : agentAsked;
+        const problem = wireProblems(version === 1 ? "v1" : "v2", msg, (id) => asked.get(JSON.stringify(id)));
+        if (problem) violations.push(`to ${side}: ${problem}\n  ${l.slice(0, 600)}`);
+      }
+      return msg as any;
+    });
   return {
     bridge,
-    client: (m) => bridge.clientLine(line(m)),
-    agent: (m) => bridge.agentLine(line(m)),
-    takeClient: () => take(toClient),
-    takeAgent: () => take(toAgent),
-    settle: () => new Promise((r) => setImmediate(r)),
+    client: (m) => {
+      if (typeof m !== "string") remember(clientAsked, m);
+      bridge.clientLine(line(m));
+    },
+    agent: (m) => {
+      if (typeof m !== "string") remember(agentAsked, m);
+      bridge.agentLine(line(m));
+    },
+    takeClient: () => take(toClient, "client"),
+    takeAgent: () => take(toAgent, "agent"),
+    settle: (ms = 0) => new Promise((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r))),
+    violations,
   };
 }

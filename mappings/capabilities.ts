@@ -1,0 +1,367 @@
+// Capability paths of H §2.1 (client, `initialize` params) and H §2.2 (agent, `initialize` result):
+// every field with its v1 path, v2 path and transform. src/convert/capabilities.ts runs on these rows.
+
+import { z } from "zod";
+import { defineTable } from "./table.js";
+
+/**
+ * How a field crosses versions:
+ * - `copy`: same value on both sides (an object row is a container: its keys that have rows of their
+ *   own are mapped by those rows, every other key is copied verbatim);
+ * - `bool↔marker`: v1 `true` ⇄ v2 `{}`; v1 `false`/∅ ⇄ v2 ∅ (`null` reads as unsupported);
+ * - `drop+stash`: no counterpart; dropped, kept in the stash, the reverse synthesizes `synthV1`/`synthV2`;
+ * - `baseline`: a v1 opt-in that v2 makes mandatory; dropped toward v2, synthesized toward v1;
+ * - `synthesize`: exists on one side only and is always synthesized there.
+ */
+const Kind = z.enum(["copy", "bool↔marker", "drop+stash", "synthesize", "baseline"]);
+
+/** Values a converter synthesizes for a field the source version has no counterpart of. */
+const Synth = z.enum([
+  "fsOffer", // {readTextFile, writeTextFile}: true only while the bridge serves fs itself (H §6.3)
+  "terminalOffer", // true only while the bridge serves terminals itself
+  "sessionBaseline", // `clientSessionBaseline` below
+  "emptyIfUnstable", // {} when the v1 side speaks the unstable protocol
+  "hasSession", // true iff the v2 agent advertises `session`
+  "emptyIfSession", // {} iff the v2 agent advertises `session`
+  "false",
+  "emptyIfAuthMethods", // {} iff the authMethods a v1 client sees are non-empty (H §3.3)
+  "empty", // {}
+]);
+
+const Row = z
+  .object({
+    caps: z.enum(["client", "agent"]),
+    /** Dotted path inside v1 `clientCapabilities` / `agentCapabilities`; `*` = unknown top-level keys. */
+    v1: z.string().nullable(),
+    /** Dotted path inside v2 `capabilities`. */
+    v2: z.string().nullable(),
+    kind: Kind,
+    /** Finer rows of the spec table that travel with this one (printed, not interpreted). */
+    covers: z.array(z.string()).default([]),
+    /** Copied only when both sides speak the unstable protocol; otherwise dropped and stashed. */
+    unstable: z.boolean().default(false),
+    /** What a conversion to v1 / to v2 puts there when the source has no counterpart. */
+    synthV1: Synth.optional(),
+    synthV2: Synth.optional(),
+    /**
+     * Residual key (dotted, inside the `v1…Caps` group) holding the source value as is. When the group
+     * is present its keys win over synthesis, and a key missing from it means "absent" (H §2.2).
+     */
+    stashKey: z.string().optional(),
+    /** Engine flags read from this field (H §2.4). */
+    flags: z.array(z.string()).default([]),
+    /** Direction A (v1 client, v2 agent) and B (v2 client, v1 agent), as in the spec tables. */
+    a: z.string(),
+    b: z.string(),
+    spec: z.string(),
+  })
+  .refine((r) => r.v1 !== null || r.v2 !== null, "a row needs a v1 or a v2 path")
+  .refine((r) => r.kind !== "bool↔marker" || (r.v1 !== null && r.v2 !== null), "bool↔marker needs both paths")
+  .refine((r) => (r.v1 === "*") === (r.v2 === "*"), "`*` must be on both sides");
+
+export type CapabilityRow = z.output<typeof Row>;
+export type CapabilitySynth = z.output<typeof Synth>;
+
+const H21 = "H §2.1";
+const H22 = "H §2.2";
+
+export const capabilityTable = defineTable("capabilities", z.array(Row), [
+  // ---- H §2.1 client capabilities (`initialize` params) -------------------------------------------
+  {
+    caps: "client",
+    v1: "fs",
+    v2: null,
+    kind: "drop+stash",
+    covers: ["fs.readTextFile", "fs.writeTextFile", "fs._meta"],
+    synthV1: "fsOffer",
+    stashKey: "fs",
+    flags: ["fsRead", "fsWrite"],
+    a: "drop; record; residual v1ClientCaps.fs",
+    b: "false, or true when the bridge serves fs; a stashed value is restored only with the tunnel (H §6.4)",
+    spec: `${H21}, H §6.3-6.4`,
+  },
+  {
+    caps: "client",
+    v1: "terminal",
+    v2: null,
+    kind: "drop+stash",
+    synthV1: "terminalOffer",
+    stashKey: "terminal",
+    flags: ["terminal"],
+    a: "drop; record; residual v1ClientCaps.terminal",
+    b: "false, or true when the bridge serves terminals; a stashed value is restored only with the tunnel",
+    spec: `${H21}, H §6.3-6.4`,
+  },
+  {
+    caps: "client",
+    v1: "session",
+    v2: null,
+    kind: "baseline",
+    covers: ["session.configOptions.boolean", "session.notices", "session.compaction", "session._meta", "session.configOptions._meta"],
+    synthV1: "sessionBaseline",
+    stashKey: "session",
+    flags: ["booleanOptions", "notices", "compaction"],
+    a: "drop (baseline in v2); record; residual v1ClientCaps.session",
+    b: "always {configOptions:{boolean:{}}, notices:{}, compaction:{}}",
+    spec: H21,
+  },
+  {
+    caps: "client",
+    v1: "plan",
+    v2: null,
+    kind: "baseline",
+    synthV1: "emptyIfUnstable",
+    stashKey: "plan",
+    flags: ["plan"],
+    a: "drop (plan_update is baseline in v2); record; residual v1ClientCaps.plan",
+    b: "{} when the v1 side speaks v1-unstable",
+    spec: `${H21} (unstable)`,
+  },
+  {
+    caps: "client",
+    v1: "subagents",
+    v2: null,
+    kind: "drop+stash",
+    stashKey: "subagents",
+    a: "drop; residual v1ClientCaps.subagents",
+    b: "nothing",
+    spec: `${H21} (unstable)`,
+  },
+  {
+    caps: "client",
+    v1: "auth",
+    v2: "auth",
+    kind: "copy",
+    covers: ["auth._meta"],
+    a: "copy",
+    b: "copy (v2 null: omitted, stashed)",
+    spec: H21,
+  },
+  {
+    caps: "client",
+    v1: "auth.terminal",
+    v2: "auth.terminal",
+    kind: "bool↔marker",
+    flags: ["authTerminal"],
+    a: "bool→marker; omitted when the bridge cannot relaunch the agent (H §3.4)",
+    b: "marker→bool, false when the bridge cannot relaunch the agent; marker content → v2ClientCaps.markers",
+    spec: `${H21}, H §3.4`,
+  },
+  {
+    caps: "client",
+    v1: "elicitation",
+    v2: "elicitation",
+    kind: "copy",
+    covers: ["elicitation.form", "elicitation.url", "elicitation._meta"],
+    flags: ["elicitationForm", "elicitationUrl"],
+    a: "copy",
+    b: "copy",
+    spec: H21,
+  },
+  { caps: "client", v1: "_meta", v2: "_meta", kind: "copy", a: "copy (+stash)", b: "copy (+stash)", spec: `${H21}, H §7.5` },
+  {
+    caps: "client",
+    v1: "*",
+    v2: "*",
+    kind: "drop+stash",
+    stashKey: "unknown",
+    a: "residual v1ClientCaps.unknown",
+    b: "residual v2ClientCaps.unknown",
+    spec: H21,
+  },
+
+  // ---- H §2.2 agent capabilities (`initialize` result) --------------------------------------------
+  {
+    caps: "agent",
+    v1: "sessionCapabilities",
+    v2: "session",
+    kind: "copy",
+    covers: ["sessionCapabilities._meta ⇄ session._meta"],
+    synthV2: "empty",
+    flags: ["hasSession"],
+    a: "present → v1 session surface; absent → every v1 flag false, residual v2AgentCaps.absent += session",
+    b: "always session: {...} (v1 agents always have the session baseline)",
+    spec: H22,
+  },
+  {
+    caps: "agent",
+    v1: "loadSession",
+    v2: null,
+    kind: "baseline",
+    synthV1: "hasSession",
+    stashKey: "loadSession",
+    flags: ["load"],
+    a: "true iff session present",
+    b: "drop; record; residual v1AgentCaps.loadSession",
+    spec: H22,
+  },
+  ...(["list", "resume", "close"] as const).map((m) => ({
+    caps: "agent" as const,
+    v1: `sessionCapabilities.${m}`,
+    v2: null,
+    kind: "baseline" as const,
+    synthV1: "emptyIfSession" as const,
+    stashKey: `sessionCapabilities.${m}`,
+    flags: [m],
+    a: "{} iff session present",
+    b: `drop; record; residual v1AgentCaps.sessionCapabilities.${m}; emulated if absent (H §2.3)`,
+    spec: `${H22}, H §2.3`,
+  })),
+  ...(["delete", "additionalDirectories", "_meta"] as const).map((k) => ({
+    caps: "agent" as const,
+    v1: `sessionCapabilities.${k}`,
+    v2: `session.${k}`,
+    kind: "copy" as const,
+    flags: k === "delete" ? ["delete"] : k === "additionalDirectories" ? ["addDirs"] : [],
+    a: "copy",
+    b: "copy",
+    spec: H22,
+  })),
+  ...(["fork", "archive", "status", "title", "systemPrompt"] as const).map((k) => ({
+    caps: "agent" as const,
+    v1: `sessionCapabilities.${k}`,
+    v2: `session.${k}`,
+    kind: "copy" as const,
+    unstable: true,
+    a: "copy when both sides speak unstable; else drop+stash",
+    b: "copy when both sides speak unstable; else drop+stash",
+    spec: `${H22} (unstable)`,
+  })),
+  {
+    caps: "agent",
+    v1: "promptCapabilities",
+    v2: "session.prompt",
+    kind: "copy",
+    covers: ["promptCapabilities._meta ⇄ session.prompt._meta"],
+    a: "copy",
+    b: "copy",
+    spec: `${H22}, H §7.5`,
+  },
+  ...(
+    [
+      ["image", "promptImage"],
+      ["audio", "promptAudio"],
+      ["embeddedContext", "promptEmbeddedContext"],
+    ] as const
+  ).map(([k, flag]) => ({
+    caps: "agent" as const,
+    v1: `promptCapabilities.${k}`,
+    v2: `session.prompt.${k}`,
+    kind: "bool↔marker" as const,
+    flags: [flag],
+    a: "marker→bool; marker content → v2AgentCaps.markers",
+    b: "bool→marker",
+    spec: H22,
+  })),
+  {
+    caps: "agent",
+    v1: "mcpCapabilities",
+    v2: "session.mcp",
+    kind: "copy",
+    covers: ["mcpCapabilities._meta ⇄ session.mcp._meta"],
+    a: "copy",
+    b: "copy",
+    spec: `${H22}, H §7.5`,
+  },
+  {
+    caps: "agent",
+    v1: null,
+    v2: "session.mcp.stdio",
+    kind: "synthesize",
+    synthV2: "empty",
+    flags: ["mcpStdio"],
+    a: "v1 cannot say no: record agent.mcpStdio=false, residual v2AgentCaps.absent += session.mcp.stdio (H §4.2)",
+    b: "always {} (v1 agents must support stdio)",
+    spec: `${H22}, H §4.2`,
+  },
+  {
+    caps: "agent",
+    v1: "mcpCapabilities.http",
+    v2: "session.mcp.http",
+    kind: "bool↔marker",
+    flags: ["mcpHttp"],
+    a: "marker→bool",
+    b: "bool→marker",
+    spec: H22,
+  },
+  {
+    caps: "agent",
+    v1: "mcpCapabilities.sse",
+    v2: null,
+    kind: "drop+stash",
+    synthV1: "false",
+    stashKey: "mcpSse",
+    flags: ["mcpSse"],
+    a: "always false (SSE removed in v2)",
+    b: "drop; residual v1AgentCaps.mcpSse",
+    spec: H22,
+  },
+  {
+    caps: "agent",
+    v1: "mcpCapabilities.acp",
+    v2: "session.mcp.acp",
+    kind: "bool↔marker",
+    flags: ["mcpAcp"],
+    a: "marker→bool",
+    b: "bool→marker",
+    spec: `${H22} (unstable)`,
+  },
+  { caps: "agent", v1: "auth", v2: "auth", kind: "copy", covers: ["auth._meta"], a: "copy", b: "copy", spec: H22 },
+  {
+    caps: "agent",
+    v1: "auth.logout",
+    v2: null,
+    kind: "baseline",
+    synthV1: "emptyIfAuthMethods",
+    stashKey: "authLogout",
+    flags: ["logout"],
+    a: "{} iff the v1-visible authMethods are non-empty (H §3.3)",
+    b: "drop; record; residual v1AgentCaps.authLogout (auth/logout then -32601, H §3.1)",
+    spec: `${H22}, H §3.1`,
+  },
+  { caps: "agent", v1: "auth.status", v2: "auth.status", kind: "copy", a: "copy", b: "copy", spec: `${H22} (unstable)` },
+  { caps: "agent", v1: "providers", v2: "providers", kind: "copy", a: "copy", b: "copy", spec: `${H22} (unstable)` },
+  { caps: "agent", v1: "_meta", v2: "_meta", kind: "copy", a: "copy (+stash)", b: "copy (+stash)", spec: `${H22}, H §7.5` },
+  {
+    caps: "agent",
+    v1: "*",
+    v2: "*",
+    kind: "drop+stash",
+    stashKey: "unknown",
+    a: "residual v2AgentCaps.unknown",
+    b: "residual v1AgentCaps.unknown",
+    spec: H22,
+  },
+]);
+
+/** Residual keys of the capability groups (T §7.2 catalog, H §2.1-2.2). */
+export const capabilityGroups = defineTable(
+  "capabilities/groups",
+  z.object({
+    client: z.object({ v1: z.string(), v2: z.string() }),
+    agent: z.object({ v1: z.string(), v2: z.string() }),
+    /** Source paths absent in the source that the reverse conversion would create. */
+    absent: z.string(),
+    /** Exact v1 values (bools that were `false`, malformed values) at dotted v1 paths. */
+    v1Values: z.string(),
+    /** Exact v2 values (marker content, `null`) at dotted v2 paths. */
+    v2Values: z.string(),
+    /** Unknown top-level keys of the source capability object. */
+    unknown: z.string(),
+  }),
+  {
+    client: { v1: "v1ClientCaps", v2: "v2ClientCaps" },
+    agent: { v1: "v1AgentCaps", v2: "v2AgentCaps" },
+    absent: "absent",
+    v1Values: "values",
+    v2Values: "markers",
+    unknown: "unknown",
+  },
+);
+
+/** What B sends a v1 agent for `clientCapabilities.session` (v2 clients handle all of it). */
+export const clientSessionBaseline = { configOptions: { boolean: {} }, notices: {}, compaction: {} } as const;
+
+export function capabilityRows(caps: "client" | "agent"): CapabilityRow[] {
+  return capabilityTable.filter((r) => r.caps === caps);
+}

@@ -1,0 +1,636 @@
+// Client and agent capabilities (H §2.1, §2.2, engine flags §2.4, `_meta` rules H §7.5), driven by the
+// rows of mappings/capabilities.ts. Exactness: whatever the reverse conversion would not reproduce is
+// stashed (by value for the spec's named fields, else as `absent` paths and exact `values`/`markers`).
+
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import {
+  capabilityGroups,
+  capabilityRows,
+  clientSessionBaseline,
+  type CapabilityRow,
+  type CapabilitySynth,
+} from "../../mappings/capabilities.js";
+import { isObject, jsonEqual } from "./json.js";
+import { errors, fail, ok, type Conv, type Loss } from "./result.js";
+import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
+
+type Obj = Record<string, unknown>;
+type CapsKind = "client" | "agent";
+
+// ---- raw JSON helpers (shared with initialize.ts and auth.ts) -----------------------------------------
+
+/** Deep copy of a JSON value (outputs never share structure with inputs). */
+export function cloneJson<T>(x: T): T {
+  return x === undefined ? x : structuredClone(x);
+}
+
+/** Sets an own data property, also for keys like `__proto__` that plain assignment would not create. */
+export function put(o: Obj, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** Deep copy of `o` without the listed keys. */
+export function copyExcept(o: Obj, keys: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) put(out, k, cloneJson(v));
+  return out;
+}
+
+/** Dotted path with `~0` = `~` and `~1` = `.` inside a key, as stashed in `absent`, `values`, `markers`. */
+export function encodePath(path: readonly string[]): string {
+  return path.map((k) => k.replace(/~/g, "~0").replace(/\./g, "~1")).join(".");
+}
+
+export function decodePath(s: string): string[] {
+  return s.split(".").map((k) => k.replace(/~1/g, ".").replace(/~0/g, "~"));
+}
+
+function getAt(o: unknown, path: readonly string[]): unknown {
+  let cur = o;
+  for (const k of path) {
+    if (!isObject(cur) || !Object.hasOwn(cur, k)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+/** Sets `path` in `o`, creating missing parent objects; gives up where a parent is not an object. */
+function setAt(o: Obj, path: readonly string[], value: unknown): void {
+  let cur = o;
+  for (const k of path.slice(0, -1)) {
+    const next = Object.hasOwn(cur, k) ? cur[k] : undefined;
+    if (isObject(next)) {
+      cur = next;
+      continue;
+    }
+    if (next !== undefined) return;
+    const fresh: Obj = {};
+    put(cur, k, fresh);
+    cur = fresh;
+  }
+  const last = path.at(-1);
+  if (last !== undefined) put(cur, last, value);
+}
+
+function deleteAt(o: Obj, path: readonly string[]): void {
+  const parent = path.length === 1 ? o : getAt(o, path.slice(0, -1));
+  const last = path.at(-1);
+  if (isObject(parent) && last !== undefined) Reflect.deleteProperty(parent, last);
+}
+
+/**
+ * The `_meta` to write: `stash.into(meta)`, plus `extras` (bridge marker, tunnel advert) merged into the
+ * envelope. With nothing stashed the extras still get a minimal envelope, so the reverse conversion
+ * consumes them and restores `_meta` exactly.
+ */
+export function metaWith(stash: Stash, meta: unknown, extras?: Obj): unknown {
+  const written = stash.into(meta);
+  if (extras === undefined || Object.keys(extras).length === 0) return written;
+  if (written !== meta && isObject(written) && isObject(written[STASH_KEY])) {
+    return { ...written, [STASH_KEY]: { ...written[STASH_KEY], ...extras } };
+  }
+  const env: Obj = { v: STASH_VERSION, from: stash.from, hadMeta: isObject(meta) };
+  if (meta === null) env.metaWasNull = true;
+  return { ...(isObject(meta) ? meta : {}), [STASH_KEY]: { ...env, ...extras } };
+}
+
+// ---- the table engine ----------------------------------------------------------------------------
+
+interface Step {
+  readonly row: CapabilityRow;
+  readonly src: readonly string[] | null;
+  readonly dst: readonly string[] | null;
+  /** Keys of a source container that rows of their own map (never copied verbatim). */
+  readonly childKeys: readonly string[];
+  /** Those of them that have no place in the target version (dropped or one-sided). */
+  readonly movedKeys: readonly string[];
+}
+
+interface Plan {
+  readonly steps: readonly Step[];
+  /** Top-level keys of the source version that some row knows. */
+  readonly known: ReadonlySet<string>;
+  readonly unknownRow: CapabilityRow | undefined;
+  /** Source paths of containers (objects whose keys rows map one by one). */
+  readonly containers: ReadonlySet<string>;
+}
+
+const split = (p: string | null): string[] | null => (p === null ? null : p.split("."));
+
+const plans = new Map<string, Plan>();
+
+/** Rows as seen when converting `kind` capabilities to version `to`, parents before children. */
+function planFor(kind: CapsKind, to: Version, unstable: boolean): Plan {
+  const key = `${kind}/${String(to)}/${String(unstable)}`;
+  const cached = plans.get(key);
+  if (cached) return cached;
+  const rows = capabilityRows(kind);
+  const unknownRow = rows.find((r) => r.v1 === "*");
+  const mapped = rows.filter((r) => r !== unknownRow);
+  const srcOf = (r: CapabilityRow) => split(to === 2 ? r.v1 : r.v2);
+  const dstOf = (r: CapabilityRow) => (r.unstable && !unstable ? null : split(to === 2 ? r.v2 : r.v1));
+  const allSrc = mapped.map(srcOf).filter((p) => p !== null);
+  const children = (src: readonly string[]) =>
+    mapped.filter((r) => {
+      const p = srcOf(r);
+      return p !== null && p.length === src.length + 1 && src.every((k, i) => p[i] === k);
+    });
+  const steps = mapped
+    .map((row): Step => {
+      const src = srcOf(row);
+      const kids = src === null ? [] : children(src);
+      const key = (r: CapabilityRow) => srcOf(r)?.at(-1) ?? "";
+      return {
+        row,
+        src,
+        dst: dstOf(row),
+        childKeys: kids.map(key),
+        movedKeys: kids.filter((r) => dstOf(r) === null).map(key),
+      };
+    })
+    .sort((a, b) => (a.dst?.length ?? 0) - (b.dst?.length ?? 0));
+  const containers = new Set(steps.filter((st) => st.src !== null && st.childKeys.length > 0).map((st) => encodePath(st.src ?? [])));
+  const plan: Plan = { steps, known: new Set(allSrc.map((p) => p[0] ?? "")), unknownRow, containers };
+  plans.set(key, plan);
+  return plan;
+}
+
+/** What the synthesizers need to know. */
+interface SynthEnv {
+  readonly unstable: boolean;
+  readonly serveFs: boolean;
+  readonly serveTerminal: boolean;
+  /** v1 `auth.logout` is offered (the v1-visible authMethods are non-empty). */
+  readonly logout: boolean;
+}
+
+function synthesize(s: CapabilitySynth, env: SynthEnv, src: Obj): unknown {
+  switch (s) {
+    case "fsOffer":
+      return { readTextFile: env.serveFs, writeTextFile: env.serveFs };
+    case "terminalOffer":
+      return env.serveTerminal;
+    case "sessionBaseline":
+      return cloneJson(clientSessionBaseline);
+    case "emptyIfUnstable":
+      return env.unstable ? {} : undefined;
+    case "hasSession":
+      return isObject(src.session);
+    case "emptyIfSession":
+      return isObject(src.session) ? {} : undefined;
+    case "false":
+      return false;
+    case "emptyIfAuthMethods":
+      return env.logout ? {} : undefined;
+    case "empty":
+      return {};
+  }
+}
+
+/**
+ * The plain mapping of a capability object to version `to`. `group` is a stash group of version `to`
+ * (e.g. `v1ClientCaps` when converting to v1): its by-value keys win over synthesis.
+ */
+function mapCaps(kind: CapsKind, src: Obj, to: Version, env: SynthEnv, group: Obj | undefined): Obj {
+  const out: Obj = {};
+  for (const { row, src: from, dst, childKeys, movedKeys } of planFor(kind, to, env.unstable).steps) {
+    if (dst === null) continue; // dropped: the stash keeps it
+    const synth = to === 1 ? row.synthV1 : row.synthV2;
+    if (from === null) {
+      // Exists only in the target version: the group's value if it has one, else synthesized.
+      const v =
+        group !== undefined && row.stashKey !== undefined
+          ? getAt(group, row.stashKey.split("."))
+          : synth !== undefined
+            ? synthesize(synth, env, src)
+            : undefined;
+      if (v === undefined) deleteAt(out, dst);
+      else setAt(out, dst, cloneJson(v));
+      continue;
+    }
+    const v = getAt(src, from);
+    if (row.kind === "bool↔marker") {
+      if (to === 2 && v === true) setAt(out, dst, {});
+      else if (to === 1 && isObject(v)) setAt(out, dst, true);
+      else if (to === 1 && v === null) setAt(out, dst, false);
+    } else if (childKeys.length > 0) {
+      // A container: anything but an object reads as absent (the schemas' default-on-error), and one
+      // whose every key moved elsewhere has nothing left to say (v1 `auth: {logout: {}}`, H §2.2).
+      const keys = isObject(v) ? Object.keys(v) : [];
+      const emptied = keys.length > 0 && keys.every((k) => movedKeys.includes(k));
+      if (isObject(v) && !emptied) setAt(out, dst, copyExcept(v, childKeys));
+      else if (synth !== undefined) setAt(out, dst, synthesize(synth, env, src));
+    } else if (v !== undefined) {
+      setAt(out, dst, cloneJson(v));
+    }
+  }
+  const unknown = group?.[capabilityGroups.unknown];
+  if (isObject(unknown)) for (const [k, v] of Object.entries(unknown)) put(out, k, cloneJson(v));
+  return out;
+}
+
+/** Applies a group's exact fixups: paths to delete, and exact values at paths. */
+function applyFixups(out: Obj, group: Obj, to: Version): void {
+  const absent = group[capabilityGroups.absent];
+  if (Array.isArray(absent)) for (const p of absent) if (typeof p === "string") deleteAt(out, decodePath(p));
+  const values = group[to === 1 ? capabilityGroups.v1Values : capabilityGroups.v2Values];
+  if (isObject(values)) for (const [p, v] of Object.entries(values)) setAt(out, decodePath(p), cloneJson(v));
+}
+
+interface Diff {
+  readonly absent: string[][];
+  readonly values: [string[], unknown][];
+}
+
+/**
+ * Where `candidate` differs from `source`: keys `source` lacks, and source values to put back. Descends
+ * only into containers (a marker, `_meta` or unknown value is stashed whole, as in `markers`, H §2).
+ */
+function diff(
+  source: Obj,
+  candidate: Obj,
+  containers: ReadonlySet<string>,
+  at: string[] = [],
+  into: Diff = { absent: [], values: [] },
+): Diff {
+  for (const k of new Set([...Object.keys(source), ...Object.keys(candidate)])) {
+    const path = [...at, k];
+    if (!Object.hasOwn(source, k)) into.absent.push(path);
+    else if (!Object.hasOwn(candidate, k)) into.values.push([path, source[k]]);
+    else {
+      const s = source[k];
+      const c = candidate[k];
+      if (isObject(s) && isObject(c) && containers.has(encodePath(path))) diff(s, c, containers, path, into);
+      else if (!jsonEqual(s, c)) into.values.push([path, s]);
+    }
+  }
+  return into;
+}
+
+/** The source version's by-value group: its one-sided fields with a stash key, and unknown keys. */
+function byValue(kind: CapsKind, src: Obj, from: Version, unstable: boolean): Obj {
+  const group: Obj = {};
+  const plan = planFor(kind, from === 1 ? 2 : 1, unstable);
+  for (const { row, src: path } of plan.steps) {
+    const other = from === 1 ? row.v2 : row.v1;
+    if (path === null || other !== null || row.stashKey === undefined) continue;
+    const v = getAt(src, path);
+    if (v !== undefined) setAt(group, row.stashKey.split("."), cloneJson(v));
+  }
+  const unknown = Object.keys(src).filter((k) => !plan.known.has(k));
+  if (unknown.length > 0) {
+    const u: Obj = {};
+    for (const k of unknown) put(u, k, cloneJson(src[k]));
+    group[capabilityGroups.unknown] = u;
+  }
+  return group;
+}
+
+function lossReason(kind: CapsKind, from: Version, path: readonly string[], absent: boolean): string {
+  const plan = planFor(kind, from === 1 ? 2 : 1, true);
+  let best: CapabilityRow | undefined;
+  let depth = 0;
+  for (const { row, src } of plan.steps) {
+    if (src === null || src.length <= depth || src.length > path.length) continue;
+    if (src.every((k, i) => path[i] === k)) {
+      best = row;
+      depth = src.length;
+    }
+  }
+  const row = best ?? plan.unknownRow;
+  if (row === undefined) return "not representable in the other version";
+  const direction = (kind === "client") === (from === 1) ? row.a : row.b;
+  const what = absent ? `absent, but v${String(from === 1 ? 2 : 1)} would imply it` : "no exact counterpart";
+  return `${what}: ${row.kind} (${row.spec}): ${direction}`;
+}
+
+interface CapsContext {
+  readonly unstable: boolean;
+  readonly terminalAuth: boolean;
+  readonly serveFs: boolean;
+  readonly serveTerminal: boolean;
+  readonly tunnel: boolean;
+  /** to 1 (agent): offer v1 `auth.logout`. to 2 (agent): whether the reverse conversion would. */
+  readonly logout: boolean;
+  /** Write neither stash nor losses (the whole object was absent; the caller records that). */
+  readonly quiet: boolean;
+  /** Write the group even when the plain reverse would be exact (it differs with the stash on). */
+  readonly forceGroup: boolean;
+  /** Merged into the envelope on the object's own `_meta` (tunnel advert, H §6.4). */
+  readonly extras?: Obj;
+}
+
+/** Env of the reverse conversion as the stash assumes it: a bridge that serves nothing itself. */
+function reverseEnv(ctx: CapsContext): SynthEnv {
+  return { unstable: ctx.unstable, serveFs: false, serveTerminal: false, logout: ctx.logout };
+}
+
+/** Converts one capability object (`kind`) to version `to`, restoring and writing the stash. */
+function convertCaps(kind: CapsKind, raw: Obj, to: Version, opts: ConvertOptions, ctx: CapsContext): { value: Obj; lost: Loss[] } {
+  const from: Version = to === 2 ? 1 : 2;
+  const groups = capabilityGroups[kind];
+  // Envelopes of the target version written by the reverse conversion: consume them first.
+  const src: Obj = { ...raw };
+  const top = unstash(raw._meta, to);
+  putMeta(src, top.meta);
+  const envs: (Envelope | undefined)[] = [top.env];
+  if (kind === "agent" && to === 1 && isObject(raw.session)) {
+    const inner = unstash(raw.session._meta, 1);
+    const session: Obj = { ...raw.session };
+    putMeta(session, inner.meta);
+    src.session = session;
+    envs.unshift(inner.env);
+  }
+  const groupKey = to === 1 ? groups.v1 : groups.v2;
+  const group = envs.map((e) => e?.residual?.[groupKey]).find(isObject);
+
+  const env: SynthEnv = { unstable: ctx.unstable, serveFs: ctx.serveFs, serveTerminal: ctx.serveTerminal, logout: ctx.logout };
+  const out = mapCaps(kind, src, to, env, group);
+  if (group !== undefined) applyFixups(out, group, to);
+  if (kind === "client") applyClientPolicy(out, to, ctx);
+
+  const lost: Loss[] = [];
+  const stash = new Stash(from, opts);
+  if (!ctx.quiet) {
+    const back = reverseEnv(ctx);
+    const containers = planFor(kind, to, ctx.unstable).containers;
+    const d0 = diff(src, mapCaps(kind, out, from, back, undefined), containers);
+    for (const p of d0.absent) lost.push({ path: p, reason: lossReason(kind, from, p, true) });
+    for (const [p] of d0.values) lost.push({ path: p, reason: lossReason(kind, from, p, false) });
+    if ((lost.length > 0 || ctx.forceGroup) && opts.stash !== "off") {
+      const own = byValue(kind, src, from, ctx.unstable);
+      const d1 = diff(src, mapCaps(kind, out, from, back, own), containers);
+      if (d1.absent.length > 0) own[capabilityGroups.absent] = d1.absent.map(encodePath);
+      if (d1.values.length > 0) {
+        const values: Obj = {};
+        for (const [p, v] of d1.values) put(values, encodePath(p), cloneJson(v));
+        own[from === 1 ? capabilityGroups.v1Values : capabilityGroups.v2Values] = values;
+      }
+      stash.keep(from === 1 ? groups.v1 : groups.v2, own);
+    }
+  }
+  // B's agent group lives on v2 `session._meta` (H §2.2); everything else on the object's own `_meta`.
+  const carrier = kind === "agent" && to === 2 && isObject(out.session) ? out.session : undefined;
+  if (carrier !== undefined) {
+    putMeta(carrier, stash.into(carrier._meta));
+    putMeta(out, metaWith(new Stash(from, opts), out._meta, ctx.extras));
+  } else {
+    putMeta(out, metaWith(stash, out._meta, ctx.extras));
+  }
+  return { value: out, lost };
+}
+
+function putMeta(o: Obj, meta: unknown): void {
+  if (meta === undefined) Reflect.deleteProperty(o, "_meta");
+  else o._meta = meta;
+}
+
+/** What the bridge can actually honour (H §3.4 terminal auth, H §6.3-6.4 fs/terminal offers). */
+function applyClientPolicy(out: Obj, to: Version, ctx: CapsContext): void {
+  const auth = out.auth;
+  if (!ctx.terminalAuth && isObject(auth)) {
+    if (to === 2) Reflect.deleteProperty(auth, "terminal");
+    else if (auth.terminal === true) auth.terminal = false;
+  }
+  if (to === 2) return;
+  const fs = out.fs;
+  if (ctx.serveFs) out.fs = { ...(isObject(fs) ? fs : {}), readTextFile: true, writeTextFile: true };
+  else if (!ctx.tunnel && isObject(fs)) {
+    // Restored from the stash, but nobody would answer the calls: never offer them.
+    if (fs.readTextFile === true) fs.readTextFile = false;
+    if (fs.writeTextFile === true) fs.writeTextFile = false;
+  }
+  if (ctx.serveTerminal) out.terminal = true;
+  else if (!ctx.tunnel && out.terminal === true) out.terminal = false;
+}
+
+// ---- public converters -----------------------------------------------------------------------------
+
+export interface ClientCapsContext {
+  /** Both sides speak the unstable protocol: unstable fields are copied, v1 `plan` is offered. */
+  readonly unstable?: boolean;
+  /** The bridge can relaunch the agent for terminal auth (H §3.4); default true. */
+  readonly terminalAuth?: boolean;
+}
+
+/** B: what the bridge offers the v1 agent besides the client's own capabilities (H §6.3-6.4). */
+export interface ClientCapsToV1Context extends ClientCapsContext {
+  readonly serveFs?: boolean;
+  readonly serveTerminal?: boolean;
+  /** The fs/terminal tunnel to a v1 client behind another bridge is active (H §6.4). */
+  readonly tunnel?: boolean;
+}
+
+export interface AgentCapsToV1Context {
+  readonly unstable?: boolean;
+  /** The authMethods the v1 client sees are non-empty: offer `auth.logout` (H §3.3). */
+  readonly authMethodsNonEmpty: boolean;
+}
+
+export interface AgentCapsToV2Context {
+  readonly unstable?: boolean;
+  /** Whether converting this result back would give the v1 client authMethods (exact loss report). */
+  readonly reverseAuthMethodsNonEmpty?: boolean;
+}
+
+/** Internal entry for initialize.ts: absent capabilities are converted `quiet`ly from `{}`. */
+export interface CapsOptions {
+  readonly quiet?: boolean;
+  readonly forceGroup?: boolean;
+  readonly extras?: Obj;
+}
+
+function fullContext(
+  c: ClientCapsToV1Context & { readonly logout?: boolean },
+  o: CapsOptions,
+): CapsContext {
+  return {
+    unstable: c.unstable ?? false,
+    terminalAuth: c.terminalAuth ?? true,
+    serveFs: c.serveFs ?? false,
+    serveTerminal: c.serveTerminal ?? false,
+    tunnel: c.tunnel ?? false,
+    logout: c.logout ?? false,
+    quiet: o.quiet ?? false,
+    forceGroup: o.forceGroup ?? false,
+    ...(o.extras !== undefined ? { extras: o.extras } : {}),
+  };
+}
+
+function notObject(field: string): Conv<never> {
+  return fail(errors.invalidParams({ field, reason: "not_object" }));
+}
+
+/** A: v1 `clientCapabilities` → v2 `capabilities` (H §2.1). */
+export function clientCapabilitiesToV2(
+  caps: v1.ClientCapabilities,
+  opts: ConvertOptions,
+  ctx: ClientCapsContext = {},
+  internal: CapsOptions = {},
+): Conv<v2.ClientCapabilities> {
+  const raw: unknown = caps;
+  if (!isObject(raw)) return notObject("clientCapabilities");
+  const r = convertCaps("client", raw, 2, opts, fullContext(ctx, internal));
+  return ok(r.value as v2.ClientCapabilities, r.lost);
+}
+
+/** B: v2 `capabilities` → v1 `clientCapabilities` (H §2.1, §6.3-6.4). */
+export function clientCapabilitiesToV1(
+  caps: v2.ClientCapabilities,
+  opts: ConvertOptions,
+  ctx: ClientCapsToV1Context = {},
+  internal: CapsOptions = {},
+): Conv<v1.ClientCapabilities> {
+  const raw: unknown = caps;
+  if (!isObject(raw)) return notObject("capabilities");
+  const r = convertCaps("client", raw, 1, opts, fullContext(ctx, internal));
+  return ok(r.value as v1.ClientCapabilities, r.lost);
+}
+
+/** A: v2 agent `capabilities` → v1 `agentCapabilities` (H §2.2). */
+export function agentCapabilitiesToV1(
+  caps: v2.AgentCapabilities,
+  opts: ConvertOptions,
+  ctx: AgentCapsToV1Context,
+  internal: CapsOptions = {},
+): Conv<v1.AgentCapabilities> {
+  const raw: unknown = caps;
+  if (!isObject(raw)) return notObject("capabilities");
+  const r = convertCaps("agent", raw, 1, opts, fullContext({ ...ctx, logout: ctx.authMethodsNonEmpty }, internal));
+  return ok(r.value as v1.AgentCapabilities, r.lost);
+}
+
+/** B: v1 `agentCapabilities` → v2 agent `capabilities` (H §2.2); `session` is always advertised. */
+export function agentCapabilitiesToV2(
+  caps: v1.AgentCapabilities,
+  opts: ConvertOptions,
+  ctx: AgentCapsToV2Context = {},
+  internal: CapsOptions = {},
+): Conv<v2.AgentCapabilities> {
+  const raw: unknown = caps;
+  if (!isObject(raw)) return notObject("agentCapabilities");
+  const logout = ctx.reverseAuthMethodsNonEmpty ?? false;
+  const r = convertCaps("agent", raw, 2, opts, fullContext({ ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}), logout }, internal));
+  return ok(r.value as v2.AgentCapabilities, r.lost);
+}
+
+// ---- engine flags (H §2.4) ---------------------------------------------------------------------------
+
+export interface ClientFlags {
+  readonly fsRead: boolean;
+  readonly fsWrite: boolean;
+  readonly terminal: boolean;
+  /** Handles boolean config options (else A converts them to selects, H §5.4). */
+  readonly booleanOptions: boolean;
+  /** Gates `notice` updates (T §2.10). */
+  readonly notices: boolean;
+  /** Gates `compaction_*` updates (T §2.10). */
+  readonly compaction: boolean;
+  readonly plan: boolean;
+  readonly authTerminal: boolean;
+  readonly elicitationForm: boolean;
+  readonly elicitationUrl: boolean;
+}
+
+export interface AgentFlags {
+  /** v2: `session` advertised; v1: always (v1 cannot say otherwise). */
+  readonly hasSession: boolean;
+  readonly load: boolean;
+  readonly list: boolean;
+  readonly resume: boolean;
+  readonly close: boolean;
+  readonly delete: boolean;
+  readonly addDirs: boolean;
+  readonly logout: boolean;
+  readonly mcpStdio: boolean;
+  readonly mcpHttp: boolean;
+  readonly mcpSse: boolean;
+  readonly mcpAcp: boolean;
+  readonly promptImage: boolean;
+  readonly promptAudio: boolean;
+  readonly promptEmbeddedContext: boolean;
+  readonly authMethodsNonEmpty: boolean;
+}
+
+const marker = (x: unknown, ...path: string[]): boolean => isObject(getAt(x, path));
+const flag = (x: unknown, ...path: string[]): boolean => getAt(x, path) === true;
+
+/** Flags of a v1 `clientCapabilities` (anything malformed reads as unsupported, like the SDK). */
+export function clientFlagsFromV1(caps: unknown): ClientFlags {
+  return {
+    fsRead: flag(caps, "fs", "readTextFile"),
+    fsWrite: flag(caps, "fs", "writeTextFile"),
+    terminal: flag(caps, "terminal"),
+    booleanOptions: marker(caps, "session", "configOptions", "boolean"),
+    notices: marker(caps, "session", "notices"),
+    compaction: marker(caps, "session", "compaction"),
+    plan: marker(caps, "plan"),
+    authTerminal: flag(caps, "auth", "terminal"),
+    elicitationForm: marker(caps, "elicitation", "form"),
+    elicitationUrl: marker(caps, "elicitation", "url"),
+  };
+}
+
+/** Flags of a v2 client `capabilities`: v2 clients handle boolean options, notices, compaction, plans. */
+export function clientFlagsFromV2(caps: unknown): ClientFlags {
+  return {
+    fsRead: false,
+    fsWrite: false,
+    terminal: false,
+    booleanOptions: true,
+    notices: true,
+    compaction: true,
+    plan: true,
+    authTerminal: marker(caps, "auth", "terminal"),
+    elicitationForm: marker(caps, "elicitation", "form"),
+    elicitationUrl: marker(caps, "elicitation", "url"),
+  };
+}
+
+const nonEmpty = (list: unknown): boolean => Array.isArray(list) && list.length > 0;
+
+/** Flags of a v1 `agentCapabilities` and `authMethods`. */
+export function agentFlagsFromV1(caps: unknown, authMethods?: unknown): AgentFlags {
+  return {
+    hasSession: true,
+    load: flag(caps, "loadSession"),
+    list: marker(caps, "sessionCapabilities", "list"),
+    resume: marker(caps, "sessionCapabilities", "resume"),
+    close: marker(caps, "sessionCapabilities", "close"),
+    delete: marker(caps, "sessionCapabilities", "delete"),
+    addDirs: marker(caps, "sessionCapabilities", "additionalDirectories"),
+    logout: marker(caps, "auth", "logout"),
+    mcpStdio: true,
+    mcpHttp: flag(caps, "mcpCapabilities", "http"),
+    mcpSse: flag(caps, "mcpCapabilities", "sse"),
+    mcpAcp: flag(caps, "mcpCapabilities", "acp"),
+    promptImage: flag(caps, "promptCapabilities", "image"),
+    promptAudio: flag(caps, "promptCapabilities", "audio"),
+    promptEmbeddedContext: flag(caps, "promptCapabilities", "embeddedContext"),
+    authMethodsNonEmpty: nonEmpty(authMethods),
+  };
+}
+
+/** Flags of a v2 agent `capabilities` and `authMethods`: list/resume/close are baseline with `session`. */
+export function agentFlagsFromV2(caps: unknown, authMethods?: unknown): AgentFlags {
+  const hasSession = marker(caps, "session");
+  return {
+    hasSession,
+    load: hasSession,
+    list: hasSession,
+    resume: hasSession,
+    close: hasSession,
+    delete: marker(caps, "session", "delete"),
+    addDirs: marker(caps, "session", "additionalDirectories"),
+    logout: nonEmpty(authMethods),
+    mcpStdio: marker(caps, "session", "mcp", "stdio"),
+    mcpHttp: marker(caps, "session", "mcp", "http"),
+    mcpSse: false,
+    mcpAcp: marker(caps, "session", "mcp", "acp"),
+    promptImage: marker(caps, "session", "prompt", "image"),
+    promptAudio: marker(caps, "session", "prompt", "audio"),
+    promptEmbeddedContext: marker(caps, "session", "prompt", "embeddedContext"),
+    authMethodsNonEmpty: nonEmpty(authMethods),
+  };
+}

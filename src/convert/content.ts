@@ -1,0 +1,223 @@
+// Content blocks v1 ⇄ v2 (T §3.1; T §6 rows ContentBlock.type and Role): v1's union and roles are
+// closed, v2's open; what the target cannot carry rides in the stash of the nearest object.
+
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
+import { isObject, isString } from "./json.js";
+import {
+  attempt,
+  type Conv,
+  type ConvertError,
+  ConvertFailure,
+  type Converted,
+  errors,
+  type Loss,
+  ok,
+  type Path,
+} from "./result.js";
+import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
+
+type Obj = Record<string, unknown>;
+
+/** A v2 block → v1 (A↓, and v1 tool-call content): unknown types become a text placeholder. */
+export function contentBlockToV1(b: v2.ContentBlock, opts: ConvertOptions): Conv<v1.ContentBlock> {
+  return attempt(() => blockToV1(b, opts, [], false));
+}
+
+/** A v2 prompt block → v1 (B↑, T §3.1 "prompt direction"): an unknown type is -32602, no placeholder. */
+export function promptBlockToV1(b: v2.ContentBlock, opts: ConvertOptions): Conv<v1.ContentBlock> {
+  return attempt(() => blockToV1(b, opts, [], true));
+}
+
+/** A v1 block → v2 (B↓ and A↑): restores the stash, clamps `priority`, drops a negative `size`. */
+export function contentBlockToV2(b: v1.ContentBlock, opts: ConvertOptions): Conv<v2.ContentBlock> {
+  return attempt(() => blockToV2(b, opts, []));
+}
+
+// ---- shared helpers (also used by tool-call.ts) ----
+
+/** `a.b[2].c` for a path inside the converted value. */
+export function fieldOf(path: Path): string {
+  let s = "";
+  for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
+  return s;
+}
+
+/** Throws the typed -32602 for a field of the converted value (caught by `attempt`). */
+export function invalid(path: Path, reason: string, extra: Obj = {}): never {
+  throw new ConvertFailure(errors.invalidParams({ ...extra, reason, field: fieldOf(path) }));
+}
+
+export function expectObject(x: unknown, path: Path): Obj {
+  if (!isObject(x)) invalid(path, "expected_object");
+  return x;
+}
+
+export function expectString(x: unknown, path: Path): string {
+  if (!isString(x)) invalid(path, "expected_string");
+  return x;
+}
+
+/** An optional field of the given JSON type: absent and `null` pass. */
+export function expectOptional(o: Obj, key: string, type: "string" | "number" | "array" | "object", path: Path): void {
+  const v = o[key];
+  if (v === undefined || v === null) return;
+  const good =
+    type === "array"
+      ? Array.isArray(v)
+      : type === "object"
+        ? isObject(v)
+        : type === "number"
+          ? typeof v === "number"
+          : isString(v);
+  if (!good) invalid([...path, key], `expected_${type}`);
+}
+
+/** Rethrows a failed sub-conversion with its `field` placed under `prefix`. */
+export function unwrap<T>(r: Conv<T>, prefix: Path): Converted<T> {
+  if (r.ok) return r;
+  throw new ConvertFailure(prefixError(r.error, prefix));
+}
+
+export function prefixError(e: ConvertError, prefix: Path): ConvertError {
+  if (prefix.length === 0) return e;
+  const head = fieldOf(prefix);
+  const field = e.data.field;
+  const joined = field === undefined || field === "" ? head : field.startsWith("[") ? head + field : `${head}.${field}`;
+  return { ...e, data: { ...e.data, field: joined } };
+}
+
+export function prefixLosses(prefix: Path, lost: readonly Loss[]): Loss[] {
+  return lost.map((l) => ({ path: [...prefix, ...l.path], reason: l.reason }));
+}
+
+// ---- v2 → v1 ----
+
+function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean): Converted<v1.ContentBlock> {
+  const src = expectObject(b, at);
+  const type = expectString(src.type, [...at, "type"]);
+  if (!V1_BLOCK_TYPES.has(type)) {
+    if (prompt) invalid([...at, "type"], "unknown_variant", { type });
+    const out: Obj = { type: "text", text: placeholder("unsupportedContent", { type }) };
+    setMeta(out, new Stash(2, opts).keep("raw", src).into(undefined));
+    return ok(out as v1.ContentBlock, [{ path: [], reason: `v1 has no content block type "${type}"` }]);
+  }
+  checkKnownBlock(src, type, at);
+  const { meta, env } = unstash(src._meta, 1);
+  const out: Obj = { ...src };
+  const stash = new Stash(2, opts);
+  const lost: Loss[] = [];
+  if (hasResidual(env, "size")) out.size = residualOf(env, "size");
+  if (type === "resource_link" && Object.hasOwn(out, "icons")) {
+    stash.keep("icons", out.icons);
+    delete out.icons;
+    lost.push({ path: ["icons"], reason: "v1 resource links have no icons" });
+  }
+  if (Object.hasOwn(src, "annotations")) {
+    const a = annotationsToV1(src.annotations, opts, [...at, "annotations"]);
+    out.annotations = a.value;
+    lost.push(...prefixLosses(["annotations"], a.lost));
+  }
+  setMeta(out, stash.into(meta));
+  return ok(out as v1.ContentBlock, lost);
+}
+
+function annotationsToV1(a: unknown, opts: ConvertOptions, at: Path): { value: unknown; lost: Loss[] } {
+  if (a === null) return { value: a, lost: [] };
+  const src = expectObject(a, at);
+  expectOptional(src, "priority", "number", at);
+  expectOptional(src, "audience", "array", at);
+  const { meta, env } = unstash(src._meta, 1);
+  const out: Obj = { ...src };
+  const stash = new Stash(2, opts);
+  const lost: Loss[] = [];
+  if (hasResidual(env, "priority")) out.priority = residualOf(env, "priority");
+  if (Array.isArray(src.audience)) {
+    const roles = src.audience.map((r, i) => expectString(r, [...at, "audience", i]));
+    const kept = roles.filter((r) => V1_ROLES.has(r));
+    if (kept.length !== roles.length) {
+      stash.keep("audience", src.audience);
+      out.audience = kept;
+      lost.push({ path: ["audience"], reason: "v1 knows only the roles assistant and user" });
+    }
+  }
+  setMeta(out, stash.into(meta));
+  return { value: out, lost };
+}
+
+// ---- v1 → v2 ----
+
+function blockToV2(b: unknown, opts: ConvertOptions, at: Path): Converted<v2.ContentBlock> {
+  const src = expectObject(b, at);
+  const type = expectString(src.type, [...at, "type"]);
+  const { meta, env } = unstash(src._meta, 2);
+  const raw = residualOf(env, "raw");
+  if (isObject(raw) && isString(raw.type)) return ok(raw as v2.ContentBlock);
+  // v1 is closed, v2 open: an unknown v1 type is a valid v2 `other` block and passes as it is.
+  if (V1_BLOCK_TYPES.has(type)) checkKnownBlock(src, type, at);
+  const out: Obj = { ...src };
+  const stash = new Stash(1, opts);
+  const lost: Loss[] = [];
+  if (hasResidual(env, "icons")) out.icons = residualOf(env, "icons");
+  if (type === "resource_link") {
+    expectOptional(src, "size", "number", at);
+    if (typeof src.size === "number" && src.size < 0) {
+      stash.keep("size", src.size);
+      delete out.size;
+      lost.push({ path: ["size"], reason: "v2 sizes are unsigned" });
+    }
+  }
+  if (Object.hasOwn(src, "annotations")) {
+    const a = annotationsToV2(src.annotations, opts, [...at, "annotations"]);
+    out.annotations = a.value;
+    lost.push(...prefixLosses(["annotations"], a.lost));
+  }
+  setMeta(out, stash.into(meta));
+  return ok(out as v2.ContentBlock, lost);
+}
+
+function annotationsToV2(a: unknown, opts: ConvertOptions, at: Path): { value: unknown; lost: Loss[] } {
+  if (a === null) return { value: a, lost: [] };
+  const src = expectObject(a, at);
+  expectOptional(src, "priority", "number", at);
+  expectOptional(src, "audience", "array", at);
+  if (Array.isArray(src.audience)) src.audience.forEach((r, i) => expectString(r, [...at, "audience", i]));
+  const { meta, env } = unstash(src._meta, 2);
+  const out: Obj = { ...src };
+  const stash = new Stash(1, opts);
+  const lost: Loss[] = [];
+  if (hasResidual(env, "audience")) out.audience = residualOf(env, "audience");
+  if (typeof src.priority === "number" && (src.priority < 0 || src.priority > 1)) {
+    stash.keep("priority", src.priority);
+    out.priority = Math.min(1, Math.max(0, src.priority));
+    lost.push({ path: ["priority"], reason: "v2 priorities lie in [0, 1]" });
+  }
+  setMeta(out, stash.into(meta));
+  return { value: out, lost };
+}
+
+// ---- validation of the known variants (a malformed known variant is an error, T §0.3) ----
+
+function checkKnownBlock(src: Obj, type: string, at: Path): void {
+  switch (type) {
+    case "text":
+      expectString(src.text, [...at, "text"]);
+      return;
+    case "image":
+    case "audio":
+      expectString(src.data, [...at, "data"]);
+      expectString(src.mimeType, [...at, "mimeType"]);
+      return;
+    case "resource_link":
+      expectString(src.name, [...at, "name"]);
+      expectString(src.uri, [...at, "uri"]);
+      return;
+    case "resource": {
+      const r = expectObject(src.resource, [...at, "resource"]);
+      expectString(r.uri, [...at, "resource", "uri"]);
+      if (!isString(r.text) && !isString(r.blob)) invalid([...at, "resource"], "expected_text_or_blob");
+      return;
+    }
+  }
+}

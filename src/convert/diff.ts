@@ -1,0 +1,509 @@
+// Diff items of tool-call content (T §3.3, T §6 diff rows, T §7.2 keys diff…deleted, v1Diff): a v2
+// `Diff` (changes + git patch) becomes v1 `diff` and text items (A↓); a v1 full-text `diff` becomes a
+// v2 `Diff` with a produced git patch (B↓).
+
+import { posix, win32 } from "node:path";
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { diffTable, fileTypeNoun, isTextFileType, operationRow, type DiffOperationRow } from "../../mappings/diff.js";
+import { gitPatchSection, parseGitPatch, sideText, type PatchOperation, type PatchSection } from "./git-patch.js";
+import { isObject, isString, jsonEqual } from "./json.js";
+import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
+import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
+
+/**
+ * How a v2 diff reaches a v1 client (T §3.3 project decision): `safe` (default) emits a v1 `diff`
+ * only with exact full-file texts, else fallback F; `hunks` also emits hunk-only sides; `patchText`
+ * is F everywhere.
+ */
+export type DiffRendering = "safe" | "hunks" | "patchText";
+
+/** The `diff` members of each version's `ToolCallContent`. */
+export type V1Diff = Extract<v1.ToolCallContent, { type: "diff" }>;
+export type V2Diff = Extract<v2.ToolCallContent, { type: "diff" }>;
+type Json = Record<string, unknown>;
+
+/** Keys each version's diff item interprets; any other key is copied as is. */
+const V1_KEYS = new Set(["type", "path", "oldText", "newText", "_meta"]);
+const V2_KEYS = new Set(["type", "changes", "patch", "_meta"]);
+
+function bad(field: string, reason: string, index?: number): ConvertFailure {
+  return new ConvertFailure(errors.invalidParams(index === undefined ? { field, reason } : { field, reason, index }));
+}
+
+function extras(src: Json, known: ReadonlySet<string>, alsoSkip: ReadonlySet<string>): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(src)) if (!known.has(k) && !alsoSkip.has(k)) out[k] = v;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// B↓: v1 diff → v2 diff
+
+const WINDOWS_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\)/;
+
+function isAbsolutePath(p: string): boolean {
+  return p.startsWith("/") || WINDOWS_ABSOLUTE.test(p);
+}
+
+/** `path` against the session's cwd, in the cwd's own syntax; `undefined` when that is not possible. */
+function resolveAgainst(cwd: string | undefined, path: string): string | undefined {
+  if (cwd === undefined || path === "" || !isAbsolutePath(cwd)) return undefined;
+  if (cwd.startsWith("/")) return posix.resolve(cwd, path);
+  // A drive-relative path ("D:x") would need that drive's cwd: not knowable here.
+  if (/^[A-Za-z]:/.test(path)) return undefined;
+  return win32.resolve(cwd, path);
+}
+
+/** The v1 texts a `full` stash keeps (`v1Diff`), so a reverse conversion restores them exactly. */
+interface V1Texts {
+  readonly path: string;
+  readonly oldText?: string | null;
+  readonly newText: string;
+}
+
+function isV1Texts(x: unknown): x is V1Texts {
+  return (
+    isObject(x) &&
+    isString(x.path) &&
+    isString(x.newText) &&
+    (x.oldText === undefined || x.oldText === null || isString(x.oldText))
+  );
+}
+
+/**
+ * T §3.3 B↓: a v1 diff (one text file, full texts) as a v2 `Diff` with one change and a git patch.
+ * A relative `path` is resolved against `cwd`; `toolKind: "delete"` (or the `deleted` stash or draft
+ * flag) makes an emptied file a `delete`. An item carrying the `diff` stash restores that original.
+ */
+export function diffToV2(
+  item: V1Diff,
+  ctx: { opts: ConvertOptions; cwd?: string | undefined; toolKind?: string | undefined },
+): Conv<v2.ToolCallContent> {
+  return attempt(() => {
+    const src: unknown = item;
+    if (!isObject(src) || src.type !== "diff") throw bad("type", "not_a_diff");
+    const { meta, env } = unstash(src._meta, 2);
+    const original = residualOf(env, "diff");
+    if (isObject(original) && original.type === "diff") return ok(original as v2.ToolCallContent);
+
+    const { path, oldText, newText } = src;
+    if (!isString(path)) throw bad("path", "expected_string");
+    if (!isString(newText)) throw bad("newText", "expected_string");
+    if (oldText !== undefined && oldText !== null && !isString(oldText))
+      throw bad("oldText", "expected_string_or_null");
+
+    const lost: Loss[] = [];
+    const stash = new Stash(1, ctx.opts);
+    let absolute = path;
+    if (!isAbsolutePath(path)) {
+      const resolved = resolveAgainst(ctx.cwd, path);
+      if (resolved === undefined) throw bad("path", "not_absolute");
+      absolute = resolved;
+      stash.keep("path", path);
+      lost.push({ path: ["path"], reason: "v2 paths are absolute: resolved against the session cwd" });
+    }
+    if (oldText === null) {
+      stash.keep("oldText", null);
+      lost.push({ path: ["oldText"], reason: "v2 has no null/omitted distinction for an added file" });
+    }
+
+    const deleted = ctx.toolKind === "delete" || residualOf(env, "deleted") === true || src.deleted === true;
+    const op: PatchOperation =
+      oldText === undefined || oldText === null
+        ? "add"
+        : newText === "" && oldText !== "" && deleted
+          ? "delete"
+          : "modify";
+
+    const copied = extras(src, V1_KEYS, new Set());
+    const shadowed: Json = {};
+    for (const k of V2_KEYS) {
+      if (Object.hasOwn(copied, k)) {
+        shadowed[k] = copied[k];
+        lost.push({ path: [k], reason: `the v2 diff item uses the key "${k}" itself` });
+      }
+    }
+    if (Object.keys(shadowed).length > 0) stash.keep("raw", shadowed);
+
+    const out: Json = {
+      ...copied,
+      type: "diff",
+      changes: [{ operation: op, path: absolute, fileType: "text" }],
+    };
+    const old = oldText ?? "";
+    if (op !== "modify" || old !== newText) {
+      out.patch = { format: diffTable.gitPatchFormat, text: gitPatchSection(op, absolute, old, newText) };
+    }
+    if (op === "modify") {
+      lost.push(
+        { path: ["oldText"], reason: "v2 carries the changed hunks with their context, not the full old text" },
+        { path: ["newText"], reason: "v2 carries the changed hunks with their context, not the full new text" },
+      );
+    }
+    // The full texts are a large payload: only at `full` (T §0.2-4). Kept for an add too, so the
+    // restore does not depend on the A side's rendering (`patchText` renders even an add as text).
+    const texts: Json = { path, newText };
+    if (oldText !== undefined) texts.oldText = oldText;
+    stash.keepLarge("v1Diff", texts);
+    setMeta(out, stash.into(meta));
+    return ok(out as V2Diff, lost);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A↓: v2 diff → v1 items
+
+interface Change {
+  readonly operation: string;
+  readonly row: DiffOperationRow | undefined;
+  readonly path: string | undefined;
+  readonly oldPath: string | undefined;
+  readonly fileType: string | undefined;
+  readonly mimeType: string | undefined;
+}
+
+function optionalString(x: unknown): string | undefined {
+  return isString(x) ? x : undefined;
+}
+
+function readChanges(raw: unknown): Change[] {
+  if (!Array.isArray(raw)) throw bad("changes", "expected_array");
+  return raw.map((c: unknown, i): Change => {
+    const at = `changes[${i}]`;
+    if (!isObject(c)) throw bad(at, "expected_object", i);
+    if (!isString(c.operation)) throw bad(`${at}.operation`, "expected_string", i);
+    const row = operationRow(c.operation);
+    if (row && !isString(c.path)) throw bad(`${at}.path`, "expected_string", i);
+    if (row?.pair && !isString(c.oldPath)) throw bad(`${at}.oldPath`, "expected_string", i);
+    // fileType and mimeType default on error (v2 schema): a malformed value reads as unknown.
+    return {
+      operation: c.operation,
+      row,
+      path: optionalString(c.path),
+      oldPath: row && !row.pair ? undefined : optionalString(c.oldPath),
+      fileType: optionalString(c.fileType),
+      mimeType: optionalString(c.mimeType),
+    };
+  });
+}
+
+/** The patch, or `undefined` when absent, `null` or malformed (the v2 schema defaults it on error). */
+function readPatch(raw: unknown): { format: string; text: string } | undefined {
+  if (!isObject(raw) || !isString(raw.format) || !isString(raw.text)) return undefined;
+  return { format: raw.format, text: raw.text };
+}
+
+function longestRun(s: string, ch: string): number {
+  let best = 0;
+  let cur = 0;
+  for (const c of s) {
+    cur = c === ch ? cur + 1 : 0;
+    if (cur > best) best = cur;
+  }
+  return best;
+}
+
+/** A Markdown code span that survives backticks in the path. */
+function code(s: string): string {
+  const ticks = "`".repeat(longestRun(s, "`") + 1);
+  const pad =
+    s.startsWith("`") || s.endsWith("`") || (s.startsWith(" ") && s.endsWith(" ") && s.trim() !== "") ? " " : "";
+  return ticks + pad + s + pad + ticks;
+}
+
+/** A fenced block no line of `body` can close early. */
+function fence(body: string, lang: string): string {
+  const ticks = "`".repeat(Math.max(3, longestRun(body, "`") + 1));
+  return `${ticks}${lang}\n${body}${body.endsWith("\n") ? "" : "\n"}${ticks}`;
+}
+
+function nonTextMode(s: PatchSection | undefined): boolean {
+  return s !== undefined && [s.oldMode, s.newMode].some((m) => m !== undefined && diffTable.nonTextModes.includes(m));
+}
+
+/** Whether the change's content can become v1 text. */
+function isText(c: Change, s: PatchSection | undefined): boolean {
+  return isTextFileType(c.fileType) && !(s?.isBinary ?? false) && !nonTextMode(s);
+}
+
+/** One summary line: ``Modified `/p` (binary, image/png)``, ``Added directory `/d` ``, ``Moved `/a` → `/b` ``. */
+function summary(c: Change, s: PatchSection | undefined): string {
+  const named = [c.oldPath, c.path].filter((p): p is string => p !== undefined).map(code);
+  const paths = named.join(` ${diffTable.arrow} `);
+  const noun = fileTypeNoun(c.fileType);
+  const details: string[] = [];
+  if (c.fileType !== undefined && noun === undefined && c.fileType !== "text") details.push(c.fileType);
+  else if (s?.isBinary === true) details.push("binary");
+  else if (noun === undefined && nonTextMode(s)) details.push(`mode ${s?.newMode ?? s?.oldMode ?? ""}`);
+  if (c.mimeType !== undefined) details.push(c.mimeType);
+  const head = [c.row?.verb ?? c.operation, noun, paths].filter((x) => x !== undefined && x !== "").join(" ");
+  return details.length > 0 ? `${head} (${details.join(", ")})` : head;
+}
+
+/** The section of a change (T §3.3 A↓-2), preferring the section shaped like the operation, so a
+ *  modify of `/a` does not take the rename section of a move from `/a`. */
+function findSection(c: Change, sections: readonly PatchSection[], used: Set<number>): PatchSection | undefined {
+  const row = c.row;
+  if (!row) return undefined;
+  const same = (s: PatchSection): boolean => s.oldPath === c.path && s.newPath === c.path;
+  const tries: ((s: PatchSection) => boolean)[] = row.pair
+    ? [(s) => s.oldPath === c.oldPath && s.newPath === c.path]
+    : row.side === "new"
+      ? [(s) => s.isNew && s.newPath === c.path, (s) => s.newPath === c.path]
+      : row.side === "old"
+        ? [(s) => s.isDeleted && s.oldPath === c.path, (s) => s.oldPath === c.path]
+        : [same, (s) => s.newPath === c.path, (s) => s.oldPath === c.path];
+  for (const test of tries) {
+    const hit = sections.findIndex((s, k) => !used.has(k) && test(s));
+    if (hit !== -1) {
+      used.add(hit);
+      return sections[hit];
+    }
+  }
+  return undefined;
+}
+
+interface DiffPlan {
+  readonly kind: "diff";
+  readonly path: string;
+  readonly oldText?: string;
+  readonly newText: string;
+  readonly partial: boolean;
+  readonly deleted: boolean;
+}
+interface TextPlan {
+  readonly kind: "text";
+  readonly text: string;
+}
+type Plan = DiffPlan | TextPlan;
+
+/** The exact full-file v1 diff of an add or delete section, when there is one. */
+function exactDiff(c: Change, s: PatchSection | undefined): DiffPlan | undefined {
+  if (!s || c.path === undefined || !isText(c, s)) return undefined;
+  const [h, ...more] = s.hunks;
+  if (more.length > 0) return undefined;
+  if (c.operation === "add" && s.isNew) {
+    if (h && !(h.oldStart === 0 && h.oldCount === 0 && h.newStart === 1 && h.lines.every((l) => l.op === "+")))
+      return undefined;
+    const newText = h ? sideText([h], "new", diffTable.hunkSeparator) : "";
+    return { kind: "diff", path: c.path, newText, partial: false, deleted: false };
+  }
+  if (c.operation === "delete" && s.isDeleted) {
+    if (h && !(h.newStart === 0 && h.newCount === 0 && h.oldStart === 1 && h.lines.every((l) => l.op === "-")))
+      return undefined;
+    const oldText = h ? sideText([h], "old", diffTable.hunkSeparator) : "";
+    return { kind: "diff", path: c.path, oldText, newText: "", partial: false, deleted: true };
+  }
+  return undefined;
+}
+
+/** T §3.3 A↓ table (`hunks` rendering): the items of one change that has no exact texts. */
+function hunkItems(c: Change, s: PatchSection | undefined): Plan[] {
+  const text: TextPlan = { kind: "text", text: summary(c, s) };
+  if (!s || !c.row || c.path === undefined || !isText(c, s) || s.hunks.length === 0) return [text];
+  const sides = {
+    oldText: sideText(s.hunks, "old", diffTable.hunkSeparator),
+    newText: sideText(s.hunks, "new", diffTable.hunkSeparator),
+  };
+  const deleted = c.operation === "delete";
+  if (c.operation === "add") return [{ kind: "diff", path: c.path, newText: sides.newText, partial: true, deleted }];
+  const item: DiffPlan = { kind: "diff", path: c.path, ...sides, partial: true, deleted };
+  return c.row.pair ? [text, item] : [item];
+}
+
+/** Fallback F: a summary of `changes` and, when there is any, the patch text in a fence. */
+function fallbackText(
+  changes: readonly Change[],
+  sections: readonly (PatchSection | undefined)[],
+  body: string,
+  lang: string,
+): string {
+  const lines = changes.map((c, k) => summary(c, sections[k]));
+  const head =
+    lines.length === 0
+      ? diffTable.noChanges
+      : lines.length === 1
+        ? (lines[0] ?? "")
+        : lines.map((l) => `- ${l}`).join("\n");
+  return body === "" ? head : `${head}\n\n${fence(body, lang)}`;
+}
+
+function plan(
+  changes: readonly Change[],
+  patch: { format: string; text: string } | undefined,
+  rendering: DiffRendering,
+): Plan[] {
+  const parsed = patch?.format === diffTable.gitPatchFormat ? parseGitPatch(patch.text) : undefined;
+  if (rendering === "patchText" || changes.length === 0 || (patch !== undefined && parsed?.ok !== true)) {
+    const lang = patch?.format === diffTable.gitPatchFormat ? "diff" : "";
+    return [{ kind: "text", text: fallbackText(changes, [], patch?.text ?? "", lang) }];
+  }
+  const sections = parsed?.ok === true ? parsed.sections : [];
+  const used = new Set<number>();
+  const found = changes.map((c) => findSection(c, sections, used));
+  const out: Plan[] = [];
+  // Safe rendering gathers each run of changes without exact texts into one F item.
+  let run: number[] = [];
+  const flush = (): void => {
+    if (run.length === 0) return;
+    const shown = run.map((k) => found[k]).filter((s): s is PatchSection => s !== undefined && !s.isBinary);
+    const body = shown.map((s) => s.text).join("");
+    out.push({
+      kind: "text",
+      text: fallbackText(
+        run.map((k) => changes[k] as Change),
+        run.map((k) => found[k]),
+        body,
+        "diff",
+      ),
+    });
+    run = [];
+  };
+  changes.forEach((c, k) => {
+    const s = found[k];
+    const exact = exactDiff(c, s);
+    if (exact) {
+      flush();
+      out.push(exact);
+    } else if (rendering === "hunks") out.push(...hunkItems(c, s));
+    else run.push(k);
+  });
+  flush();
+  return out;
+}
+
+function v1Item(p: Plan): Json {
+  if (p.kind === "text") return { type: "content", content: { type: "text", text: p.text } };
+  const out: Json = { type: "diff", path: p.path };
+  if (p.oldText !== undefined) out.oldText = p.oldText;
+  out.newText = p.newText;
+  return out;
+}
+
+/** Where two JSON values differ, as deep as both still have the same shape. */
+function differences(a: unknown, b: unknown, at: Path = []): Path[] {
+  if (jsonEqual(a, b)) return [];
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    return a.flatMap((x: unknown, i) => differences(x, b[i], [...at, i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].flatMap((k) => differences(a[k], b[k], [...at, k]));
+  }
+  return [at];
+}
+
+const LOSS_REASONS: Readonly<Record<string, string>> = {
+  changes: "a v1 diff is one text file: operation, file type, MIME type and change metadata are implied",
+  patch: "a v1 diff carries texts, not the agent's patch text",
+};
+
+/**
+ * T §3.3 A↓: one v2 diff item as v1 tool-call content, rendered per `rendering`. The first item
+ * carries the `diff` stash (the original, with `diffGroup: group` and `parts`), the others
+ * `diffPart`, unless the single emitted v1 diff converts back to exactly this item.
+ */
+export function diffToV1(
+  item: V2Diff,
+  ctx: { opts: ConvertOptions; rendering: DiffRendering; group: number },
+): Conv<v1.ToolCallContent[]> {
+  return attempt(() => {
+    const src: unknown = item;
+    if (!isObject(src) || src.type !== "diff") throw bad("type", "not_a_diff");
+    const { meta, env } = unstash(src._meta, 1);
+    const v2Extras = extras(src, V2_KEYS, V1_KEYS);
+
+    // B↓-4 restore: this diff was made from a v1 diff whose texts were kept.
+    const kept = residualOf(env, "v1Diff");
+    if (isV1Texts(kept)) {
+      const raw = residualOf(env, "raw");
+      const out: Json = { ...v2Extras, ...(isObject(raw) ? raw : {}), type: "diff", path: kept.path };
+      if (kept.oldText !== undefined) out.oldText = kept.oldText;
+      out.newText = kept.newText;
+      setMeta(out, meta);
+      return ok([out as V1Diff]);
+    }
+
+    const changes = readChanges(src.changes);
+    const plans = plan(changes, readPatch(src.patch), ctx.rendering);
+    const items = plans.map(v1Item);
+    const target: Json = { ...src };
+    setMeta(target, meta);
+
+    // A lone v1 diff that converts back to this very item needs no stash (B↓ is its inverse).
+    const single = plans.length === 1 && plans[0]?.kind === "diff" ? plans[0] : undefined;
+    let lost: Loss[] = [
+      { path: [], reason: single ? "the v1 diff does not convert back" : "rendered as text or several v1 items" },
+    ];
+    let needsStash = true;
+    if (single) {
+      const candidate: Json = { ...v2Extras, ...(items[0] ?? {}) };
+      setMeta(candidate, meta);
+      const back = diffToV2(candidate as V1Diff, { opts: ctx.opts });
+      if (back.ok) {
+        // Losses are what B↓ cannot bring back; its own stash (v1Diff at `full`) is no loss.
+        const unstashed = unstash(back.value._meta, 1);
+        const plain: Json = { ...back.value };
+        setMeta(plain, unstashed.meta);
+        lost = differences(target, plain).map((p) => ({
+          path: p,
+          reason: LOSS_REASONS[String(p[0])] ?? "not expressible in a v1 diff item",
+        }));
+        // B↓ adding a stash of its own would break the identity too. A partial item keeps its flag
+        // even when its hunks happen to give the same patch back; an emptied file reads back as a
+        // delete only with the tool kind, which this item lacks.
+        needsStash =
+          lost.length > 0 ||
+          unstashed.env !== undefined ||
+          single.partial ||
+          (single.newText === "" && (single.oldText ?? "") !== "");
+      }
+      Object.assign(items[0] ?? {}, candidate);
+      // Residuals of the v1 origin (B↓-1 path, null oldText, shadowed keys).
+      if (env) {
+        const first = items[0] ?? {};
+        const path = residualOf(env, "path");
+        if (isString(path)) first.path = path;
+        if (residualOf(env, "oldText") === null && first.oldText === undefined) first.oldText = null;
+        const raw = residualOf(env, "raw");
+        if (isObject(raw)) Object.assign(first, raw);
+      }
+    } else if (items[0]) {
+      setMeta(items[0], meta);
+    }
+
+    if (needsStash) {
+      plans.forEach((p, k) => {
+        const it = items[k];
+        if (!it) return;
+        const stash = new Stash(2, ctx.opts);
+        if (k === 0) stash.keep("diff", src).keep("diffGroup", ctx.group).keep("parts", plans.length);
+        else stash.keep("diffPart", { group: ctx.group, index: k });
+        if (p.kind === "diff" && p.partial) stash.keep("partial", true);
+        if (p.kind === "diff" && p.deleted) stash.keep("deleted", true);
+        setMeta(it, stash.into(k === 0 ? it._meta : undefined));
+      });
+    }
+    return ok(items as v1.ToolCallContent[], lost);
+  });
+}
+
+/**
+ * The diff group a v1 item belongs to (T §3.3 B↓-5): `original` on the group's first item, the
+ * v2 diff to emit once in place of every item of that group. `undefined` for any other item.
+ */
+export function diffStashOf(item: v1.ToolCallContent): { group: number; original?: v2.ToolCallContent } | undefined {
+  const src: unknown = item;
+  if (!isObject(src)) return undefined;
+  const { env } = unstash(src._meta, 2);
+  if (!env) return undefined;
+  const group = residualOf(env, "diffGroup");
+  const original = residualOf(env, "diff");
+  if (typeof group === "number" && isObject(original) && original.type === "diff") {
+    return { group, original: original as v2.ToolCallContent };
+  }
+  const part = residualOf(env, "diffPart");
+  if (isObject(part) && typeof part.group === "number") return { group: part.group };
+  return undefined;
+}

@@ -1,0 +1,89 @@
+// JSON-RPC error objects crossing versions (H §7.1): passed through, except B's -32002 `data` wrapping,
+// plus the errors the bridge itself answers prompts with (T §1.2-9, §1.4-7/11).
+
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { isObject, isString } from "./json.js";
+import { type Conv, type ConvertError, ErrorCodes, errors, fail, type Loss, ok } from "./result.js";
+import { type ConvertOptions, hasResidual, isSynthetic, residualOf, Stash, unstash } from "./stash.js";
+
+function badError(err: unknown): ConvertError | undefined {
+  if (!isObject(err)) return errors.invalidParams({ reason: "expected_object" });
+  if (typeof err.code !== "number" || !Number.isInteger(err.code))
+    return errors.invalidParams({ field: "code", reason: "expected_integer" });
+  if (!isString(err.message)) return errors.invalidParams({ field: "message", reason: "expected_string" });
+  return undefined;
+}
+
+/**
+ * v2 → v1: code, message and data unchanged; a `data` that B wrapped for -32002 gets its original
+ * back (the wrapper's `_meta` carries the envelope).
+ */
+export function errorToV1(err: v2.Error): Conv<v1.Error> {
+  const bad = badError(err);
+  if (bad) return fail(bad);
+  const src = err as Record<string, unknown>;
+  const data = src.data;
+  if (!isObject(data)) return ok({ ...err });
+  const { env } = unstash(data._meta, 1);
+  if (!env || !(hasResidual(env, "data") || isSynthetic(env, "data"))) return ok({ ...err });
+  const out: Record<string, unknown> = { ...src };
+  if (hasResidual(env, "data")) out.data = residualOf(env, "data");
+  else delete out.data;
+  return ok(out as v1.Error);
+}
+
+export interface ErrorToV2Context {
+  /** `sessionId` of the request this error answers, when that request is session-scoped. */
+  readonly sessionId?: string | undefined;
+}
+
+/**
+ * v1 → v2: unchanged, except -32002 on a session-scoped request whose `data` lacks a `sessionId`:
+ * v2 gives that error `SessionNotFoundErrorData`, so `data` becomes `{sessionId}` and the original
+ * rides in its `_meta` (H §7.1).
+ */
+export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOptions): Conv<v2.Error> {
+  const bad = badError(err);
+  if (bad) return fail(bad);
+  const src: Record<string, unknown> = { ...err };
+  // An error an A bridge made from a v2 idle carries that idle in `data` (prompt.ts): not for v2 clients.
+  const { meta: own, env: idleEnv } = unstash(src.data, 2);
+  if (idleEnv) {
+    if (own === undefined) delete src.data;
+    else src.data = own;
+  }
+  if (src.code !== ErrorCodes.resourceNotFound || ctx.sessionId === undefined) return ok(src as v2.Error);
+  const has = Object.hasOwn(src, "data");
+  const data = src.data;
+  if (isObject(data) && isString(data.sessionId)) return ok(src as v2.Error);
+  const stash = new Stash(1, opts);
+  if (has) stash.keep("data", data);
+  else stash.invented("data");
+  const wrapped: Record<string, unknown> = { sessionId: ctx.sessionId };
+  const meta = stash.into(undefined);
+  if (meta !== undefined) wrapped._meta = meta;
+  const lost: Loss[] = [{ path: ["data"], reason: "v2 -32002 data must name the session" }];
+  return ok({ ...src, data: wrapped } as v2.Error, lost);
+}
+
+/** The error every pending v1 prompt gets when the v2 agent exits (T §1.2-9). */
+export function agentExitedToV1(exitCode: number | null, opts: ConvertOptions): v1.Error {
+  const stash = new Stash(2, opts).keep("reason", "agent_exited").keep("exitCode", exitCode);
+  const data = stash.into(undefined);
+  return {
+    code: ErrorCodes.internalError,
+    message: "Agent connection closed",
+    ...(data === undefined ? {} : { data }),
+  };
+}
+
+/** The error of a B turn or queued prompt when the v1 agent exits (T §1.4-11). */
+export function agentExitedToV2(exitCode: number | null): v2.Error {
+  return { code: ErrorCodes.internalError, message: "Agent process exited", data: { exitCode } };
+}
+
+/** The answer to a held (not inserted) v2 prompt withdrawn by a cancel or close (T §1.4-7, D10). */
+export function requestCancelled(): v2.Error {
+  return { code: ErrorCodes.requestCancelled, message: "Request cancelled" };
+}

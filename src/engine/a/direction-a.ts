@@ -1,0 +1,587 @@
+// Direction A: a v1 client in front of a v2 agent (the main migration case). The bridge is a v1
+// agent toward the client and a v2 client toward the agent. Requests are translated by the pure
+// converters; this class keeps the state they need (sessions, prompts, tool calls) and routes.
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { BRIDGE_METHOD_PREFIX, EXTENSION_PREFIX, methodRow } from "../../../mappings/methods.js";
+import type { Platform } from "../../convert/directories.js";
+import type { DiffRendering } from "../../convert/diff.js";
+import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
+import { isObject } from "../../convert/json.js";
+import type { McpSupport } from "../../convert/mcp.js";
+import {
+  currentModeUpdateFor,
+  modeBinding,
+  optionsChangedBeyondMode,
+  setConfigOptionResponseToSetModeResponse,
+  setModeToSetConfigOption,
+} from "../../convert/mode.js";
+import {
+  finalizeSyntheticToolCall,
+  permissionRequestToV1,
+  permissionResponseToV2,
+} from "../../convert/permission.js";
+import { idleToPromptResponse, promptRequestToV2 } from "../../convert/prompt.js";
+import type { Conv } from "../../convert/result.js";
+import {
+  listSessionsRequestToV2,
+  listSessionsResponseToV1,
+  loadSessionRequestToV2,
+  newSessionRequestToV2,
+  resumeSessionRequestToV2,
+  forkSessionRequestToV2,
+} from "../../convert/session.js";
+import {
+  forkSessionResponseToV1,
+  newSessionResponseToV1,
+  resumeResultToLoadResponse,
+  resumeSessionResponseToV1,
+  type ResultToV1,
+} from "../../convert/session-result.js";
+import { setConfigOptionRequestToV2, setConfigOptionResponseToV1 } from "../../convert/config-option.js";
+import { filterSessionsByDirectories } from "../../convert/directories.js";
+import type { ConvertOptions } from "../../convert/stash.js";
+import { terminalToV1Item } from "../../convert/terminal.js";
+import type { Logger } from "../../log.js";
+import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../wire/jsonrpc.js";
+import type { Link } from "../link.js";
+import { RequestRoute, type Answer, type Inbound } from "../relay.js";
+import type { ExitInfo, Incoming, Translator } from "../translator.js";
+import { SessionA } from "./session.js";
+import { flushSession, isAnnounced, markAnnounced, updateToV1, type ClientFlags, type UpdateContext } from "./updates.js";
+
+type Obj = Record<string, unknown>;
+
+export interface AConfig {
+  readonly opts: ConvertOptions;
+  readonly log: Logger;
+  readonly mcpUnsupported: "reject" | "drop";
+  readonly platform: Platform;
+  readonly idleSettleMs: number;
+  readonly forwardPromptEcho: boolean;
+  readonly redactionNotice: boolean;
+  readonly diffRendering: DiffRendering;
+  readonly flushMs: number;
+  readonly terminalFlushMs: number;
+  readonly terminalMaxBytes: number;
+}
+
+/** What the v2 agent advertised that the translation depends on (H §2.4). */
+export interface AgentFlagsA {
+  readonly hasSession: boolean;
+  readonly additionalDirectories: boolean;
+  readonly mcp: McpSupport;
+}
+
+const SESSIONLESS = { reason: "agent advertises no session surface" };
+
+function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> {
+  return !r.ok;
+}
+
+export class DirectionA implements Translator {
+  readonly mode = "A" as const;
+  private readonly down: RequestRoute;
+  private readonly up: RequestRoute;
+  private readonly sessions = new Map<string, SessionA>();
+  private readonly connection = { agentReportsBusy: false };
+  private readonly updates: UpdateContext;
+
+  constructor(
+    private readonly client: Link,
+    private readonly agent: Link,
+    private readonly config: AConfig,
+    private readonly clientFlags: ClientFlags,
+    private readonly agentFlags: AgentFlagsA,
+  ) {
+    this.down = new RequestRoute(client, agent);
+    this.up = new RequestRoute(agent, client);
+    this.updates = {
+      opts: config.opts,
+      flags: clientFlags,
+      log: config.log,
+      diffRendering: config.diffRendering,
+      redactionNotice: config.redactionNotice,
+      flushMs: config.flushMs,
+      terminalFlushMs: config.terminalFlushMs,
+      terminalMaxBytes: config.terminalMaxBytes,
+      send: (sessionId, update, meta) => {
+        const params: Obj = { sessionId, update };
+        if (meta !== undefined && meta !== null) params._meta = meta;
+        client.notify("session/update", params);
+      },
+      sendRaw: (line, parsed) => client.sendRaw(line, parsed),
+      sendExt: (sessionId, update) => client.notify(`${BRIDGE_METHOD_PREFIX}session_update`, { sessionId, update }),
+    };
+  }
+
+  pendingFromClient(): RequestRoute {
+    return this.down;
+  }
+
+  pendingFromAgent(): RequestRoute {
+    return this.up;
+  }
+
+  private session(sessionId: string): SessionA {
+    let s = this.sessions.get(sessionId);
+    if (!s) {
+      s = new SessionA(sessionId, {
+        idleSettleMs: this.config.idleSettleMs,
+        connection: this.connection,
+        forwardPromptEcho: this.config.forwardPromptEcho || this.clientFlags.bridgePeer,
+      });
+      this.sessions.set(sessionId, s);
+    }
+    return s;
+  }
+
+  // ------------------------------------------------------------------ client → agent
+
+  fromClient(m: Incoming): void {
+    switch (m.kind) {
+      case "request":
+        this.clientRequest(m.msg);
+        return;
+      case "notification":
+        this.clientNotification(m.msg, m.line);
+        return;
+      case "response":
+        this.client.deliver(m.msg);
+        return;
+    }
+  }
+
+  private fail(msg: RequestMessage, error: RpcError): void {
+    this.client.fail(msg.id, error);
+  }
+
+  private clientRequest(msg: RequestMessage): void {
+    const method = msg.method;
+    if (method.startsWith(EXTENSION_PREFIX)) {
+      if (method.startsWith(BRIDGE_METHOD_PREFIX)) {
+        this.fail(msg, rpcErrors.methodNotFound({ method, reason: "reserved for acp-bridge peers" }));
+        return;
+      }
+      this.down.forward(msg, method, msg.params);
+      return;
+    }
+    const params = isObject(msg.params) ? msg.params : undefined;
+    if (method.startsWith("session/") && !this.agentFlags.hasSession) {
+      this.fail(msg, rpcErrors.methodNotFound({ method, ...SESSIONLESS }));
+      return;
+    }
+    switch (method) {
+      case "authenticate":
+      case "logout": {
+        // Identical payloads under new names (H §3.1).
+        const row = methodRow(1, method);
+        this.down.forward(msg, row?.v2 ?? method, msg.params ?? {}, (resp) => this.objectResult(resp));
+        return;
+      }
+      case "session/new":
+        return this.lifecycle(msg, params, "new");
+      case "session/load":
+        return this.lifecycle(msg, params, "load");
+      case "session/resume":
+        return this.lifecycle(msg, params, "resume");
+      case "session/fork":
+        return this.lifecycle(msg, params, "fork");
+      case "session/list":
+        return this.list(msg, params);
+      case "session/close":
+      case "session/delete":
+        return this.closeOrDelete(msg, params);
+      case "session/set_mode":
+        return this.setMode(msg, params);
+      case "session/set_config_option":
+        return this.setConfigOption(msg, params);
+      case "session/prompt":
+        return this.prompt(msg, params);
+      default:
+        this.fail(
+          msg,
+          rpcErrors.methodNotFound({
+            method,
+            reason: "unknown method: it cannot be translated between ACP v1 and v2",
+          }),
+        );
+    }
+  }
+
+  /** A response whose schema is an object: `null` becomes `{}` (H §0 null results). */
+  private objectResult(resp: ResponseMessage): Answer {
+    if (resp.error) return { error: resp.error };
+    return { result: resp.result ?? {} };
+  }
+
+  private invalid(msg: RequestMessage, error: { code: number; message: string; data: unknown }): void {
+    this.fail(msg, { code: error.code, message: error.message, data: error.data });
+  }
+
+  private lifecycle(msg: RequestMessage, params: Obj | undefined, kind: "new" | "load" | "resume" | "fork"): void {
+    const raw = params ?? {};
+    // The converters validate `additionalDirectories` on these raw params first (H §4.10).
+    const ctx = {
+      ...this.config.opts,
+      agentMcp: this.agentFlags.mcp,
+      onUnsupported: this.config.mcpUnsupported,
+      agentSupportsDirectories: this.agentFlags.additionalDirectories,
+      platform: this.config.platform,
+    };
+    const converted: Conv<{ params: unknown; droppedMcpServers: readonly { name: string }[] }> =
+      kind === "new"
+        ? newSessionRequestToV2(raw as v1.NewSessionRequest, ctx)
+        : kind === "load"
+          ? loadSessionRequestToV2(raw as v1.LoadSessionRequest, ctx)
+          : kind === "resume"
+            ? resumeSessionRequestToV2(raw as v1.ResumeSessionRequest, ctx)
+            : forkSessionRequestToV2(raw as never, ctx);
+    if (failedConv(converted)) return this.invalid(msg, converted.error);
+    const { params: out, droppedMcpServers } = converted.value;
+    for (const d of droppedMcpServers)
+      this.config.log.warn(`dropped MCP server '${d.name}': the agent does not support its transport`, d);
+    const method = kind === "load" || kind === "resume" ? "session/resume" : `session/${kind}`;
+    const existing = typeof raw.sessionId === "string" && kind !== "fork" ? this.session(raw.sessionId) : undefined;
+    if (existing) {
+      if (kind === "load") existing.resetForReplay();
+      existing.lifecycle.resumeInFlight = true;
+    }
+    const entry = this.down.local(msg);
+    entry.outboundId = this.agent.request(method, out, (resp) => {
+      if (existing) existing.lifecycle.resumeInFlight = false;
+      if (entry.answered) return;
+      if (resp.error) return this.down.reply(entry, { error: resp.error });
+      const ctx1 = { booleanOptions: this.clientFlags.booleanOptions };
+      const r: Conv<ResultToV1<unknown>> =
+        kind === "new"
+          ? newSessionResponseToV1(resp.result, ctx1, this.config.opts)
+          : kind === "load"
+            ? resumeResultToLoadResponse(resp.result, ctx1, this.config.opts)
+            : kind === "resume"
+              ? resumeSessionResponseToV1(resp.result, ctx1, this.config.opts)
+              : forkSessionResponseToV1(resp.result, ctx1, this.config.opts);
+      if (failedConv(r)) {
+        this.config.log.warn(`the agent's ${method} result is malformed`, r.error.data);
+        return this.down.reply(entry, {
+          error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail: r.error.data }),
+        });
+      }
+      const result = r.value.result as Obj;
+      const sessionId = typeof result.sessionId === "string" ? result.sessionId : typeof raw.sessionId === "string" ? raw.sessionId : undefined;
+      const s = sessionId !== undefined ? this.session(sessionId) : undefined;
+      if (s) {
+        s.closed = false;
+        s.configOptions = isObject(resp.result) ? resp.result.configOptions : undefined;
+        s.cwd = typeof raw.cwd === "string" ? raw.cwd : s.cwd;
+        s.roots = Array.isArray(raw.additionalDirectories) ? (raw.additionalDirectories as string[]) : [];
+      }
+      this.down.reply(entry, { result });
+      // v1 results cannot carry them: a follow-up notification (H §4.1).
+      const commands = r.value.availableCommands;
+      if (s && commands !== undefined) {
+        updateToV1(s, { sessionId: s.sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: commands } }, undefined, this.updates);
+      }
+    });
+  }
+
+  private list(msg: RequestMessage, params: Obj | undefined): void {
+    const ctx = { ...this.config.opts, platform: this.config.platform, agentSupportsDirectories: this.agentFlags.additionalDirectories };
+    const r = listSessionsRequestToV2((params ?? {}), ctx);
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    const { params: out, directoriesFilter: filter } = r.value;
+    this.down.forward(msg, "session/list", out, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.config.opts);
+      if (failedConv(conv)) return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method: "session/list", detail: conv.error.data }) };
+      const result = conv.value as unknown as Obj;
+      if (filter !== undefined && Array.isArray(result.sessions))
+        result.sessions = filterSessionsByDirectories(result.sessions as { additionalDirectories?: unknown }[], filter);
+      return { result };
+    });
+  }
+
+  private closeOrDelete(msg: RequestMessage, params: Obj | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    this.down.forward(msg, msg.method, params, (resp) => {
+      const s = this.sessions.get(sessionId);
+      // Clients treat -32002 on close/delete as success; either way the session is over for us.
+      if (!resp.error || resp.error.code === -32002) {
+        if (s) {
+          flushSession(s, this.updates);
+          s.lifecycle.closed();
+          s.closed = true;
+          s.dispose();
+        }
+      }
+      return this.objectResult(resp);
+    });
+  }
+
+  private setMode(msg: RequestMessage, params: Obj | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const s = this.session(sessionId);
+    const r = setModeToSetConfigOption(params, modeBinding(s.configOptions));
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const res = setConfigOptionResponseToSetModeResponse(resp.result);
+      if (failedConv(res)) return { result: {} };
+      const before = s.configOptions;
+      s.configOptions = res.value.configOptions;
+      if (optionsChangedBeyondMode(before, res.value.configOptions)) {
+        queueMicrotask(() =>
+          updateToV1(
+            s,
+            { sessionId, update: { sessionUpdate: "config_option_update", configOptions: res.value.configOptions } },
+            undefined,
+            { ...this.updates, send: (id, u) => (u.sessionUpdate === "current_mode_update" ? undefined : this.updates.send(id, u)) },
+          ),
+        );
+      }
+      return { result: res.value.response };
+    });
+  }
+
+  private setConfigOption(msg: RequestMessage, params: Obj | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const s = this.session(sessionId);
+    const r = setConfigOptionRequestToV2(params, { options: s.configOptions }, this.config.opts);
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = setConfigOptionResponseToV1(resp.result, { booleanOptions: this.clientFlags.booleanOptions }, this.config.opts);
+      if (failedConv(conv)) return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", detail: conv.error.data }) };
+      const before = s.configOptions;
+      s.configOptions = isObject(resp.result) ? resp.result.configOptions : s.configOptions;
+      // The mode may have changed through its option: v1 clients track it through current_mode_update.
+      const modeUpdate = currentModeUpdateFor(before, s.configOptions, this.config.opts);
+      if (modeUpdate) queueMicrotask(() => this.updates.send(sessionId, modeUpdate));
+      return { result: conv.value };
+    });
+  }
+
+  // ------------------------------------------------------------------ prompts (T §1.2)
+
+  private prompt(msg: RequestMessage, params: Obj | undefined): void {
+    const r = promptRequestToV2((params ?? {}) as v1.PromptRequest, this.config.opts);
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    const sessionId = (params as Obj).sessionId;
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const s = this.session(sessionId);
+    const entry = this.down.local(msg);
+    const reply = (answer: Answer) => {
+      flushSession(s, this.updates);
+      this.down.reply(entry, answer);
+    };
+    const handle = {
+      answerIdle: (idle: v2.IdleStateUpdate, cancelRequested: boolean) => {
+        const out = idleToPromptResponse(idle, { cancelRequested }, this.config.opts);
+        if (failedConv(out)) return reply({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
+        const v = out.value;
+        reply("error" in v ? { error: v.error } : { result: v.result });
+      },
+      answerError: (error: RpcError) => reply({ error }),
+      answerCancelled: () => reply({ result: { stopReason: "cancelled" } }),
+    };
+    const outboundId = this.agent.request("session/prompt", r.value, (resp) => {
+      s.lifecycle.answered(outboundId, resp.result as { messageId?: unknown } | undefined, resp.error);
+      if (!resp.error && this.clientFlags.bridgePeer) {
+        const messageId = (resp.result as { messageId?: unknown } | undefined)?.messageId;
+        this.client.notify(`${BRIDGE_METHOD_PREFIX}prompt_accepted`, { sessionId, requestId: msg.id, messageId });
+      }
+    });
+    // $/cancel_request on a prompt (T §1.2-6): cancel the turn, withdraw it if not inserted yet.
+    entry.onCancel = () => {
+      const state = s.lifecycle.cancelOne(outboundId);
+      if (!state.found) return;
+      this.agent.notify("session/cancel", { sessionId });
+      if (!state.acked) this.agent.notify("$/cancel_request", { requestId: outboundId });
+    };
+    s.lifecycle.sent(handle, outboundId, (r.value as Obj).prompt);
+  }
+
+  private clientNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+    const params = isObject(msg.params) ? msg.params : undefined;
+    switch (msg.method) {
+      case "session/cancel": {
+        const sessionId = params?.sessionId;
+        if (typeof sessionId === "string") this.sessions.get(sessionId)?.lifecycle.cancelAll();
+        this.agent.notify("session/cancel", params ?? {});
+        return;
+      }
+      case "$/cancel_request":
+        this.down.cancel(params?.requestId, params?._meta);
+        return;
+      default:
+        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
+          if (line) this.agent.sendRaw(line, msg);
+          else this.agent.send(msg);
+          return;
+        }
+        this.config.log.debug(`dropped client notification '${msg.method}': no v2 form`);
+    }
+  }
+
+  // ------------------------------------------------------------------ agent → client
+
+  fromAgent(m: Incoming): void {
+    switch (m.kind) {
+      case "request":
+        this.agentRequest(m.msg);
+        return;
+      case "notification":
+        this.agentNotification(m.msg, m.line);
+        return;
+      case "response":
+        this.agent.deliver(m.msg);
+        return;
+    }
+  }
+
+  private agentRequest(msg: RequestMessage): void {
+    const method = msg.method;
+    const params = isObject(msg.params) ? msg.params : undefined;
+    if (method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX)) {
+      this.up.forward(msg, method, msg.params);
+      return;
+    }
+    switch (method) {
+      case "session/request_permission":
+        return this.permission(msg, params);
+      case "elicitation/create":
+        return this.elicitation(msg, params);
+      default: {
+        const row = methodRow(1, method);
+        const reason =
+          row && row.v2 === null
+            ? "ACP v2 removed this client method; a v2 agent must not call it"
+            : "unknown method: it cannot be translated between ACP v1 and v2";
+        this.agent.fail(msg.id, rpcErrors.methodNotFound({ method, reason }));
+      }
+    }
+  }
+
+  private permission(msg: RequestMessage, params: Obj | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string") {
+      this.agent.fail(msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+      return;
+    }
+    const s = this.session(sessionId);
+    flushSession(s, this.updates);
+    const r = permissionRequestToV1(params as v2.RequestPermissionRequest, {
+      opts: this.config.opts,
+      v2RequestId: msg.id as v2.RequestId,
+      isAnnounced: (id) => isAnnounced(s, id),
+      diffRendering: this.config.diffRendering,
+      renderTerminal: (terminalId) => terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.config.opts),
+    });
+    if (failedConv(r)) {
+      this.agent.fail(msg.id, r.error);
+      return;
+    }
+    const v = r.value;
+    if (v.kind === "cancel") {
+      this.agent.respond(msg.id, v.response);
+      return;
+    }
+    for (const u of v.before) {
+      const body = u as unknown as Obj;
+      markAnnounced(s, String(body.toolCallId), body, v.syntheticToolCallId === body.toolCallId);
+      this.updates.send(sessionId, u);
+    }
+    const subject = (params as Obj).subject;
+    if (isObject(subject) && subject.type === "tool_call" && isObject(subject.toolCall) && typeof subject.toolCall.toolCallId === "string") {
+      markAnnounced(s, subject.toolCall.toolCallId, subject.toolCall, false);
+    }
+    const options = Array.isArray((params as Obj).options) ? ((params as Obj).options as { optionId: string; kind: string }[]) : [];
+    this.up.forward(msg, "session/request_permission", v.params, (resp) => {
+      if (v.syntheticToolCallId !== undefined) {
+        const tc = s.toolCalls.peek(v.syntheticToolCallId);
+        if (tc?.synthetic) {
+          const outcome = isObject(resp.result) ? (resp.result.outcome as v1.RequestPermissionOutcome) : undefined;
+          this.updates.send(sessionId, finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.config.opts));
+        }
+      }
+      if (resp.error) return { error: resp.error };
+      const conv = permissionResponseToV2(resp.result as v1.RequestPermissionResponse);
+      if (failedConv(conv)) return { result: { outcome: { outcome: "cancelled" } } };
+      return { result: conv.value };
+    });
+  }
+
+  private elicitation(msg: RequestMessage, params: Obj | undefined): void {
+    const r = elicitationRequestToV1(params as v2.CreateElicitationRequest, {
+      opts: this.config.opts,
+      requestIdToV1: (id) => {
+        const entry = this.down.inbound.all().find((e: Inbound) => e.outboundId === id);
+        return entry?.id;
+      },
+    });
+    if (failedConv(r)) {
+      this.agent.fail(msg.id, r.error);
+      return;
+    }
+    this.up.forward(msg, "elicitation/create", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = elicitationResponseToV2(resp.result as v1.CreateElicitationResponse);
+      if (failedConv(conv)) return { result: { action: "cancel" } };
+      return { result: conv.value };
+    });
+  }
+
+  private agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+    const params = isObject(msg.params) ? msg.params : undefined;
+    switch (msg.method) {
+      case "session/update": {
+        const sessionId = params?.sessionId;
+        if (typeof sessionId !== "string" || !params) {
+          this.config.log.warn("dropped a session/update without a sessionId");
+          return;
+        }
+        const s = this.session(sessionId);
+        if (s.closed) return; // nothing more for a closed session (H §4.7)
+        updateToV1(s, params, line, this.updates);
+        return;
+      }
+      case "elicitation/complete":
+        if (line) this.client.sendRaw(line, msg);
+        else this.client.send(msg);
+        return;
+      case "$/cancel_request":
+        // Already answered (e.g. the client answered `cancelled` itself): dropped by the route.
+        this.up.cancel(params?.requestId, params?._meta);
+        return;
+      default:
+        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
+          if (line) this.client.sendRaw(line, msg);
+          else this.client.send(msg);
+          return;
+        }
+        this.config.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
+    }
+  }
+
+  agentGone(info: ExitInfo): void {
+    // T §1.2-9: every pending prompt fails visibly; no invented stop reason.
+    const error = rpcErrors.internal("Agent connection closed", {
+      reason: "agent_exited",
+      exitCode: info.code,
+      "acp-bridge": { v: 1, reason: "agent_exited", exitCode: info.code },
+    });
+    for (const s of this.sessions.values()) {
+      flushSession(s, this.updates);
+      s.lifecycle.agentGone(error);
+      s.dispose();
+    }
+  }
+}

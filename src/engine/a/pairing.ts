@@ -1,0 +1,74 @@
+// The handshake of direction A (H §1.5, §2): the v1 client's initialize rendered for the v2 agent,
+// the agent's answer rendered for the client, and the flags the translation depends on.
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
+import { isObject } from "../../convert/json.js";
+import { VERSION } from "../../version.js";
+import { rpcErrors } from "../../wire/jsonrpc.js";
+import type { Pairing } from "../handshake.js";
+import { DirectionA, type AConfig, type AgentFlagsA } from "./direction-a.js";
+import type { ClientFlags } from "./updates.js";
+
+type Obj = Record<string, unknown>;
+
+function at(o: unknown, ...path: string[]): unknown {
+  let cur = o;
+  for (const k of path) cur = isObject(cur) ? cur[k] : undefined;
+  return cur;
+}
+
+/** A v2 capability marker: an object means supported (H §2 notation). */
+const marker = (x: unknown): boolean => isObject(x);
+
+export function clientFlagsFromV1(params: Obj): ClientFlags {
+  const caps = params.clientCapabilities;
+  return {
+    booleanOptions: marker(at(caps, "session", "configOptions", "boolean")),
+    notices: marker(at(caps, "session", "notices")),
+    compaction: marker(at(caps, "session", "compaction")),
+    bridgePeer: bridgeMarkerOf(params._meta) !== undefined,
+  };
+}
+
+export function agentFlagsFromV2(result: Obj): AgentFlagsA {
+  const session = at(result, "capabilities", "session");
+  return {
+    hasSession: marker(session),
+    additionalDirectories: marker(at(session, "additionalDirectories")),
+    mcp: {
+      stdio: marker(at(session, "mcp", "stdio")),
+      http: marker(at(session, "mcp", "http")),
+      acp: marker(at(session, "mcp", "acp")),
+    },
+  };
+}
+
+export function pairingA(config: AConfig): Pairing {
+  return {
+    renderInit(clientParams) {
+      const r = initializeRequestToV2(clientParams as unknown as v1.InitializeRequest, config.opts, { protocolVersion: 2 });
+      if (!r.ok) return { error: r.error };
+      if (r.lost.length > 0)
+        config.log.warnOnce(
+          "init-lost",
+          `not offered to the v2 agent (no v2 form; kept in _meta for a chained bridge): ${r.lost.map((l) => l.path.join(".")).join(", ")}`,
+        );
+      return { params: r.value };
+    },
+    accept(clientParams, agentResult) {
+      const r = initializeResponseToV1(agentResult as unknown as v2.InitializeResponse, config.opts, {
+        protocolVersion: 1,
+        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 },
+      });
+      if (!r.ok)
+        return { error: rpcErrors.internal("Agent handshake failed", { reason: "malformed initialize result", detail: r.error.data }) };
+      const clientFlags = clientFlagsFromV1(clientParams);
+      const agentFlags = agentFlagsFromV2(agentResult);
+      return {
+        clientResult: r.value,
+        createTranslator: (client, agent) => new DirectionA(client, agent, config, clientFlags, agentFlags),
+      };
+    },
+  };
+}

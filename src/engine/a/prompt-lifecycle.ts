@@ -1,0 +1,258 @@
+// Direction A prompt lifecycle (T §1.2): a v1 prompt is answered at the END of its turn, but a v2
+// agent acks it at insertion and reports the end with an idle `state_update`. This decides which
+// idle completes which prompt (never a snapshot, never work that began before insertion), holds
+// user-message echoes until the ack, and falls back to a settle timer for agents that never report
+// `running`.
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { jsonEqual } from "../../convert/json.js";
+import type { RpcError } from "../../wire/jsonrpc.js";
+
+export const DEFAULT_IDLE_SETTLE_MS = 1500;
+/** Events kept per un-acked prompt to replay at its ack (bounded, T §1.2). */
+const LOG_LIMIT = 1000;
+
+export interface PromptHandle {
+  /** Answer the v1 prompt (exactly once). */
+  answerIdle(idle: v2.IdleStateUpdate, cancelRequested: boolean): void;
+  answerError(error: RpcError): void;
+  answerCancelled(): void;
+}
+
+interface LogEvent {
+  readonly seq: number;
+  readonly kind: "user" | "state";
+  readonly messageId?: string | undefined;
+  readonly state?: string | undefined;
+  readonly prev?: string | undefined;
+  readonly update?: v2.IdleStateUpdate | undefined;
+}
+
+interface Pending {
+  readonly handle: PromptHandle;
+  readonly outboundId: number;
+  readonly content: unknown;
+  readonly sentSeq: number;
+  acked: boolean;
+  userMsgId: string | undefined;
+  insertionSeq: number | undefined;
+  cancelRequested: boolean;
+  readonly log: LogEvent[];
+  settleTimer: NodeJS.Timeout | undefined;
+}
+
+export interface LifecycleOptions {
+  readonly idleSettleMs: number;
+  /** Shared per connection: once the agent reported `running`, the settle fallback is off. */
+  readonly connection: { agentReportsBusy: boolean };
+  /** Forward the agent's echo of the client's own prompt (default: suppress, project decision). */
+  readonly forwardPromptEcho: boolean;
+}
+
+/** What to do with a user-message update. */
+export type UserMessageDecision = "forward" | "drop" | "hold";
+
+const ECHO_MEMORY = 64;
+
+export class PromptLifecycle {
+  agentState = "idle";
+  private seq = 0;
+  private readonly pending: Pending[] = [];
+  /** User-message updates received while a prompt is not acked yet, with their release action. */
+  private held: { update: v2.SessionUpdate; messageId: string | undefined; release: () => void }[] = [];
+  /** Message ids of acked prompts: their echoes are dropped (bounded). */
+  private readonly echoIds: string[] = [];
+  resumeInFlight = false;
+
+  constructor(private readonly opts: LifecycleOptions) {}
+
+  get hasPending(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** Rule 1: a v1 prompt was forwarded under `outboundId`. */
+  sent(handle: PromptHandle, outboundId: number, content: unknown): void {
+    this.pending.push({
+      handle,
+      outboundId,
+      content,
+      sentSeq: this.seq,
+      acked: false,
+      userMsgId: undefined,
+      insertionSeq: undefined,
+      cancelRequested: false,
+      log: [],
+      settleTimer: undefined,
+    });
+  }
+
+  /** Rule 2: the v2 answer to a forwarded prompt. */
+  answered(outboundId: number, result: { messageId?: unknown } | undefined, error: RpcError | undefined): void {
+    const p = this.pending.find((x) => x.outboundId === outboundId);
+    if (!p) return;
+    const seq = ++this.seq;
+    if (error) {
+      this.remove(p);
+      if (p.cancelRequested && error.code === -32800) p.handle.answerCancelled();
+      else p.handle.answerError(error);
+      this.releaseHeld(undefined);
+      return;
+    }
+    p.acked = true;
+    p.userMsgId = typeof result?.messageId === "string" ? result.messageId : undefined;
+    const firstEcho = p.log.find((e) => e.kind === "user" && p.userMsgId !== undefined && e.messageId === p.userMsgId);
+    p.insertionSeq = firstEcho ? firstEcho.seq : seq;
+    if (p.userMsgId !== undefined) this.rememberEcho(p.userMsgId);
+    // An idle that arrived before the ack may already complete it.
+    for (const e of p.log) {
+      if (e.kind === "state" && e.state === "idle" && e.update && this.completes(p, e.seq, e.prev)) {
+        this.complete(p, e.update);
+        break;
+      }
+    }
+    p.log.length = 0;
+    this.releaseHeld(p);
+  }
+
+  /** Any agent message for the session that is not a state or user update (rule bookkeeping). */
+  tick(): void {
+    this.seq++;
+  }
+
+  /**
+   * A user-message update (`user_message` / `user_message_chunk`). Held while a prompt is not acked;
+   * the echo of an acked prompt is dropped (T §1.2-2).
+   */
+  userMessage(update: v2.SessionUpdate, messageId: string | undefined, release: () => void): UserMessageDecision {
+    const seq = ++this.seq;
+    // Replayed history is shown in full: the client's own earlier prompts included.
+    if (this.resumeInFlight) return "forward";
+    for (const p of this.pending) if (!p.acked) this.log(p, { seq, kind: "user", messageId });
+    if (!this.opts.forwardPromptEcho && messageId !== undefined && this.echoIds.includes(messageId)) return "drop";
+    if (this.pending.some((p) => !p.acked) && !this.opts.forwardPromptEcho) {
+      this.held.push({ update, messageId, release });
+      return "hold";
+    }
+    return "forward";
+  }
+
+  /** Rules 3 and 4: a `state_update`. */
+  stateUpdate(update: v2.StateUpdate & { sessionUpdate?: string }): void {
+    const seq = ++this.seq;
+    const prev = this.agentState;
+    const state = typeof update.state === "string" ? update.state : "unknown";
+    this.agentState = state;
+    if (state !== "idle") {
+      this.opts.connection.agentReportsBusy = true;
+      for (const p of this.pending) this.clearSettle(p);
+    }
+    if (this.resumeInFlight) return; // a resume snapshot completes nothing
+    for (const p of [...this.pending]) {
+      if (!p.acked) {
+        this.log(p, { seq, kind: "state", state, prev, update: state === "idle" ? (update as v2.IdleStateUpdate) : undefined });
+        continue;
+      }
+      if (state !== "idle") continue;
+      if (this.completes(p, seq, prev)) this.complete(p, update as v2.IdleStateUpdate);
+      else this.maybeSettle(p, update as v2.IdleStateUpdate);
+    }
+  }
+
+  private completes(p: Pending, seq: number, prev: string | undefined): boolean {
+    return p.acked && p.insertionSeq !== undefined && seq > p.insertionSeq && prev !== undefined && prev !== "idle";
+  }
+
+  /** Settle fallback for agents that never report `running` (rule 4). */
+  private maybeSettle(p: Pending, idle: v2.IdleStateUpdate): void {
+    if (this.opts.connection.agentReportsBusy) return;
+    const reason = (idle as { stopReason?: unknown }).stopReason;
+    if (reason === undefined || reason === null) return;
+    this.clearSettle(p);
+    p.settleTimer = setTimeout(() => {
+      p.settleTimer = undefined;
+      if (this.pending.includes(p) && this.agentState === "idle") this.complete(p, idle);
+    }, this.opts.idleSettleMs);
+    p.settleTimer.unref();
+  }
+
+  private clearSettle(p: Pending): void {
+    if (p.settleTimer) clearTimeout(p.settleTimer);
+    p.settleTimer = undefined;
+  }
+
+  private complete(p: Pending, idle: v2.IdleStateUpdate): void {
+    this.remove(p);
+    p.handle.answerIdle(idle, p.cancelRequested);
+  }
+
+  private remove(p: Pending): void {
+    this.clearSettle(p);
+    const i = this.pending.indexOf(p);
+    if (i >= 0) this.pending.splice(i, 1);
+  }
+
+  private log(p: Pending, e: LogEvent): void {
+    if (p.log.length < LOG_LIMIT) p.log.push(e);
+  }
+
+  private rememberEcho(id: string): void {
+    this.echoIds.push(id);
+    if (this.echoIds.length > ECHO_MEMORY) this.echoIds.shift();
+  }
+
+  /** Release held user messages once no prompt awaits its ack; drop the acked prompt's echo. */
+  private releaseHeld(acked: Pending | undefined): void {
+    if (this.pending.some((p) => !p.acked)) {
+      if (acked) this.held = this.held.filter((h) => !this.isEcho(h, acked));
+      return;
+    }
+    const held = this.held;
+    this.held = [];
+    let echoTaken = false;
+    for (const h of held) {
+      if (acked && this.isEcho(h, acked, echoTaken)) {
+        echoTaken ||= acked.userMsgId === undefined;
+        continue;
+      }
+      h.release();
+    }
+  }
+
+  private isEcho(h: { update: v2.SessionUpdate; messageId: string | undefined }, p: Pending, echoTaken = false): boolean {
+    if (p.userMsgId !== undefined) return h.messageId === p.userMsgId || this.echoIds.includes(h.messageId ?? "");
+    if (echoTaken) return false;
+    // No messageId in the ack (D1): the echo is the first held message whose content is the prompt.
+    const content = (h.update as { content?: unknown }).content;
+    return jsonEqual(content, p.content) || (Array.isArray(p.content) && p.content.length === 1 && jsonEqual(content, p.content[0]));
+  }
+
+  /** Rule 5: `session/cancel` marks every pending prompt. */
+  cancelAll(): void {
+    for (const p of this.pending) p.cancelRequested = true;
+  }
+
+  /** Rule 6: `$/cancel_request` on one prompt. Returns whether it was acked (else also withdraw it). */
+  cancelOne(outboundId: number): { found: boolean; acked: boolean } {
+    const p = this.pending.find((x) => x.outboundId === outboundId);
+    if (!p) return { found: false, acked: false };
+    p.cancelRequested = true;
+    return { found: true, acked: p.acked };
+  }
+
+  /** Rule 7: the session was closed: prompts still pending end as cancelled. */
+  closed(): void {
+    for (const p of [...this.pending]) {
+      this.remove(p);
+      p.handle.answerCancelled();
+    }
+    this.held = [];
+  }
+
+  /** Rule 9: the agent is gone. */
+  agentGone(error: RpcError): void {
+    for (const p of [...this.pending]) {
+      this.remove(p);
+      p.handle.answerError(error);
+    }
+    this.held = [];
+  }
+}

@@ -1,0 +1,68 @@
+// What direction A remembers per session (T §7.1): the prompt lifecycle, message ids and what v1
+// was shown of each message, materialized tool calls, terminals, plans, the config cache. Bounded.
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import type { MessageKind, SentMessage } from "../../convert/message.js";
+import type { PlansMap } from "../../convert/plan.js";
+import type { TerminalState } from "../../convert/terminal.js";
+import { LruMap } from "../bounded.js";
+import { PromptLifecycle, type LifecycleOptions } from "./prompt-lifecycle.js";
+
+/** Messages whose v1 rendering is remembered for later whole-message upserts (T §2.2). */
+const MESSAGE_MEMORY = 256;
+/** Message ids whose kind is remembered for collision renames (T §2.1). */
+const ID_KIND_MEMORY = 4096;
+/** Tool calls kept (finished ones are forgotten first). */
+const TOOL_CALL_MEMORY = 1024;
+const TERMINAL_MEMORY = 64;
+
+export interface ToolCallView {
+  /** Materialized v2 state: every field as the agent last set it. */
+  view: Record<string, unknown>;
+  /** The v1 client has a `tool_call` for it. */
+  announced: boolean;
+  /** Invented by the bridge for a permission subject (T §4 A↓-2): finalize when answered. */
+  synthetic: boolean;
+  /** Chunks appended since the last emission (coalesced, T §2.4 A↓-3). */
+  pendingChunks: v2.ToolCallContentChunk[];
+  flushTimer: NodeJS.Timeout | undefined;
+}
+
+export interface TerminalEntry extends TerminalState {
+  readonly refs: Set<string>;
+  flushTimer: NodeJS.Timeout | undefined;
+}
+
+export class SessionA {
+  readonly lifecycle: PromptLifecycle;
+  readonly idKind = new LruMap<string, MessageKind>(ID_KIND_MEMORY);
+  readonly sent = new LruMap<string, SentMessage>(MESSAGE_MEMORY);
+  readonly toolCalls = new LruMap<string, ToolCallView>(TOOL_CALL_MEMORY);
+  readonly terminals = new LruMap<string, TerminalEntry>(TERMINAL_MEMORY);
+  plans: PlansMap = new Map();
+  /** The agent's last v2 config option list (H §5, T §2.7). */
+  configOptions: unknown;
+  lastCost: unknown;
+  closed = false;
+  /** Where the session works (recorded from the lifecycle request, H §4.10). */
+  cwd: string | undefined;
+  roots: readonly string[] = [];
+
+  constructor(
+    readonly sessionId: string,
+    lifecycle: LifecycleOptions,
+  ) {
+    this.lifecycle = new PromptLifecycle(lifecycle);
+  }
+
+  /** Replay starts from scratch (T §7.1): message and plan state reset, tool calls re-upserted. */
+  resetForReplay(): void {
+    this.sent.clear();
+    this.idKind.clear();
+    this.plans = new Map();
+  }
+
+  dispose(): void {
+    for (const t of this.toolCalls.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
+    for (const t of this.terminals.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
+  }
+}

@@ -1,0 +1,398 @@
+// Direction A, agent → client: every v2 `session/update` variant rendered for a v1 client (T §2),
+// with the state each needs (message ids, tool calls, terminals, plans, config, cost).
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { availableCommandsToV1 } from "../../convert/command.js";
+import { isObject } from "../../convert/json.js";
+import { chunkToV1, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
+import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
+import { applyPlanUpdate, plansToV1 } from "../../convert/plan.js";
+import type { Conv } from "../../convert/result.js";
+import type { ConvertOptions } from "../../convert/stash.js";
+import {
+  appendOutput,
+  decodeBase64,
+  newTerminal,
+  replaceOutput,
+  terminalToV1Item,
+} from "../../convert/terminal.js";
+import { restoresV1ToolCall, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1Context } from "../../convert/tool-call.js";
+import { usageToV1 } from "../../convert/usage.js";
+import type { DiffRendering } from "../../convert/diff.js";
+import type { Logger } from "../../log.js";
+import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
+
+type Obj = Record<string, unknown>;
+
+export const DEFAULT_FLUSH_MS = 50;
+export const DEFAULT_TERMINAL_FLUSH_MS = 100;
+
+/** What the v1 client advertised that changes how updates are rendered (T §7.1). */
+export interface ClientFlags {
+  readonly booleanOptions: boolean;
+  readonly notices: boolean;
+  readonly compaction: boolean;
+  /** The client is another acp-bridge (B side): use the ext channel of T §5.5. */
+  readonly bridgePeer: boolean;
+}
+
+export interface UpdateContext {
+  readonly opts: ConvertOptions;
+  readonly flags: ClientFlags;
+  readonly log: Logger;
+  readonly diffRendering: DiffRendering;
+  readonly redactionNotice: boolean;
+  readonly flushMs: number;
+  readonly terminalFlushMs: number;
+  readonly terminalMaxBytes: number;
+  /** Send a v1 `session/update` for the session. */
+  send(sessionId: string, update: v1.SessionUpdate, meta?: unknown): void;
+  /** Send the original notification line unchanged (the translation is the identity). */
+  sendRaw(line: Buffer, parsed: unknown): void;
+  /** Bridge peers only: a v2 update that has no v1 form (T §5.5). */
+  sendExt(sessionId: string, update: unknown): void;
+}
+
+const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
+  user_message_chunk: { kind: "user", whole: false },
+  agent_message_chunk: { kind: "agent", whole: false },
+  agent_thought_chunk: { kind: "thought", whole: false },
+  user_message: { kind: "user", whole: true },
+  agent_message: { kind: "agent", whole: true },
+  agent_thought: { kind: "thought", whole: true },
+};
+
+function failed<T>(r: Conv<T>, ctx: UpdateContext, what: string): r is Extract<Conv<T>, { ok: false }> {
+  if (r.ok) return false;
+  ctx.log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
+  return true;
+}
+
+/** One `session/update` notification from the v2 agent. */
+export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, ctx: UpdateContext): void {
+  const update = params.update;
+  if (!isObject(update) || typeof update.sessionUpdate !== "string") {
+    ctx.log.warn("dropped a session/update without an update variant");
+    return;
+  }
+  const tag = update.sessionUpdate;
+  const lc = s.lifecycle;
+  const message = MESSAGE_KINDS[tag];
+  if (message) {
+    if (message.kind === "user") {
+      const id = typeof update.messageId === "string" ? update.messageId : undefined;
+      const decision = lc.userMessage(update as v2.SessionUpdate, id, () => messageToV1(s, update, message, line, ctx));
+      if (decision === "forward") messageToV1(s, update, message, line, ctx);
+      return;
+    }
+    lc.tick();
+    messageToV1(s, update, message, line, ctx);
+    return;
+  }
+  switch (tag) {
+    case "state_update":
+      lc.stateUpdate(update as v2.StateUpdate);
+      if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
+      return;
+    case "tool_call_update":
+      lc.tick();
+      toolCallUpdate(s, update as v2.ToolCallUpdate, ctx);
+      return;
+    case "tool_call_content_chunk":
+      lc.tick();
+      toolCallContentChunk(s, update as v2.ToolCallContentChunk, ctx);
+      return;
+    case "terminal_update":
+    case "terminal_output_chunk":
+      lc.tick();
+      terminalUpdate(s, update, ctx);
+      if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
+      return;
+    case "plan_update": {
+      lc.tick();
+      const next = applyPlanUpdate(s.plans, update as v2.PlanUpdate);
+      if (failed(next, ctx, "plan_update")) return;
+      s.plans = next.value;
+      const plan = plansToV1(s.plans, update as v2.PlanUpdate, ctx.opts);
+      if (failed(plan, ctx, "plan_update")) return;
+      ctx.send(s.sessionId, { sessionUpdate: "plan", ...plan.value });
+      return;
+    }
+    case "available_commands_update": {
+      const r = availableCommandsToV1(update as v2.AvailableCommandsUpdate, ctx.opts);
+      if (failed(r, ctx, "available_commands_update")) return;
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" });
+      return;
+    }
+    case "config_option_update": {
+      const r = configOptionUpdateToV1Updates(update, s.configOptions, { booleanOptions: ctx.flags.booleanOptions }, ctx.opts);
+      if (failed(r, ctx, "config_option_update")) return;
+      s.configOptions = update.configOptions;
+      if (r.value.modesChanged) ctx.log.warnOnce(`modes-${s.sessionId}`, "the agent changed the set of modes: v1 clients cannot be told");
+      for (const u of r.value.updates) ctx.send(s.sessionId, u);
+      return;
+    }
+    case "session_info_update":
+      // Same shape in both versions (T §2.9).
+      if (line) ctx.sendRaw(line, { jsonrpc: "2.0", method: "session/update", params });
+      else ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
+      return;
+    case "usage_update": {
+      const r = usageToV1(update as v2.UsageUpdate, s.lastCost as v2.Cost | undefined, ctx.opts);
+      if (failed(r, ctx, "usage_update")) return;
+      s.lastCost = r.value.lastCost;
+      ctx.send(s.sessionId, r.value.update as v1.SessionUpdate, params._meta);
+      return;
+    }
+    case "notice":
+      if (ctx.flags.notices) ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
+      else ctx.log.debug("dropped a notice: the v1 client did not advertise session.notices");
+      return;
+    case "compaction_update":
+    case "compaction_summary_chunk":
+      if (ctx.flags.compaction) ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
+      else ctx.log.debug(`dropped ${tag}: the v1 client did not advertise session.compaction`);
+      return;
+    default:
+      // An extension or future variant: v1's union is closed (T §2.11).
+      if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
+      else ctx.log.warnOnce(`update-${tag}`, `dropped session/update '${tag}': it has no v1 form`);
+  }
+}
+
+function messageToV1(
+  s: SessionA,
+  update: Obj,
+  message: { kind: MessageKind; whole: boolean },
+  _line: Buffer | undefined,
+  ctx: UpdateContext,
+): void {
+  const id = update.messageId;
+  if (typeof id !== "string") {
+    ctx.log.warn("dropped a message update without a messageId");
+    return;
+  }
+  const key = `${message.kind}:${id}`;
+  let firstKind = s.idKind.get(id);
+  if (firstKind === undefined) {
+    firstKind = message.kind;
+    s.idKind.set(id, firstKind);
+  }
+  const sent = s.sent.get(key);
+  if (message.whole) {
+    const r = upsertToV1Chunks(
+      update as v2.UserMessage,
+      sent,
+      { kind: message.kind, firstKind, redactionNotice: ctx.redactionNotice },
+      ctx.opts,
+    );
+    if (failed(r, ctx, String(update.sessionUpdate))) return;
+    s.sent.set(key, r.value.sent);
+    for (const c of r.value.chunks) ctx.send(s.sessionId, c);
+    return;
+  }
+  const r = chunkToV1(update as v2.ContentChunk, sent, { kind: message.kind, firstKind }, ctx.opts);
+  if (failed(r, ctx, String(update.sessionUpdate))) return;
+  s.sent.set(key, r.value.sent);
+  ctx.send(s.sessionId, r.value.update as v1.SessionUpdate);
+}
+
+// ---------------------------------------------------------------- tool calls (T §2.4)
+
+const TERMINAL_STATUSES = new Set(["completed", "failed", "cancelled"]);
+
+function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV1Context> = {}): ToolCallToV1Context {
+  return {
+    opts: ctx.opts,
+    diffRendering: ctx.diffRendering,
+    renderTerminal: (terminalId) => terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
+    ...extra,
+  };
+}
+
+function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
+  let t = s.terminals.get(terminalId);
+  if (!t) {
+    t = { ...newTerminal(terminalId), refs: new Set(), flushTimer: undefined };
+    s.terminals.set(terminalId, t);
+  }
+  return t;
+}
+
+/** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
+export function applyToolCallPatch(view: Obj, patch: Obj): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === "sessionUpdate") continue;
+    if (k === "_meta") {
+      if (v === null) delete view._meta;
+      else if (isObject(v)) {
+        const meta: Obj = isObject(view._meta) ? { ...view._meta } : {};
+        for (const [mk, mv] of Object.entries(v)) {
+          if (mv === null) Reflect.deleteProperty(meta, mk);
+          else meta[mk] = mv;
+        }
+        view._meta = meta;
+      }
+      continue;
+    }
+    if (v === null) Reflect.deleteProperty(view, k);
+    else view[k] = v;
+  }
+}
+
+function referencedTerminals(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  const ids: string[] = [];
+  for (const item of content) if (isObject(item) && item.type === "terminal" && typeof item.terminalId === "string") ids.push(item.terminalId);
+  return ids;
+}
+
+function trackTerminalRefs(s: SessionA, toolCallId: string, content: unknown): void {
+  for (const id of referencedTerminals(content)) terminalFor(s, id).refs.add(toolCallId);
+}
+
+function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
+  let t = s.toolCalls.get(toolCallId);
+  if (!t) {
+    t = { view: { toolCallId }, announced: false, synthetic: false, pendingChunks: [], flushTimer: undefined };
+    s.toolCalls.set(toolCallId, t);
+  }
+  return t;
+}
+
+/** Emit what is pending for a tool call (coalesced content chunks) before anything else about it. */
+function flushToolCall(s: SessionA, t: ToolCallView, ctx: UpdateContext): void {
+  if (t.flushTimer) clearTimeout(t.flushTimer);
+  t.flushTimer = undefined;
+  if (t.pendingChunks.length === 0) return;
+  const chunks = t.pendingChunks;
+  t.pendingChunks = [];
+  const body = { toolCallId: t.view.toolCallId, content: t.view.content } as v2.ToolCallUpdate;
+  emitToolCall(s, t, t.announced ? body : (t.view as v2.ToolCallUpdate), ctx, { chunks });
+}
+
+function emitToolCall(
+  s: SessionA,
+  t: ToolCallView,
+  u: v2.ToolCallUpdate,
+  ctx: UpdateContext,
+  extra: Partial<ToolCallToV1Context> = {},
+): void {
+  const context = toolContext(s, ctx, extra);
+  if (!t.announced || restoresV1ToolCall(u)) {
+    // First sighting (or a chained bridge restoring a re-sent v1 tool_call): a v1 `tool_call`.
+    const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : (t.view as v2.ToolCallUpdate), context);
+    if (failed(r, ctx, "tool_call_update")) return;
+    t.announced = true;
+    t.synthetic = false;
+    ctx.send(s.sessionId, { sessionUpdate: "tool_call", ...r.value } as v1.SessionUpdate);
+    return;
+  }
+  const r = toolCallUpdateToV1(u, context);
+  if (failed(r, ctx, "tool_call_update")) return;
+  ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value });
+}
+
+export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateContext): void {
+  const id = (u as Obj).toolCallId;
+  if (typeof id !== "string") {
+    ctx.log.warn("dropped a tool_call_update without a toolCallId");
+    return;
+  }
+  const t = toolEntry(s, id);
+  flushToolCall(s, t, ctx);
+  const patch: Obj = { ...(u as Obj) };
+  delete patch.sessionUpdate;
+  applyToolCallPatch(t.view, patch);
+  trackTerminalRefs(s, id, t.view.content);
+  emitToolCall(s, t, patch as v2.ToolCallUpdate, ctx);
+  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
+    // Finished: keep it (a late update still renders), but let the LRU forget it first.
+    s.toolCalls.delete(id);
+    s.toolCalls.set(id, t);
+  }
+}
+
+function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: UpdateContext): void {
+  const src = c as Obj;
+  const id = src.toolCallId;
+  if (typeof id !== "string" || !isObject(src.content)) {
+    ctx.log.warn("dropped a malformed tool_call_content_chunk");
+    return;
+  }
+  const t = toolEntry(s, id);
+  const content = Array.isArray(t.view.content) ? [...(t.view.content as unknown[])] : [];
+  content.push(src.content);
+  t.view.content = content;
+  trackTerminalRefs(s, id, content);
+  const chunk: Obj = { ...src };
+  delete chunk.sessionUpdate;
+  t.pendingChunks.push(chunk as v2.ToolCallContentChunk);
+  // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
+  t.flushTimer ??= setTimeout(() => flushToolCall(s, t, ctx), ctx.flushMs);
+}
+
+// ---------------------------------------------------------------- terminals (T §2.5)
+
+function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext): void {
+  const id = update.terminalId;
+  if (typeof id !== "string") {
+    ctx.log.warn("dropped a terminal update without a terminalId");
+    return;
+  }
+  const t = terminalFor(s, id);
+  if (update.sessionUpdate === "terminal_output_chunk") {
+    const data = decodeBase64(update.data);
+    if (data) appendOutput(t, data, ctx.terminalMaxBytes);
+  } else {
+    if (typeof update.command === "string") t.command = update.command;
+    if (typeof update.cwd === "string") t.cwd = update.cwd;
+    if (isObject(update.output)) {
+      const data = decodeBase64(update.output.data);
+      if (data) replaceOutput(t, data, ctx.terminalMaxBytes);
+    }
+    if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
+    if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
+  }
+  if (t.refs.size === 0) return; // rendered once a tool call references it
+  const flush = () => {
+    t.flushTimer = undefined;
+    for (const toolCallId of t.refs) {
+      const tc = s.toolCalls.peek(toolCallId);
+      if (!tc?.announced) continue;
+      flushToolCall(s, tc, ctx);
+      emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx);
+    }
+  };
+  // An exit is final: render it now; output is coalesced.
+  if (update.exitStatus !== undefined) {
+    if (t.flushTimer) clearTimeout(t.flushTimer);
+    flush();
+  } else t.flushTimer ??= setTimeout(flush, ctx.terminalFlushMs);
+}
+
+/** Flush every coalesced emission of a session now (before a turn ends, so the order holds). */
+export function flushSession(s: SessionA, ctx: UpdateContext): void {
+  for (const t of s.toolCalls.values()) if (t.pendingChunks.length > 0) flushToolCall(s, t, ctx);
+  for (const term of s.terminals.values()) {
+    if (!term.flushTimer) continue;
+    clearTimeout(term.flushTimer);
+    term.flushTimer = undefined;
+    for (const toolCallId of term.refs) {
+      const tc = s.toolCalls.peek(toolCallId);
+      if (tc?.announced) emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx);
+    }
+  }
+}
+
+/** A tool call the v1 client has (for permission requests). */
+export function isAnnounced(s: SessionA, toolCallId: string): boolean {
+  return s.toolCalls.peek(toolCallId)?.announced ?? false;
+}
+
+export function markAnnounced(s: SessionA, toolCallId: string, patch: Obj, synthetic: boolean): void {
+  const t = toolEntry(s, toolCallId);
+  applyToolCallPatch(t.view, patch);
+  t.announced = true;
+  t.synthetic = synthetic;
+}

@@ -1,0 +1,788 @@
+// Direction B: a v2 client in front of a v1 agent. The bridge is a v2 agent toward the client and
+// a v1 client toward the agent: it acks prompts at insertion and reports turns with state updates
+// (T §1.4), emulates the v2 baseline a v1 agent lacks (H §2.3), and refuses what v2 removed.
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { BRIDGE_METHOD_PREFIX, EXTENSION_PREFIX, methodRow } from "../../../mappings/methods.js";
+import type { AgentFlags } from "../../convert/capabilities.js";
+import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
+import type { Platform } from "../../convert/directories.js";
+import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
+import { errorToV2 } from "../../convert/error.js";
+import { isObject, jsonEqual } from "../../convert/json.js";
+import { nextGeneratedId } from "../../convert/message.js";
+import {
+  agentConfigFromResult,
+  agentModeBinding,
+  setConfigOptionOnSyntheticToSetMode,
+  setModeResponseToSetConfigOptionResponse,
+  withCurrentMode,
+} from "../../convert/mode.js";
+import { permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
+import { promptErrorToIdle, promptRequestToV1, promptResponseToIdle } from "../../convert/prompt.js";
+import type { Conv } from "../../convert/result.js";
+import {
+  forkSessionRequestToV1,
+  listSessionsRequestToV1,
+  listSessionsResponseToV2,
+  newSessionRequestToV1,
+  resumeSessionRequestToV1,
+  sessionNotFound,
+} from "../../convert/session.js";
+import { forkSessionResponseToV2, loadResponseToResumeResult, newSessionResponseToV2, resumeSessionResponseToV2 } from "../../convert/session-result.js";
+import { STASH_KEY, type ConvertOptions } from "../../convert/stash.js";
+import type { Logger } from "../../log.js";
+import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../wire/jsonrpc.js";
+import type { Link } from "../link.js";
+import { RequestRoute, type Answer, type Inbound } from "../relay.js";
+import type { ExitInfo, Incoming, Translator } from "../translator.js";
+import { SessionB, type HeldPrompt, type Turn } from "./session.js";
+import { boundary, updateToV2, type UpdateContextB } from "./updates.js";
+
+type Obj = Record<string, unknown>;
+
+export const DEFAULT_ACK_GRACE_MS = 100;
+export const DEFAULT_CLOSE_DRAIN_MS = 5000;
+
+export interface BConfig {
+  readonly opts: ConvertOptions;
+  readonly log: Logger;
+  readonly platform: Platform;
+  /** T §1.4-2 (c): ack a prompt this long after sending it if the agent said nothing yet. */
+  readonly ackGraceMs: number;
+  readonly closeDrainMs: number;
+  /** The v2 client opted into unstable usage (T §1.5). */
+  readonly clientWantsUsage: boolean;
+}
+
+const FS_REASON = "client does not offer fs (ACP v2 removed client fs/terminal)";
+const TERMINAL_REASON = "client does not offer terminals (ACP v2 removed client fs/terminal)";
+
+function emulatedMeta(method: string): Obj {
+  return { [STASH_KEY]: { emulated: method } };
+}
+
+function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> {
+  return !r.ok;
+}
+
+export class DirectionB implements Translator {
+  readonly mode = "B" as const;
+  private readonly down: RequestRoute;
+  private readonly up: RequestRoute;
+  private readonly sessions = new Map<string, SessionB>();
+  private readonly updates: UpdateContextB;
+
+  constructor(
+    private readonly client: Link,
+    private readonly agent: Link,
+    private readonly config: BConfig,
+    private readonly agentFlags: AgentFlags,
+  ) {
+    this.down = new RequestRoute(client, agent);
+    this.up = new RequestRoute(agent, client);
+    this.updates = {
+      opts: config.opts,
+      log: config.log,
+      send: (sessionId, update, meta) => {
+        const params: Obj = { sessionId, update };
+        if (meta !== undefined && meta !== null) params._meta = meta;
+        client.notify("session/update", params);
+      },
+    };
+  }
+
+  pendingFromClient(): RequestRoute {
+    return this.down;
+  }
+
+  pendingFromAgent(): RequestRoute {
+    return this.up;
+  }
+
+  private session(sessionId: string): SessionB {
+    let s = this.sessions.get(sessionId);
+    if (!s) {
+      s = new SessionB(sessionId);
+      this.sessions.set(sessionId, s);
+    }
+    return s;
+  }
+
+  private emit(s: SessionB, update: Obj): void {
+    this.updates.send(s.sessionId, update as v2.SessionUpdate);
+  }
+
+  private state(s: SessionB, state: "running" | "requires_action"): void {
+    s.reported = state;
+    this.emit(s, { sessionUpdate: "state_update", state });
+  }
+
+  // ------------------------------------------------------------------ client → agent
+
+  fromClient(m: Incoming): void {
+    switch (m.kind) {
+      case "request":
+        this.clientRequest(m.msg);
+        return;
+      case "notification":
+        this.clientNotification(m.msg, m.line);
+        return;
+      case "response":
+        this.client.deliver(m.msg);
+        return;
+    }
+  }
+
+  private fail(msg: RequestMessage, error: RpcError): void {
+    this.client.fail(msg.id, error);
+  }
+
+  private invalid(msg: RequestMessage, error: { code: number; message: string; data: unknown }): void {
+    this.fail(msg, { code: error.code, message: error.message, data: error.data });
+  }
+
+  private clientRequest(msg: RequestMessage): void {
+    // v2 request ids are strings or integers, never null (H §7.2).
+    if (msg.id === null || (typeof msg.id === "number" && !Number.isInteger(msg.id))) {
+      this.client.fail(null, rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id" }));
+      return;
+    }
+    const method = msg.method;
+    if (method.startsWith(EXTENSION_PREFIX)) {
+      if (method.startsWith(BRIDGE_METHOD_PREFIX))
+        return this.fail(msg, rpcErrors.methodNotFound({ method, reason: "reserved for acp-bridge peers" }));
+      this.down.forward(msg, method, msg.params);
+      return;
+    }
+    const params = isObject(msg.params) ? msg.params : {};
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    if (sessionId !== undefined && this.sessions.get(sessionId)?.closed && !["session/resume", "session/delete", "session/close"].includes(method))
+      return this.invalid(msg, sessionNotFound(sessionId));
+    switch (method) {
+      case "auth/login":
+        this.down.forward(msg, "authenticate", params, objectResult);
+        return;
+      case "auth/logout":
+        if (!this.agentFlags.logout)
+          return this.fail(msg, rpcErrors.methodNotFound({ method, reason: "v1 agent does not support logout" }));
+        this.down.forward(msg, "logout", params, objectResult);
+        return;
+      case "session/new":
+        return this.newSession(msg, params);
+      case "session/fork":
+        return this.fork(msg, params);
+      case "session/resume":
+        return this.resume(msg, params);
+      case "session/list":
+        return this.list(msg, params);
+      case "session/close":
+        return this.close(msg, params);
+      case "session/delete":
+        this.down.forward(msg, method, params, (resp) => {
+          if (!resp.error && sessionId !== undefined) this.sessions.delete(sessionId);
+          return objectResult(resp);
+        });
+        return;
+      case "session/set_config_option":
+        return this.setConfigOption(msg, params);
+      case "session/prompt":
+        return this.prompt(msg, params);
+      case "tool_call/cancel":
+      case "terminal/cancel":
+        // Nothing the bridge owns: a v1 agent cannot cancel one tool call or terminal.
+        return this.fail(
+          msg,
+          rpcErrors.invalidParams({ reason: method === "tool_call/cancel" ? "unknown tool call" : "unknown terminal", method }),
+        );
+      default:
+        this.fail(msg, rpcErrors.methodNotFound({ method, reason: "unknown method: it cannot be translated between ACP v1 and v2" }));
+    }
+  }
+
+  private roots(): { platform: Platform; agentSupportsDirectories: boolean } {
+    return { platform: this.config.platform, agentSupportsDirectories: this.agentFlags.addDirs };
+  }
+
+  private mcp(): { agentMcp: { stdio: boolean; http: boolean; sse: boolean } } {
+    return { agentMcp: { stdio: true, http: this.agentFlags.mcpHttp, sse: this.agentFlags.mcpSse } };
+  }
+
+  private record(s: SessionB, params: Obj): void {
+    s.params = { cwd: params.cwd, additionalDirectories: params.additionalDirectories, mcpServers: params.mcpServers };
+    s.closed = false;
+  }
+
+  private newSession(msg: RequestMessage, params: Obj): void {
+    const r = newSessionRequestToV1(params as v2.NewSessionRequest, { ...this.config.opts, ...this.roots(), ...this.mcp() });
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    this.down.forward(msg, "session/new", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = newSessionResponseToV2(resp.result, {}, this.config.opts);
+      if (failedConv(conv)) return malformed("session/new", conv.error.data);
+      const sessionId = (conv.value as { sessionId?: unknown }).sessionId;
+      if (typeof sessionId === "string") {
+        const s = this.session(sessionId);
+        this.record(s, params);
+        s.config = agentConfigFromResult(resp.result);
+      }
+      return { result: conv.value };
+    });
+  }
+
+  private fork(msg: RequestMessage, params: Obj): void {
+    const r = forkSessionRequestToV1(params as never, { ...this.config.opts, ...this.roots(), ...this.mcp() });
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    this.down.forward(msg, "session/fork", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = forkSessionResponseToV2(resp.result, {}, this.config.opts);
+      if (failedConv(conv)) return malformed("session/fork", conv.error.data);
+      const sessionId = (conv.value as { sessionId?: unknown }).sessionId;
+      if (typeof sessionId === "string") {
+        const s = this.session(sessionId);
+        this.record(s, params);
+        s.config = agentConfigFromResult(resp.result);
+      }
+      return { result: conv.value };
+    });
+  }
+
+  /** H §2.3 and §4.4: forward, load with or without the history, answer locally, or refuse. */
+  private resume(msg: RequestMessage, params: Obj): void {
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const replayFrom = params.replayFrom;
+    const wantsReplay = replayFrom !== undefined && replayFrom !== null;
+    const f = this.agentFlags;
+    const viaLoad = !wantsReplay && !f.resume && f.load;
+    if (wantsReplay && !f.load && isObject(replayFrom) && replayFrom.type === "start")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "replayFrom", reason: "replay not supported by agent" }));
+    const r = resumeSessionRequestToV1(params as v2.ResumeSessionRequest, { ...this.config.opts, ...this.roots(), ...this.mcp(), viaLoad });
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    const s = this.session(sessionId);
+    if (!wantsReplay && !f.resume && !f.load) {
+      // Neither: answer locally for a session live on this connection with the same parameters.
+      const live = !s.closed && s.params.cwd !== undefined;
+      if (!live) return this.invalid(msg, sessionNotFound(sessionId));
+      const same =
+        jsonEqual(s.params.cwd, params.cwd) &&
+        jsonEqual(s.params.additionalDirectories ?? [], params.additionalDirectories ?? []) &&
+        jsonEqual(s.params.mcpServers ?? [], params.mcpServers ?? []);
+      if (!same) return this.fail(msg, rpcErrors.invalidParams({ reason: "agent cannot re-apply session parameters" }));
+      const entry = this.down.local(msg);
+      this.snapshot(s);
+      const result: Obj = { _meta: emulatedMeta("session/resume") };
+      if (s.availableCommands !== undefined) result.availableCommands = s.availableCommands;
+      this.down.reply(entry, { result });
+      return;
+    }
+    const { method, params: out } = r.value as { method: string; params: unknown };
+    s.loadInFlight = true;
+    if (method === "session/load") {
+      boundary(s, this.updates);
+      s.resetForReplay();
+      s.suppressHistory = !wantsReplay;
+    }
+    const entry = this.down.local(msg);
+    entry.outboundId = this.agent.request(method, out, (resp) => {
+      s.loadInFlight = false;
+      s.suppressHistory = false;
+      boundary(s, this.updates);
+      if (entry.answered) return;
+      if (resp.error) {
+        this.down.reply(entry, { error: this.errorForClient(resp.error, sessionId) });
+        this.startNext(s);
+        return;
+      }
+      const ctx = s.availableCommands !== undefined ? { availableCommands: s.availableCommands } : {};
+      const conv =
+        method === "session/load"
+          ? loadResponseToResumeResult(resp.result, ctx, this.config.opts)
+          : resumeSessionResponseToV2(resp.result, ctx, this.config.opts);
+      if (failedConv(conv)) {
+        this.down.reply(entry, malformed(method, conv.error.data));
+        return;
+      }
+      this.record(s, params);
+      s.config = agentConfigFromResult(resp.result);
+      const result = conv.value as Obj;
+      if (viaLoad) result._meta = { ...(isObject(result._meta) ? result._meta : {}), ...emulatedMeta("session/resume") };
+      // A v2 resume response is preceded by a state snapshot (T §1.4-10).
+      this.snapshot(s);
+      this.down.reply(entry, { result });
+      this.startNext(s);
+    });
+  }
+
+  private snapshot(s: SessionB): void {
+    const state = s.turn ? "running" : "idle";
+    s.reported = state;
+    this.emit(s, { sessionUpdate: "state_update", state });
+  }
+
+  private list(msg: RequestMessage, params: Obj): void {
+    const r = listSessionsRequestToV1(params, { ...this.config.opts, ...this.roots() });
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    const filter = r.value.directoriesFilter;
+    const keep = (sessions: Obj[]): Obj[] =>
+      filter === undefined ? sessions : sessions.filter((i) => jsonEqual(i.additionalDirectories ?? [], filter));
+    if (!this.agentFlags.list) {
+      // Emulated from the sessions this bridge has seen: incomplete by nature (H §2.3).
+      const cwd = params.cwd;
+      const sessions: Obj[] = [];
+      for (const s of this.sessions.values()) {
+        if (s.closed || typeof s.params.cwd !== "string") continue;
+        if (typeof cwd === "string" && s.params.cwd !== cwd) continue;
+        const info: Obj = { sessionId: s.sessionId, cwd: s.params.cwd };
+        if (Array.isArray(s.params.additionalDirectories) && s.params.additionalDirectories.length > 0)
+          info.additionalDirectories = s.params.additionalDirectories;
+        if (s.title !== undefined) info.title = s.title;
+        if (s.updatedAt !== undefined) info.updatedAt = s.updatedAt;
+        sessions.push(info);
+      }
+      const entry = this.down.local(msg);
+      this.down.reply(entry, { result: { sessions: keep(sessions), _meta: emulatedMeta("session/list") } });
+      return;
+    }
+    this.down.forward(msg, "session/list", r.value.params, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = listSessionsResponseToV2(resp.result as v1.ListSessionsResponse, this.config.opts);
+      if (failedConv(conv)) return malformed("session/list", conv.error.data);
+      const result = conv.value as unknown as Obj;
+      if (Array.isArray(result.sessions)) result.sessions = keep(result.sessions as Obj[]);
+      return { result };
+    });
+  }
+
+  /** T §1.4-9 and H §2.3: held prompts -32800, the turn ends cancelled, then the close answer. */
+  private close(msg: RequestMessage, params: Obj): void {
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const s = this.sessions.get(sessionId);
+    if (s) for (const held of s.queue.splice(0)) this.down.reply(held.entry, { error: rpcErrors.cancelled() });
+    const entry = this.down.local(msg);
+    const finish = (answer: Answer) => {
+      if (s) {
+        if (s.turn) this.endTurn(s, { stopReason: "cancelled" });
+        s.closed = true;
+      }
+      this.down.reply(entry, answer);
+    };
+    const afterTurn = (then: () => void) => {
+      if (!s?.turn) return then();
+      const turn = s.turn;
+      turn.cancelRequested = true;
+      const timer = setTimeout(then, this.config.closeDrainMs);
+      timer.unref();
+      turn.onEnd = () => {
+        clearTimeout(timer);
+        then();
+      };
+    };
+    if (this.agentFlags.close) {
+      entry.outboundId = this.agent.request("session/close", params, (resp) => {
+        if (entry.answered) return;
+        // Clients treat -32002 on close as success (H §4.7).
+        afterTurn(() => finish(resp.error && resp.error.code !== -32002 ? { error: resp.error } : { result: resp.result ?? {} }));
+      });
+      return;
+    }
+    if (s?.turn) this.agent.notify("session/cancel", { sessionId });
+    afterTurn(() => finish({ result: { _meta: emulatedMeta("session/close") } }));
+  }
+
+  private setConfigOption(msg: RequestMessage, params: Obj): void {
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const s = this.session(sessionId);
+    const binding = agentModeBinding(s.config);
+    if (binding?.kind === "modes" && params.configId === binding.configId) {
+      // The synthetic mode option (H §5.3): a v1 session/set_mode, checked before the agent is asked.
+      const r = setConfigOptionOnSyntheticToSetMode(params, s.config);
+      if (failedConv(r)) return this.invalid(msg, r.error);
+      this.down.forward(msg, "session/set_mode", r.value, (resp) => {
+        if (resp.error) return { error: resp.error };
+        s.config = withCurrentMode(s.config, String((r.value as { modeId: unknown }).modeId));
+        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.config.opts);
+        if (failedConv(conv)) return malformed("session/set_mode", conv.error.data);
+        return { result: conv.value };
+      });
+      return;
+    }
+    const r = setConfigOptionRequestToV1(params);
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const conv = setConfigOptionResponseToV2(resp.result, { modes: s.config.modes }, this.config.opts);
+      if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
+      if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
+      return { result: conv.value };
+    });
+  }
+
+  // ------------------------------------------------------------------ prompts (T §1.4)
+
+  private prompt(msg: RequestMessage, params: Obj): void {
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const r = promptRequestToV1(params as v2.PromptRequest, this.config.opts);
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    const s = this.session(sessionId);
+    const entry = this.down.local(msg);
+    const held: HeldPrompt = { entry, params: r.value };
+    entry.onCancel = () => this.cancelPrompt(s, held);
+    if (s.turn || s.loadInFlight) {
+      s.queue.push(held); // a held v2 prompt: no answer until it is inserted
+      return;
+    }
+    this.startTurn(s, held);
+  }
+
+  private startTurn(s: SessionB, held: HeldPrompt): void {
+    boundary(s, this.updates); // a new prompt starts new messages
+    const gen = nextGeneratedId(s.chunkIds, s.sessionId, "user");
+    s.chunkIds = gen.state;
+    const prompt = Array.isArray(held.params.prompt) ? (held.params.prompt as unknown[]) : [];
+    const turn: Turn = {
+      entry: held.entry,
+      prompt,
+      outboundId: 0,
+      userMsgId: gen.messageId,
+      acked: false,
+      echoOpen: false,
+      echoCount: 0,
+      cancelRequested: false,
+      withdrawn: false,
+      blockers: 0,
+      ackTimer: undefined,
+      relayed: new Set(),
+      onEnd: undefined,
+    };
+    s.turn = turn;
+    turn.outboundId = this.agent.request("session/prompt", held.params, (resp) => this.promptAnswered(s, turn, resp));
+    if (this.config.ackGraceMs <= 0) this.ack(s, turn);
+    else {
+      turn.ackTimer = setTimeout(() => this.ack(s, turn), this.config.ackGraceMs);
+      turn.ackTimer.unref();
+    }
+  }
+
+  /** T §1.4-2: the ack, the user message and `running`, before anything of the turn. */
+  private ack(s: SessionB, turn: Turn, adoptId?: string): void {
+    if (turn.acked || turn.withdrawn || s.turn !== turn) return;
+    if (turn.ackTimer) clearTimeout(turn.ackTimer);
+    turn.ackTimer = undefined;
+    if (adoptId !== undefined) turn.userMsgId = adoptId;
+    turn.acked = true;
+    this.down.reply(turn.entry, { result: { messageId: turn.userMsgId } });
+    this.emit(s, { sessionUpdate: "user_message", messageId: turn.userMsgId, content: turn.prompt });
+    this.state(s, "running");
+    turn.echoOpen = true;
+    turn.echoCount = 0;
+  }
+
+  /** Trigger (a): any v1 message of the session acks the active prompt first. */
+  private trigger(s: SessionB, update?: Obj): void {
+    const turn = s.turn;
+    if (!turn || turn.acked) return;
+    const own = update?.sessionUpdate === "user_message_chunk" && typeof update.messageId === "string" ? update.messageId : undefined;
+    this.ack(s, turn, own);
+    // The adopted id is the echo's own: later echo chunks keep it.
+    if (own !== undefined) turn.echoCount = 0;
+  }
+
+  private promptAnswered(s: SessionB, turn: Turn, resp: ResponseMessage): void {
+    if (turn.ackTimer) clearTimeout(turn.ackTimer);
+    if (turn.withdrawn && !turn.acked) {
+      // Withdrawn before its ack (T §1.4-8): answered -32800, nothing emitted.
+      this.down.reply(turn.entry, { error: rpcErrors.cancelled() });
+      this.finishTurn(s, turn);
+      return;
+    }
+    if (resp.error && !turn.acked) {
+      // Failed before insertion: the v2 prompt fails the same way, nothing else (T §1.4-6).
+      this.down.reply(turn.entry, { error: this.errorForClient(resp.error, s.sessionId) });
+      this.finishTurn(s, turn);
+      return;
+    }
+    this.ack(s, turn);
+    boundary(s, this.updates);
+    const idle = resp.error
+      ? promptErrorToIdle(resp.error, { cancelRequested: turn.cancelRequested }, this.config.opts)
+      : promptResponseToIdle(resp.result as v1.PromptResponse, { clientWantsUsage: this.config.clientWantsUsage }, this.config.opts);
+    if (failedConv(idle)) this.endTurn(s, { stopReason: turn.cancelRequested ? "cancelled" : "end_turn" });
+    else {
+      const body = idle.value as Obj;
+      this.endTurn(s, turn.cancelRequested && body.stopReason !== "cancelled" && resp.error ? { ...body, stopReason: "cancelled", error: undefined } : body);
+    }
+  }
+
+  /** Emit the idle that ends the active turn, then start the next held prompt. */
+  private endTurn(s: SessionB, idle: Obj): void {
+    const turn = s.turn;
+    if (!turn) return;
+    const update: Obj = { sessionUpdate: "state_update", state: "idle" };
+    for (const [k, v] of Object.entries(idle)) if (v !== undefined && k !== "sessionUpdate" && k !== "state") update[k] = v;
+    s.reported = "idle";
+    this.emit(s, update);
+    this.finishTurn(s, turn);
+  }
+
+  private finishTurn(s: SessionB, turn: Turn): void {
+    if (s.turn !== turn) return;
+    s.turn = undefined;
+    const onEnd = turn.onEnd;
+    turn.onEnd = undefined;
+    onEnd?.();
+    this.startNext(s);
+  }
+
+  private startNext(s: SessionB): void {
+    if (s.turn || s.loadInFlight || s.closed) return;
+    const next = s.queue.shift();
+    if (next) this.startTurn(s, next);
+  }
+
+  /** `$/cancel_request` on a prompt (T §1.4-8). */
+  private cancelPrompt(s: SessionB, held: HeldPrompt): void {
+    const i = s.queue.indexOf(held);
+    if (i >= 0) {
+      s.queue.splice(i, 1);
+      this.down.reply(held.entry, { error: rpcErrors.cancelled() });
+      return;
+    }
+    const turn = s.turn;
+    if (turn?.entry !== held.entry || turn.acked) return; // acked: ignored
+    turn.withdrawn = true;
+    if (turn.ackTimer) clearTimeout(turn.ackTimer);
+    this.agent.notify("session/cancel", { sessionId: s.sessionId });
+  }
+
+  /** v2 `session/cancel` (T §1.4-7). */
+  private cancelSession(sessionId: string, params: Obj): void {
+    this.agent.notify("session/cancel", params);
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    for (const held of s.queue.splice(0)) this.down.reply(held.entry, { error: rpcErrors.cancelled() });
+    const turn = s.turn;
+    if (!turn) return;
+    turn.cancelRequested = true;
+    for (const r of [...turn.relayed]) {
+      // Answer the v1 agent ourselves, withdraw the request from the v2 client, drop its late answer.
+      turn.relayed.delete(r);
+      this.up.reply(r.entry, { result: r.onCancel });
+      if (r.entry.outboundId !== undefined) this.client.notify("$/cancel_request", { requestId: r.entry.outboundId });
+    }
+  }
+
+  private clientNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+    const params = isObject(msg.params) ? msg.params : {};
+    switch (msg.method) {
+      case "session/cancel":
+        if (typeof params.sessionId === "string") this.cancelSession(params.sessionId, params);
+        return;
+      case "$/cancel_request":
+        this.down.cancel(params.requestId, params._meta);
+        return;
+      default:
+        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
+          if (line) this.agent.sendRaw(line, msg);
+          else this.agent.send(msg);
+          return;
+        }
+        this.config.log.debug(`dropped client notification '${msg.method}': no v1 form`);
+    }
+  }
+
+  /** B, -32002 on a session-scoped request gets `data.sessionId` (H §7.1). */
+  private errorForClient(error: RpcError, sessionId: string | undefined): RpcError {
+    const r = errorToV2(error, { sessionId }, this.config.opts);
+    return r.ok ? (r.value) : error;
+  }
+
+  // ------------------------------------------------------------------ agent → client
+
+  fromAgent(m: Incoming): void {
+    switch (m.kind) {
+      case "request":
+        this.agentRequest(m.msg);
+        return;
+      case "notification":
+        this.agentNotification(m.msg, m.line);
+        return;
+      case "response":
+        this.agent.deliver(m.msg);
+        return;
+    }
+  }
+
+  private agentRequest(msg: RequestMessage): void {
+    const method = msg.method;
+    const params = isObject(msg.params) ? msg.params : {};
+    if (method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX)) {
+      this.up.forward(msg, method, msg.params);
+      return;
+    }
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    const s = sessionId !== undefined ? this.sessions.get(sessionId) : undefined;
+    if (s) this.trigger(s);
+    switch (method) {
+      case "session/request_permission":
+        return this.permission(msg, params, s);
+      case "elicitation/create":
+        return this.elicitation(msg, params, s);
+      default: {
+        const row = methodRow(1, method);
+        const removed = row !== undefined && row.v2 === null;
+        const reason = !removed
+          ? "unknown method: it cannot be translated between ACP v1 and v2"
+          : method.startsWith("fs/")
+            ? FS_REASON
+            : TERMINAL_REASON;
+        this.agent.fail(msg.id, rpcErrors.methodNotFound({ method, reason }));
+      }
+    }
+  }
+
+  /** Count a request that blocks the turn (T §1.4-4) and relay it. */
+  private blocking(s: SessionB | undefined, entry: Inbound, onCancel: unknown): () => void {
+    const turn = s?.turn;
+    if (!s || !turn) return () => undefined;
+    const relayed = { entry, onCancel };
+    turn.relayed.add(relayed);
+    if (turn.blockers++ === 0 && !turn.cancelRequested) this.state(s, "requires_action");
+    return () => {
+      turn.relayed.delete(relayed);
+      if (--turn.blockers === 0 && !turn.cancelRequested && s.turn === turn) this.state(s, "running");
+    };
+  }
+
+  private permission(msg: RequestMessage, params: Obj, s: SessionB | undefined): void {
+    if (s) boundary(s, this.updates);
+    const r = permissionRequestToV2(params as v1.RequestPermissionRequest, {
+      opts: this.config.opts,
+      seen: (id) => s?.tools.peek(id) !== undefined,
+      lastTitle: (id) => s?.tools.peek(id)?.title,
+      lastKind: (id) => s?.tools.peek(id)?.kind,
+      ...(typeof s?.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
+    });
+    if (failedConv(r)) {
+      this.agent.fail(msg.id, r.error);
+      return;
+    }
+    const v = r.value;
+    if (v.kind !== "prompt") {
+      this.config.log.warn("answered a permission request without options as cancelled: v2 needs at least one option");
+      this.agent.respond(msg.id, (v as { response: unknown }).response);
+      return;
+    }
+    for (const u of v.before) {
+      const body = u as unknown as Obj;
+      if (s && typeof body.toolCallId === "string") s.tools.set(body.toolCallId, { ...s.tools.peek(body.toolCallId) });
+      if (s) this.emit(s, body);
+    }
+    let release: () => void = () => undefined;
+    const entry = this.up.forward(msg, "session/request_permission", v.params, (resp) => {
+      release();
+      if (resp.error) {
+        // After a cancel, an error (e.g. -32800) means cancelled to a v1 agent.
+        if (s?.turn?.cancelRequested || resp.error.code === -32800) return { result: { outcome: { outcome: "cancelled" } } };
+        return { error: resp.error };
+      }
+      const conv = permissionResponseToV1(resp.result as v2.RequestPermissionResponse, this.config.opts);
+      return failedConv(conv) ? { result: { outcome: { outcome: "cancelled" } } } : { result: conv.value };
+    });
+    // The answer is relayed only after `running` (T §1.4-4), so release before the reply goes out.
+    release = this.blocking(s, entry, { outcome: { outcome: "cancelled" } });
+  }
+
+  private elicitation(msg: RequestMessage, params: Obj, s: SessionB | undefined): void {
+    if (s) boundary(s, this.updates);
+    const r = elicitationRequestToV2(params as v1.CreateElicitationRequest, {
+      opts: this.config.opts,
+      requestIdToV2: (id) => {
+        for (const sess of this.sessions.values())
+          if (sess.turn && sess.turn.outboundId === id) return { requestId: sess.turn.entry.id as v2.RequestId, ackedPromptOf: sess.sessionId };
+        const entry = this.down.inbound.all().find((e) => e.outboundId === id);
+        return entry ? { requestId: entry.id as v2.RequestId } : undefined;
+      },
+    });
+    if (failedConv(r)) {
+      this.agent.fail(msg.id, r.error);
+      return;
+    }
+    let release: () => void = () => undefined;
+    const entry = this.up.forward(msg, "elicitation/create", r.value, (resp) => {
+      release();
+      if (resp.error) {
+        if (s?.turn?.cancelRequested || resp.error.code === -32800) return { result: { action: "cancel" } };
+        return { error: resp.error };
+      }
+      const conv = elicitationResponseToV1(resp.result as v2.CreateElicitationResponse, this.config.opts);
+      return failedConv(conv) ? { result: { action: "cancel" } } : { result: conv.value };
+    });
+    release = this.blocking(s, entry, { action: "cancel" });
+  }
+
+  private agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+    const params = isObject(msg.params) ? msg.params : {};
+    switch (msg.method) {
+      case "session/update": {
+        const sessionId = params.sessionId;
+        if (typeof sessionId !== "string") {
+          this.config.log.warn("dropped a session/update without a sessionId");
+          return;
+        }
+        const s = this.session(sessionId);
+        if (s.closed) return;
+        this.trigger(s, isObject(params.update) ? params.update : undefined);
+        updateToV2(s, params, this.updates);
+        return;
+      }
+      case "elicitation/complete":
+        if (line) this.client.sendRaw(line, msg);
+        else this.client.send(msg);
+        return;
+      case "$/cancel_request":
+        this.up.cancel(params.requestId, params._meta);
+        return;
+      case `${BRIDGE_METHOD_PREFIX}session_update`:
+        // From an A bridge: a v2 update with no v1 form, verbatim (T §5.5).
+        if (typeof params.sessionId === "string" && isObject(params.update)) this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
+        return;
+      default:
+        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
+          if (line) this.client.sendRaw(line, msg);
+          else this.client.send(msg);
+          return;
+        }
+        this.config.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
+    }
+  }
+
+  agentGone(info: ExitInfo): void {
+    // T §1.4-11: an acked turn ends with an error idle; everything else waiting fails.
+    const error = { code: -32603, message: "Agent process exited", data: { reason: "agent_exited", exitCode: info.code } };
+    for (const s of this.sessions.values()) {
+      for (const held of s.queue.splice(0)) this.down.reply(held.entry, { error });
+      const turn = s.turn;
+      if (!turn) continue;
+      if (turn.ackTimer) clearTimeout(turn.ackTimer);
+      if (turn.acked) this.endTurn(s, { stopReason: "error", error });
+      else {
+        this.down.reply(turn.entry, { error });
+        s.turn = undefined;
+      }
+    }
+  }
+}
+
+function objectResult(resp: ResponseMessage): Answer {
+  if (resp.error) return { error: resp.error };
+  return { result: resp.result ?? {} };
+}
+
+function malformed(method: string, detail: unknown): Answer {
+  return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail }) };
+}

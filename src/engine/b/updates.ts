@@ -1,0 +1,213 @@
+// Direction B, agent → client: every v1 `session/update` variant rendered for a v2 client (T §2):
+// message ids synthesized, tool calls turned into upserts, plans, modes as a config option.
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { availableCommandsToV2 } from "../../convert/command.js";
+import { configOptionUpdateToV2 } from "../../convert/config-option.js";
+import { isObject } from "../../convert/json.js";
+import {
+  assignChunkId,
+  closeOpenMessage,
+  flushPendingUpsert,
+  v1ChunkMessageId,
+  v1ChunkToV2Updates,
+  type MessageKind,
+} from "../../convert/message.js";
+import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
+import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
+import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
+import type { Conv } from "../../convert/result.js";
+import { sessionInfoToV2 } from "../../convert/session-info.js";
+import type { ConvertOptions } from "../../convert/stash.js";
+import { toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
+import { usageToV2 } from "../../convert/usage.js";
+import type { Logger } from "../../log.js";
+import type { SessionB } from "./session.js";
+
+type Obj = Record<string, unknown>;
+
+export interface UpdateContextB {
+  readonly opts: ConvertOptions;
+  readonly log: Logger;
+  /** Send a v2 `session/update`. */
+  send(sessionId: string, update: v2.SessionUpdate, meta?: unknown): void;
+}
+
+const CHUNK_KINDS: Record<string, MessageKind> = {
+  user_message_chunk: "user",
+  agent_message_chunk: "agent",
+  agent_thought_chunk: "thought",
+};
+
+/** Kept while a resume is answered through `session/load` (H §2.3): the rest is history. */
+const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
+  "available_commands_update",
+  "config_option_update",
+  "current_mode_update",
+  "session_info_update",
+  "usage_update",
+]);
+
+function failed<T>(r: Conv<T>, ctx: UpdateContextB, what: string): r is Extract<Conv<T>, { ok: false }> {
+  if (r.ok) return false;
+  ctx.log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
+  return true;
+}
+
+function sendAll(s: SessionB, ctx: UpdateContextB, updates: readonly v2.SessionUpdate[], meta?: unknown): void {
+  for (const u of updates) ctx.send(s.sessionId, u, meta);
+}
+
+/** A boundary closes the open message and flushes a half-rebuilt upsert (T §2.1 B↓-3). */
+export function boundary(s: SessionB, ctx: UpdateContextB): void {
+  s.chunkIds = closeOpenMessage(s.chunkIds);
+  if (s.pendingUpsert) {
+    sendAll(s, ctx, flushPendingUpsert(s.pendingUpsert));
+    s.pendingUpsert = undefined;
+  }
+}
+
+/** One v1 `session/update` (params) → zero or more v2 updates. */
+export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void {
+  const update = params.update;
+  if (!isObject(update) || typeof update.sessionUpdate !== "string") {
+    ctx.log.warn("dropped a session/update without an update variant");
+    return;
+  }
+  const tag = update.sessionUpdate;
+  if (s.suppressHistory && !KEPT_DURING_SUPPRESSED_REPLAY.has(tag)) return;
+  const meta = params._meta;
+  const kind = CHUNK_KINDS[tag];
+  if (kind) return chunk(s, update as v1.ContentChunk & { sessionUpdate: string }, kind, ctx, meta);
+  switch (tag) {
+    case "tool_call":
+    case "tool_call_update":
+      boundary(s, ctx);
+      return toolCall(s, update as V1ToolCallMessage, ctx, meta);
+    case "plan": {
+      boundary(s, ctx);
+      const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
+      if (failed(r, ctx, "plan")) return;
+      s.plans = recordEmitted(s.plans, r.value);
+      sendAll(s, ctx, r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })), meta);
+      return;
+    }
+    case "current_mode_update": {
+      const r = currentModeUpdateToConfigOptionUpdate(update, s.config, ctx.opts);
+      if (failed(r, ctx, "current_mode_update")) return;
+      s.config = r.value.config;
+      if (r.value.update) ctx.send(s.sessionId, r.value.update, meta);
+      return;
+    }
+    case "config_option_update": {
+      const r = configOptionUpdateToV2(update, { modes: s.config.modes }, ctx.opts);
+      if (failed(r, ctx, "config_option_update")) return;
+      s.config = { ...s.config, configOptions: update.configOptions };
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta);
+      return;
+    }
+    case "available_commands_update": {
+      const r = availableCommandsToV2(update as v1.AvailableCommandsUpdate, ctx.opts);
+      if (failed(r, ctx, "available_commands_update")) return;
+      s.availableCommands = (r.value as { availableCommands: unknown[] }).availableCommands;
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, meta);
+      return;
+    }
+    case "session_info_update": {
+      const r = sessionInfoToV2(update, ctx.opts);
+      if (failed(r, ctx, "session_info_update")) return;
+      const v = r.value as { title?: unknown; updatedAt?: unknown };
+      if (typeof v.title === "string") s.title = v.title;
+      if (typeof v.updatedAt === "string") s.updatedAt = v.updatedAt;
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "session_info_update" }, meta);
+      return;
+    }
+    case "usage_update": {
+      const r = usageToV2(update as v1.UsageUpdate, s.costForwarded, ctx.opts);
+      if (failed(r, ctx, "usage_update")) return;
+      s.costForwarded = r.value.costForwarded;
+      ctx.send(s.sessionId, { ...r.value.update, sessionUpdate: "usage_update" }, meta);
+      return;
+    }
+    case "notice": {
+      const r = noticeToV2(update as v1.Notice);
+      if (failed(r, ctx, "notice")) return;
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "notice" }, meta);
+      return;
+    }
+    case "compaction_update": {
+      const r = compactionUpdateToV2(update as v1.CompactionUpdate, ctx.opts);
+      if (failed(r, ctx, "compaction_update")) return;
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "compaction_update" }, meta);
+      return;
+    }
+    case "compaction_summary_chunk": {
+      const r = compactionSummaryChunkToV2(update as v1.CompactionSummaryChunk, ctx.opts);
+      if (failed(r, ctx, "compaction_summary_chunk")) return;
+      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta);
+      return;
+    }
+    default:
+      // v1 unstable variants keep their names in v2 (T §2.11); v2 peers treat unknown ones as such.
+      ctx.send(s.sessionId, update as v2.SessionUpdate, meta);
+  }
+}
+
+function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string }, kind: MessageKind, ctx: UpdateContextB, meta: unknown): void {
+  const turn = s.turn;
+  // The echo window (T §1.4-3): the agent's rendering of the prompt it was just given.
+  if (turn?.echoOpen && kind === "user") {
+    const own = v1ChunkMessageId(update);
+    if (own !== undefined && own !== turn.userMsgId) s.alias.set(own, turn.userMsgId);
+    const body: Obj = { ...update };
+    delete body.sessionUpdate;
+    const content = body.content;
+    delete body.messageId;
+    const first = turn.echoCount++ === 0;
+    const out = first
+      ? { ...body, sessionUpdate: "user_message", messageId: turn.userMsgId, content: [content] }
+      : { ...body, sessionUpdate: "user_message_chunk", messageId: turn.userMsgId, content };
+    ctx.send(s.sessionId, out as v2.SessionUpdate, meta);
+    return;
+  }
+  if (turn) turn.echoOpen = false;
+  const raw = v1ChunkMessageId(update);
+  const v1Id = raw !== undefined ? (s.alias.get(raw) ?? raw) : undefined;
+  if (s.chunkIds.open && s.chunkIds.open.kind !== kind) boundary(s, ctx);
+  const id = assignChunkId(s.chunkIds, s.sessionId, kind, v1Id);
+  s.chunkIds = id.state;
+  const r = v1ChunkToV2Updates(update, s.pendingUpsert, { kind, messageId: id.messageId, synthetic: id.synthetic }, ctx.opts);
+  if (failed(r, ctx, update.sessionUpdate)) return;
+  s.pendingUpsert = r.value.pending;
+  sendAll(s, ctx, r.value.updates, meta);
+}
+
+function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: unknown): void {
+  const src = m as unknown as Obj;
+  const id = src.toolCallId;
+  if (typeof id !== "string") {
+    ctx.log.warn("dropped a tool call without a toolCallId");
+    return;
+  }
+  if (s.turn) s.turn.echoOpen = false;
+  const seen = s.tools.get(id);
+  const r = toolCallMessageToV2(m, {
+    opts: ctx.opts,
+    seen: seen !== undefined,
+    ...(typeof s.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
+    toolKind: typeof src.kind === "string" ? src.kind : seen?.kind,
+    lastContent: seen?.lastContent,
+  });
+  if (failed(r, ctx, String(src.sessionUpdate))) return;
+  const state: { title?: string | undefined; kind?: string | undefined; lastContent?: v2.ToolCallContent[] | undefined } = seen ?? {};
+  if (typeof src.title === "string") state.title = src.title;
+  if (typeof src.kind === "string") state.kind = src.kind;
+  for (const u of r.value) {
+    const body = u as unknown as Obj;
+    if (body.sessionUpdate === "tool_call_update" && Array.isArray(body.content)) state.lastContent = body.content as v2.ToolCallContent[];
+    else if (body.sessionUpdate === "tool_call_update" && body.content === null) state.lastContent = [];
+    else if (body.sessionUpdate === "tool_call_content_chunk") state.lastContent = [...(state.lastContent ?? []), body.content as v2.ToolCallContent];
+  }
+  if (r.value.length > 0) s.tools.set(id, state);
+  sendAll(s, ctx, r.value, meta);
+}

@@ -1,0 +1,143 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { agentExitedToV1, agentExitedToV2, errorToV1, errorToV2, requestCancelled } from "../../src/convert/error.js";
+import { idleToPromptResponse } from "../../src/convert/prompt.js";
+import { arb } from "../support/arbitrary.js";
+import { convertsLosslessly, diffPaths, norm, numRuns, options } from "../support/properties.js";
+import { expectValid } from "../support/schema.js";
+
+const opts = options("compact");
+
+function value<T>(r: { ok: true; value: T } | { ok: false }): T {
+  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
+  return r.value;
+}
+
+describe("JSON-RPC errors (H §7.1)", () => {
+  it("passes code, message and data unchanged in both directions", () => {
+    const e = { code: -32000, message: "Auth required", data: { methods: ["x"] } };
+    expect(value(errorToV2(e, { sessionId: "s1" }, opts))).toEqual(e);
+    expect(value(errorToV1(e))).toEqual(e);
+  });
+
+  it("passes a v1 -32000 prompt error to the v2 client as it is (T §9 case 16)", () => {
+    const e = { code: -32000, message: "Authentication required" };
+    const out = value(errorToV2(e, { sessionId: "s1" }, opts));
+    expect(out).toEqual(e);
+    expectValid("v2", "Error", out);
+  });
+
+  it("wraps B's -32002 whose data lacks the sessionId, keeping the original in _meta", () => {
+    const e = { code: -32002, message: "Resource not found", data: { uri: "file:///x" } };
+    const r = errorToV2(e, { sessionId: "s1" }, opts);
+    const out = value(r);
+    expect(out).toEqual({
+      code: -32002,
+      message: "Resource not found",
+      data: {
+        sessionId: "s1",
+        _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { data: { uri: "file:///x" } } } },
+      },
+    });
+    expectValid("v2", "SessionNotFoundErrorData", out.data);
+    expect(r.ok && r.lost.map((l) => l.path)).toEqual([["data"]]);
+    expect(value(errorToV1(out))).toEqual(e);
+  });
+
+  it("wraps a -32002 without data and restores its absence", () => {
+    const e = { code: -32002, message: "Session not found" };
+    const out = value(errorToV2(e, { sessionId: "s9" }, opts));
+    expect(out.data).toEqual({ sessionId: "s9", _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, synthetic: ["data"] } } });
+    expect(value(errorToV1(out))).toEqual(e);
+  });
+
+  it("wraps a -32002 with only the sessionId when the stash is off", () => {
+    const e = { code: -32002, message: "Session not found", data: null };
+    expect(value(errorToV2(e, { sessionId: "s9" }, options("off"))).data).toEqual({ sessionId: "s9" });
+  });
+
+  it("leaves a -32002 that names its session, or answers a request without session, alone", () => {
+    const named = { code: -32002, message: "Session not found", data: { sessionId: "s1", extra: 1 } };
+    expect(value(errorToV2(named, { sessionId: "s1" }, opts))).toEqual(named);
+    const file = { code: -32002, message: "File not found", data: { path: "/x" } };
+    expect(value(errorToV2(file, {}, opts))).toEqual(file);
+  });
+
+  it("strips the idle an A bridge carried in an error's data before a v2 client sees the error", () => {
+    const idle = { stopReason: "error", error: { code: -32001, message: "Boom", data: { at: 1 } }, _meta: { k: 1 } };
+    const r = value(idleToPromptResponse(idle as never, { cancelRequested: false }, opts));
+    if (!("error" in r)) throw new Error("expected an error");
+    expect(value(errorToV2(r.error, { sessionId: "s1" }, opts))).toEqual(idle.error);
+  });
+
+  it("keeps a v2 data:null as it is (≡ absent)", () => {
+    const e = { code: -32603, message: "x", data: null };
+    expect(value(errorToV1(e))).toEqual(e);
+  });
+
+  it("answers an error object without an integer code with the typed error", () => {
+    const r = errorToV2({ code: "x", message: "m" } as never, {}, opts);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.data).toMatchObject({ field: "code", reason: "expected_integer" });
+  });
+
+  it("builds the errors the bridge answers with itself (T §1.2-9, §1.4-7, §1.4-11)", () => {
+    const a = agentExitedToV1(3, opts);
+    expect(a).toEqual({
+      code: -32603,
+      message: "Agent connection closed",
+      data: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { reason: "agent_exited", exitCode: 3 } } },
+    });
+    expectValid("v1", "Error", a);
+    expect(agentExitedToV1(null, options("off"))).toEqual({ code: -32603, message: "Agent connection closed" });
+    const b = agentExitedToV2(1);
+    expect(b).toEqual({ code: -32603, message: "Agent process exited", data: { exitCode: 1 } });
+    expectValid("v2", "Error", b);
+    expect(requestCancelled()).toEqual({ code: -32800, message: "Request cancelled" });
+    expectValid("v2", "Error", requestCancelled());
+  });
+});
+
+convertsLosslessly({
+  name: "Error",
+  v1: { schema: "v1", def: "Error" },
+  v2: { schema: "v2", def: "Error" },
+  toV2: (x, o) => errorToV2(x as never, {}, o),
+  toV1: (x) => errorToV1(x as never),
+  interpreted: { v1: [["code"], ["message"]], v2: [["code"], ["message"]] },
+});
+
+describe("-32002 wrapping round trips (H §7.1, properties)", () => {
+  const notFound = arb("v1", "Error").map((e) => {
+    const o: Record<string, unknown> = { ...(e as Record<string, unknown>), code: -32002 };
+    const d = o.data as Record<string, unknown> | undefined;
+    if (d !== null && typeof d === "object" && typeof d.sessionId === "string") Reflect.deleteProperty(o, "data");
+    return o;
+  });
+
+  it("v1 → v2 gives SessionNotFoundErrorData and v1 → v2 → v1 is the identity with the stash on", () => {
+    fc.assert(
+      fc.property(notFound, fc.constantFrom<"compact" | "full">("compact", "full"), (e, level) => {
+        const v2e = value(errorToV2(e as never, { sessionId: "s1" }, options(level)));
+        expectValid("v2", "Error", v2e);
+        expectValid("v2", "SessionNotFoundErrorData", v2e.data);
+        expect(norm(value(errorToV1(v2e)))).toEqual(norm(e));
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+
+  it("with the stash off, the round trip differs only at the reported data", () => {
+    fc.assert(
+      fc.property(notFound, (e) => {
+        const r = errorToV2(e as never, { sessionId: "s1" }, options("off"));
+        if (!r.ok) throw new Error("failed");
+        expect(JSON.stringify(r.value)).not.toContain("acp-bridge");
+        const back = value(errorToV1(r.value));
+        for (const d of diffPaths(norm(e), norm(back))) expect(d[0]).toBe("data");
+        expect(r.lost.map((l) => l.path)).toEqual([["data"]]);
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+});

@@ -1,0 +1,494 @@
+// Direction A (v1 client, v2 agent) on an in-memory bridge: scripted agent messages, exact
+// expectations, every message the bridge writes schema-checked (T §9, H §9).
+import { afterEach, describe, expect, it } from "vitest";
+import { harness, type Harness } from "../support/harness.js";
+
+const S = "s1";
+let current: Harness | undefined;
+
+afterEach(() => {
+  if (current) expect(current.violations).toEqual([]);
+  current = undefined;
+});
+
+const v2Caps = {
+  session: {
+    prompt: { image: {} },
+    mcp: { stdio: {}, http: {} },
+    delete: {},
+    additionalDirectories: {},
+  },
+};
+
+interface Setup {
+  clientCaps?: Record<string, unknown>;
+  agentCaps?: Record<string, unknown>;
+  options?: Parameters<typeof harness>[0];
+  /** The agent answers INIT1 with -32022 (SDK v2-only) or with protocolVersion 2 (old rule). */
+  agentRule?: "32022" | "answer2";
+}
+
+async function connect(setup: Setup = {}): Promise<Harness> {
+  const h = harness(setup.options);
+  current = h;
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: setup.clientCaps ?? { fs: { readTextFile: true, writeTextFile: true }, terminal: true } },
+  });
+  await h.settle();
+  const [probe1] = h.takeAgent();
+  expect(probe1.params.protocolVersion).toBe(1);
+  if ((setup.agentRule ?? "32022") === "32022")
+    h.agent({ jsonrpc: "2.0", id: probe1.id, error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } } });
+  else h.agent({ jsonrpc: "2.0", id: probe1.id, result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: setup.agentCaps ?? v2Caps } });
+  await h.settle();
+  const [probe2] = h.takeAgent();
+  expect(probe2.params.protocolVersion).toBe(2);
+  expect(probe2.params.info).toBeDefined();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe2.id,
+    result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: setup.agentCaps ?? v2Caps, authMethods: [] },
+  });
+  await h.settle();
+  const [init] = h.takeClient();
+  expect(init.id).toBe(0);
+  expect(init.result.protocolVersion).toBe(1);
+  expect(h.bridge.mode).toBe("A");
+  return h;
+}
+
+async function newSession(h: Harness, result: Record<string, unknown> = {}): Promise<void> {
+  h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+  const [req] = h.takeAgent();
+  expect(req.method).toBe("session/new");
+  h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S, ...result } });
+  await h.settle();
+}
+
+const update = (u: Record<string, unknown>) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+const text = (t: string) => ({ type: "text", text: t });
+
+/** Sends a v1 prompt and returns the v2 request the agent got. */
+function prompt(h: Harness, id: unknown = 7, words = "Fix the failing test"): any {
+  h.client({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: S, prompt: [text(words)] } });
+  const [req] = h.takeAgent();
+  expect(req.method).toBe("session/prompt");
+  return req;
+}
+
+describe("direction A handshake (H §1.4, §9 case 3)", () => {
+  it("falls back to v2 when a v2-only agent answers -32022 and serves the v1 client translated capabilities", async () => {
+    const h = harness();
+    current = h;
+    h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } } });
+    await h.settle();
+    const [p1] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: p1.id, error: { code: -32022, message: "Unsupported", data: { requested: 1, supported: [2] } } });
+    await h.settle();
+    const [p2] = h.takeAgent();
+    expect(p2.params.protocolVersion).toBe(2);
+    // fs/terminal are not offered to a v2 agent (H §2.1), but kept for a chained bridge.
+    expect(p2.params.capabilities.fs).toBeUndefined();
+    expect(p2.params.capabilities.terminal).toBeUndefined();
+    h.agent({ jsonrpc: "2.0", id: p2.id, result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: v2Caps, authMethods: [] } });
+    await h.settle();
+    const [init] = h.takeClient();
+    expect(init.result).toMatchObject({
+      protocolVersion: 1,
+      agentInfo: { name: "agent", version: "1.0" },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true },
+        mcpCapabilities: { http: true, sse: false },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+      },
+      authMethods: [],
+    });
+    expect(h.bridge.mode).toBe("A");
+  });
+
+  it("re-sends a v2 initialize to an old-rule v2 agent that answered 2 to a v1 body", async () => {
+    await connect({ agentRule: "answer2" });
+  });
+});
+
+describe("direction A sessions (H §4)", () => {
+  it("adds type stdio to MCP servers and synthesizes v1 modes from the mode option, then sends the commands", async () => {
+    const h = await connect();
+    h.client({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/new",
+      params: { cwd: "/w", mcpServers: [{ name: "fs", command: "/bin/mcp", args: [], env: [] }] },
+    });
+    const [req] = h.takeAgent();
+    expect(req.params.mcpServers).toEqual([{ type: "stdio", name: "fs", command: "/bin/mcp", args: [], env: [] }]);
+    h.agent({
+      jsonrpc: "2.0",
+      id: req.id,
+      result: {
+        sessionId: S,
+        configOptions: [
+          { configId: "mode", name: "Mode", category: "mode", type: "select", currentValue: "ask", options: [{ value: "ask", name: "Ask" }, { value: "code", name: "Code" }] },
+        ],
+        availableCommands: [{ type: "command", name: "web", description: "Search", input: { type: "text", hint: "query" } }],
+      },
+    });
+    await h.settle();
+    const [res, commands] = h.takeClient();
+    expect(res.id).toBe(1);
+    expect(res.result.modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] });
+    expect(res.result.configOptions[0]).toMatchObject({ id: "mode", currentValue: "ask" });
+    expect(commands.params.update).toEqual({
+      sessionUpdate: "available_commands_update",
+      availableCommands: [{ name: "web", description: "Search", input: { hint: "query" } }],
+    });
+  });
+
+  it("rejects SSE MCP servers with -32602 naming the index", async () => {
+    const h = await connect();
+    h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [{ type: "sse", name: "x", url: "https://e/x", headers: [] }] } });
+    expect(h.takeAgent()).toEqual([]);
+    const [res] = h.takeClient();
+    expect(res.error).toMatchObject({ code: -32602, data: { type: "sse", index: 0 } });
+  });
+
+  it("rejects a relative additional directory before the agent sees the request", async () => {
+    const h = await connect();
+    h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [], additionalDirectories: ["/ok", "docs"] } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0].error).toMatchObject({ code: -32602, data: { field: "additionalDirectories", index: 1, reason: "not_absolute" } });
+  });
+
+  it("turns session/load into session/resume with replay, converts the replay and swallows the snapshot (H §9 case 5)", async () => {
+    const h = await connect();
+    h.client({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId: S, cwd: "/w", mcpServers: [] } });
+    const [req] = h.takeAgent();
+    expect(req.method).toBe("session/resume");
+    expect(req.params.replayFrom).toEqual({ type: "start" });
+    h.agent(update({ sessionUpdate: "user_message", messageId: "u1", content: [text("hi")] }));
+    h.agent(update({ sessionUpdate: "agent_message", messageId: "m1", content: [text("hello")] }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { availableCommands: [] } });
+    await h.settle();
+    const out = h.takeClient();
+    expect(out.map((m) => m.params?.update?.sessionUpdate ?? "result")).toEqual([
+      "user_message_chunk",
+      "agent_message_chunk",
+      "result",
+      "available_commands_update",
+    ]);
+    expect(out[0].params.update).toMatchObject({ messageId: "u1", content: text("hi") });
+    expect(out[2]).toMatchObject({ id: 2, result: {} });
+  });
+
+  it("maps session/set_mode to set_config_option on the bound option (H §5.2)", async () => {
+    const h = await connect();
+    const modeOption = (v: string) => ({
+      configId: "mode",
+      name: "Mode",
+      category: "mode",
+      type: "select",
+      currentValue: v,
+      options: [{ value: "ask", name: "Ask" }, { value: "code", name: "Code" }],
+    });
+    await newSession(h, { configOptions: [modeOption("ask")] });
+    h.takeClient();
+    h.client({ jsonrpc: "2.0", id: 3, method: "session/set_mode", params: { sessionId: S, modeId: "code" } });
+    const [req] = h.takeAgent();
+    expect(req).toMatchObject({ method: "session/set_config_option", params: { sessionId: S, configId: "mode", type: "id", value: "code" } });
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { configOptions: [modeOption("code")] } });
+    await h.settle();
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 3, result: {} }]);
+    // The agent switches mode itself: v1 sees the option update and current_mode_update.
+    h.agent(update({ sessionUpdate: "config_option_update", configOptions: [modeOption("ask")] }));
+    const ups = h.takeClient().map((m) => m.params.update);
+    expect(ups.map((u) => u.sessionUpdate)).toEqual(["config_option_update", "current_mode_update"]);
+    expect(ups[1]).toMatchObject({ sessionUpdate: "current_mode_update", currentModeId: "ask" });
+  });
+
+  it("answers set_mode with -32602 when the session has no mode option", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    h.client({ jsonrpc: "2.0", id: 3, method: "session/set_mode", params: { sessionId: S, modeId: "code" } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0].error).toMatchObject({ code: -32602, data: { reason: "session has no modes" } });
+  });
+});
+
+describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
+  it("answers the v1 prompt once, at the idle that follows its insertion, without the echo (case 1)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u-9" } });
+    h.agent(update({ sessionUpdate: "user_message", messageId: "u-9", content: [text("Fix the failing test")] }));
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m-1", content: text("Running the tests.") }));
+    expect(h.takeClient()).toEqual([update({ sessionUpdate: "agent_message_chunk", messageId: "m-1", content: text("Running the tests.") })]);
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } }]);
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+    expect(h.takeClient()).toEqual([]);
+  });
+
+  it("never completes a prompt with a snapshot idle (case 2)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+    expect(h.takeClient()).toEqual([]);
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "max_tokens" }));
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "max_tokens" } }]);
+  });
+
+  it("completes a held prompt with its own turn's stop reason, also when the ack comes last (case 4)", async () => {
+    for (const ackLast of [false, true]) {
+      const h = await connect();
+      await newSession(h);
+      h.takeClient();
+      h.agent(update({ sessionUpdate: "state_update", state: "running" })); // agent-initiated work
+      const req = prompt(h);
+      const ack = { jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } };
+      h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+      if (!ackLast) h.agent(ack);
+      h.agent(update({ sessionUpdate: "user_message", messageId: "u1", content: [text("Fix the failing test")] }));
+      h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+      h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "refusal" }));
+      if (ackLast) h.agent(ack);
+      expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "refusal" } }]);
+      expect(h.violations).toEqual([]);
+    }
+  });
+
+  it("relays the client's cancelled permission answer, drops the agent's late $/cancel_request and ends cancelled (case 5)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h, 8);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", title: "rm -rf build", kind: "delete", status: "pending" }));
+    h.agent({
+      jsonrpc: "2.0",
+      id: 6,
+      method: "session/request_permission",
+      params: {
+        sessionId: S,
+        title: "Delete build?",
+        subject: { type: "tool_call", toolCall: { toolCallId: "t2" } },
+        options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }, { optionId: "deny", name: "Deny", kind: "reject_once" }],
+      },
+    });
+    const out = h.takeClient();
+    expect(out[0].params.update).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "t2", title: "rm -rf build" });
+    const perm = out[1];
+    expect(perm.method).toBe("session/request_permission");
+    expect(perm.params.toolCall).toEqual({ toolCallId: "t2" });
+    h.client({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } });
+    expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } }]);
+    h.client({ jsonrpc: "2.0", id: perm.id, result: { outcome: { outcome: "cancelled" } } });
+    expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", id: 6, result: { outcome: { outcome: "cancelled" } } }]);
+    h.agent({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 6 } });
+    expect(h.takeClient()).toEqual([]);
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", status: "cancelled" }));
+    expect(h.takeClient()[0].params.update).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t2",
+      status: "failed",
+      _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { status: "cancelled" } } },
+    });
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" }));
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 8, result: { stopReason: "cancelled" } }]);
+  });
+
+  it("answers a held prompt withdrawn by the cancel as cancelled (case 5 variant)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h, 9);
+    h.client({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } });
+    h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: req.id, error: { code: -32800, message: "Request cancelled" } });
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 9, result: { stopReason: "cancelled" } }]);
+  });
+
+  it("turns an idle with stopReason error into a JSON-RPC error with the same code and message (case 6)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "error", error: { code: -32000, message: "Auth required" } }));
+    expect(h.takeClient()).toMatchObject([{ id: 7, error: { code: -32000, message: "Auth required" } }]);
+  });
+
+  it("relays a prompt error response, and the pre-insertion idle that follows completes nothing (case 6)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, error: { code: -32602, message: "Invalid params", data: { reason: "x" } } });
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "error" }));
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, error: { code: -32602, message: "Invalid params", data: { reason: "x" } } }]);
+  });
+
+  it("fails a pending prompt with -32603 when the agent exits (case 6)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.bridge.agentGone({ code: 3, signal: null });
+    expect(h.takeClient()).toMatchObject([{ id: 7, error: { code: -32603, data: { reason: "agent_exited", exitCode: 3 } } }]);
+  });
+
+  it("rejects an empty v1 prompt itself: v2 forbids it (T §1.2-1)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    h.client({ jsonrpc: "2.0", id: 5, method: "session/prompt", params: { sessionId: S, prompt: [] } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0].error.code).toBe(-32602);
+  });
+
+  it("completes after the settle time when an agent never reports running (T §1.2-4)", async () => {
+    const h = await connect({ options: { idleSettleMs: 20 } });
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("ok") }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+    expect(h.takeClient()).toHaveLength(1);
+    await h.settle(40);
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } }]);
+  });
+
+  it("cancels one prompt on $/cancel_request: session/cancel, plus withdrawal when not inserted (T §1.2-6)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h, "p");
+    h.client({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "p" } });
+    expect(h.takeAgent()).toEqual([
+      { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } },
+      { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: req.id } },
+    ]);
+    h.agent({ jsonrpc: "2.0", id: req.id, error: { code: -32800, message: "Request cancelled" } });
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: "p", result: { stopReason: "cancelled" } }]);
+  });
+});
+
+describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
+  async function running(): Promise<Harness> {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    return h;
+  }
+
+  it("announces a tool call first seen in an update as a v1 tool_call with a fallback title (case 8)", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "read" }));
+    const [u] = h.takeClient();
+    expect(u.params.update).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Read", kind: "read" });
+    expect(u.params.update._meta["acp-bridge"].synthetic).toEqual(["title"]);
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: null, status: null, content: null }));
+    expect(h.takeClient()[0].params.update).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "other", status: "pending", content: [] });
+  });
+
+  it("coalesces tool-call content chunks into one update carrying the whole content (case 9)", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
+    h.takeClient();
+    for (const t of ["a", "b", "c"])
+      h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text(t) } }));
+    expect(h.takeClient()).toEqual([]);
+    await h.settle(80);
+    const [u] = h.takeClient();
+    expect(u.params.update.content).toEqual(["a", "b", "c"].map((t) => ({ type: "content", content: text(t) })));
+    expect(u.params.update._meta["acp-bridge"].residual).toMatchObject({ op: "content_chunk", count: 3 });
+  });
+
+  it("sends only the new suffix when a streamed message is upserted whole (case 10)", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m", content: text("Hel") }));
+    h.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m", content: text("lo") }));
+    h.agent(update({ sessionUpdate: "agent_message", messageId: "m", content: [text("Hello world")] }));
+    const out = h.takeClient().map((m) => m.params.update.content.text);
+    expect(out).toEqual(["Hel", "lo", " world"]);
+  });
+
+  it("renders a terminal as a transcript, never as a v1 terminal item (case 11)", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "cargo test", status: "in_progress", content: [{ type: "terminal", terminalId: "term1" }] }));
+    h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "cargo test", cwd: "/w" }));
+    h.agent(update({ sessionUpdate: "terminal_output_chunk", terminalId: "term1", data: Buffer.from("test ok \n").toString("base64") }));
+    h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
+    const out = h.takeClient().map((m) => m.params.update);
+    expect(JSON.stringify(out)).not.toContain('"type":"terminal"');
+    const last = out[out.length - 1];
+    expect(last.content[0].content.text).toBe("```console\n$ cargo test\ntest ok \n```\nExited with code 0");
+  });
+
+  it("merges plans into one v1 plan (case 14)", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "plan_update", plan: { type: "items", planId: "a", entries: [{ content: "one", priority: "high", status: "pending" }] } }));
+    h.agent(update({ sessionUpdate: "plan_update", plan: { type: "items", planId: "b", entries: [{ content: "two", priority: "low", status: "cancelled" }] } }));
+    const plans = h.takeClient().map((m) => m.params.update);
+    expect(plans[1].sessionUpdate).toBe("plan");
+    expect(plans[1].entries.map((e: { content: string; status: string }) => [e.content, e.status])).toEqual([
+      ["one", "pending"],
+      ["two", "completed"],
+    ]);
+  });
+
+  it("drops a state_update and unknown variants toward a plain v1 client (T §2.3, §2.11)", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "_vendor_thing", x: 1 }));
+    expect(h.takeClient()).toEqual([]);
+  });
+
+  it("synthesizes a v1 tool call for a command permission subject and finalizes it (case 13)", async () => {
+    const h = await running();
+    h.agent({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "session/request_permission",
+      params: { sessionId: S, title: "Run make?", subject: { type: "command", command: "make", cwd: "/w" }, options: [{ optionId: "no", name: "No", kind: "reject_once" }] },
+    });
+    const [announce, perm] = h.takeClient();
+    expect(announce.params.update).toMatchObject({ sessionUpdate: "tool_call", title: "Run make?", kind: "execute", status: "pending" });
+    h.client({ jsonrpc: "2.0", id: perm.id, result: { outcome: { outcome: "selected", optionId: "no" } } });
+    const [final] = h.takeClient();
+    expect(final.params.update).toMatchObject({ sessionUpdate: "tool_call_update", status: "failed" });
+    expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", id: 4, result: { outcome: { outcome: "selected", optionId: "no" } } }]);
+  });
+
+  it("answers a v2 agent calling a removed v1 client method with -32601", async () => {
+    const h = await running();
+    h.agent({ jsonrpc: "2.0", id: 11, method: "fs/read_text_file", params: { sessionId: S, path: "/w/a" } });
+    expect(h.takeClient()).toEqual([]);
+    expect(h.takeAgent()[0]).toMatchObject({ id: 11, error: { code: -32601, data: { method: "fs/read_text_file" } } });
+  });
+
+  it("forwards extension methods untouched and refuses unknown ones", async () => {
+    const h = await running();
+    h.client({ jsonrpc: "2.0", id: 1, method: "_vendor/x", params: { a: 1, _meta: { traceparent: "t" } } });
+    expect(h.takeAgent()[0]).toMatchObject({ method: "_vendor/x", params: { a: 1, _meta: { traceparent: "t" } } });
+    h.client({ jsonrpc: "2.0", id: 2, method: "session/frobnicate", params: {} });
+    expect(h.takeClient()[0]).toMatchObject({ id: 2, error: { code: -32601, data: { method: "session/frobnicate" } } });
+  });
+});
