@@ -645,13 +645,19 @@ export class DirectionB implements Translator {
     }
   }
 
-  /** Count a request that blocks the turn (T §1.4-4) and relay it. */
+  /** Before relaying a request that blocks the turn: the first one reports `requires_action` (T §1.4-4). */
+  private willBlock(s: SessionB | undefined): void {
+    const turn = s?.turn;
+    if (s && turn && turn.blockers === 0 && !turn.cancelRequested) this.state(s, "requires_action");
+  }
+
+  /** Count a relayed request that blocks the turn; the returned release reports `running` again. */
   private blocking(s: SessionB | undefined, entry: Inbound, onCancel: unknown): () => void {
     const turn = s?.turn;
     if (!s || !turn) return () => undefined;
     const relayed = { entry, onCancel };
     turn.relayed.add(relayed);
-    if (turn.blockers++ === 0 && !turn.cancelRequested) this.state(s, "requires_action");
+    turn.blockers++;
     return () => {
       turn.relayed.delete(relayed);
       if (--turn.blockers === 0 && !turn.cancelRequested && s.turn === turn) this.state(s, "running");
@@ -683,6 +689,7 @@ export class DirectionB implements Translator {
       if (s) this.emit(s, body);
     }
     let release: () => void = () => undefined;
+    this.willBlock(s);
     const entry = this.up.forward(msg, "session/request_permission", v.params, (resp) => {
       release();
       if (resp.error) {
@@ -713,6 +720,7 @@ export class DirectionB implements Translator {
       return;
     }
     let release: () => void = () => undefined;
+    this.willBlock(s);
     const entry = this.up.forward(msg, "elicitation/create", r.value, (resp) => {
       release();
       if (resp.error) {
