@@ -45,6 +45,7 @@ export const configOptionTable = defineTable(
         currentMode: z.string(),
         configOptions: z.string(),
         currentModeUpdate: z.string(),
+        availableCommands: z.string(),
       }),
     })
     .refine((t) => t.booleanAsSelect.on.value !== t.booleanAsSelect.off.value, "boolean select values must differ")
@@ -84,6 +85,7 @@ export const configOptionTable = defineTable(
       currentMode: "currentMode",
       configOptions: "configOptions",
       currentModeUpdate: "currentModeUpdate",
+      availableCommands: "availableCommands",
     },
   },
 );

@@ -50,7 +50,9 @@ function resultToV1(x: unknown, sessionIdRequired: boolean, ctx: ToV1Context, op
     const out: Obj = omit(src, "availableCommands", "_meta");
 
     let availableCommands: unknown[] | undefined;
-    if (Object.hasOwn(src, "availableCommands")) {
+    if (isSynthetic(env, SN.availableCommands)) {
+      // B filled it from its cache: the v1 agent never put it in this result.
+    } else if (Object.hasOwn(src, "availableCommands")) {
       // v2 receivers read `null` as omitted.
       if (src.availableCommands !== null) availableCommands = expectArray(src.availableCommands, ["availableCommands"]);
       stash.keep(RK.availableCommands, src.availableCommands);
@@ -143,7 +145,9 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
     if (hasResidual(env, RK.availableCommands)) {
       out.availableCommands = residualOf(env, RK.availableCommands);
     } else if (ctx.availableCommands !== undefined && !has(src, "availableCommands")) {
+      // From B's cache, not from this result: marked so a chained A bridge does not announce it again.
       out.availableCommands = [...ctx.availableCommands];
+      stash.invented(SN.availableCommands);
     }
     if (hasResidual(env, RK.modes)) out.modes = residualOf(env, RK.modes);
 

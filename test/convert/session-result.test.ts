@@ -210,7 +210,10 @@ describe("session/load through session/resume (H §4.3, H §9 case 5)", () => {
   it("B: a v1 load result (null per the v1 docs) becomes a v2 resume result with the cached commands", () => {
     const v2 = value(loadResponseToResumeResult(null, { availableCommands: commands }, compact));
     expectValid("v2", "ResumeSessionResponse", v2);
-    expect(v2).toEqual({ availableCommands: commands });
+    expect(v2).toEqual({ availableCommands: commands, _meta: marker(1, ["availableCommands"]) });
+    // A chained A bridge neither shows nor re-announces commands the v1 agent did not put there.
+    const back = value(resumeResultToLoadResponse(v2, { booleanOptions: true }, compact));
+    expect(back).toEqual({ result: {}, availableCommands: undefined });
   });
 
   it("B: the synthetic option stands for the v1 agent's modes", () => {

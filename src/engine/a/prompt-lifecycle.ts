@@ -166,7 +166,8 @@ export class PromptLifecycle {
     if (this.opts.connection.agentReportsBusy) return;
     const reason = (idle as { stopReason?: unknown }).stopReason;
     if (reason === undefined || reason === null) return;
-    this.clearSettle(p);
+    // One timer per idle run: a later idle (no busy state between) must not replace the first.
+    if (p.settleTimer) return;
     p.settleTimer = setTimeout(() => {
       p.settleTimer = undefined;
       if (this.pending.includes(p) && this.agentState === "idle") this.complete(p, idle);

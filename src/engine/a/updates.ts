@@ -301,6 +301,13 @@ export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateCon
   }
   const t = toolEntry(s, id);
   flushToolCall(s, t, ctx);
+  if (t.synthetic) {
+    // The agent reports a tool call the bridge invented for a permission (T §4 A↓-2): the real one
+    // replaces it with a full v1 tool_call, and the bridge stops finalizing it.
+    t.synthetic = false;
+    t.announced = false;
+    t.view = { toolCallId: id };
+  }
   const patch: Obj = { ...(u as Obj) };
   delete patch.sessionUpdate;
   applyToolCallPatch(t.view, patch);
