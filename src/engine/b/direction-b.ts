@@ -74,11 +74,16 @@ export class DirectionB implements Translator {
   private readonly sessions = new Map<string, SessionB>();
   private readonly updates: UpdateContextB;
 
+  /** Prompts relayed to an A bridge peer, by the id B sent them under (T §5.5). */
+  private readonly peerPrompts = new Map<number, { entry: Inbound; sessionId: string; acked: boolean; ended: boolean }>();
+
   constructor(
     private readonly client: Link,
     private readonly agent: Link,
     private readonly config: BConfig,
     private readonly agentFlags: AgentFlags,
+    /** The v1 "agent" is an A bridge: lifecycle states and acks come from it (T §5.5). */
+    private readonly peer = false,
   ) {
     this.down = new RequestRoute(client, agent);
     this.up = new RequestRoute(agent, client);
@@ -316,6 +321,7 @@ export class DirectionB implements Translator {
   }
 
   private snapshot(s: SessionB): void {
+    if (this.peer) return; // the peer forwards the agent's own snapshot
     const state = s.turn ? "running" : "idle";
     s.reported = state;
     this.emit(s, { sessionUpdate: "state_update", state });
@@ -430,6 +436,7 @@ export class DirectionB implements Translator {
     if (failedConv(r)) return this.invalid(msg, r.error);
     const s = this.session(sessionId);
     const entry = this.down.local(msg);
+    if (this.peer) return this.peerPrompt(entry, sessionId, r.value as unknown as Obj);
     const held: HeldPrompt = { entry, params: r.value };
     entry.onCancel = () => this.cancelPrompt(s, held);
     if (s.turn || s.loadInFlight) {
@@ -437,6 +444,36 @@ export class DirectionB implements Translator {
       return;
     }
     this.startTurn(s, held);
+  }
+
+  /**
+   * Bridge peer (T §5.5): every prompt goes at once (the real agent holds it), the ack is the peer's
+   * `prompt_accepted`, and states, echo and idle arrive on its channel: nothing is synthesized.
+   */
+  private peerPrompt(entry: Inbound, sessionId: string, params: Obj): void {
+    const p = { entry, sessionId, acked: false, ended: false };
+    const outboundId = this.agent.request("session/prompt", params, (resp) => {
+      p.ended = true;
+      this.peerPrompts.delete(outboundId);
+      if (p.acked || entry.answered) return;
+      // Never inserted: rejected, or withdrawn (the peer answers a withdrawn prompt `cancelled`).
+      const result = resp.result as { stopReason?: unknown } | undefined;
+      if (resp.error) this.down.reply(entry, { error: this.errorForClient(resp.error, sessionId) });
+      else if (result?.stopReason === "cancelled") this.down.reply(entry, { error: rpcErrors.cancelled() });
+      else this.down.reply(entry, { error: rpcErrors.internal("Agent ended a prompt it never accepted", { reason: "not_accepted" }) });
+    });
+    this.peerPrompts.set(outboundId, p);
+    // Until inserted, `$/cancel_request` is forwarded under this id (withdrawal); once acked the
+    // request is answered and the route drops it, as v2 wants (T §1.4-8).
+    entry.outboundId = outboundId;
+  }
+
+  private peerAccepted(params: Obj): void {
+    const p = typeof params.requestId === "number" ? this.peerPrompts.get(params.requestId) : undefined;
+    if (!p || p.acked) return;
+    p.acked = true;
+    const messageId = typeof params.messageId === "string" ? params.messageId : undefined;
+    this.down.reply(p.entry, { result: messageId === undefined ? {} : { messageId } });
   }
 
   private startTurn(s: SessionB, held: HeldPrompt): void {
@@ -484,6 +521,7 @@ export class DirectionB implements Translator {
 
   /** Trigger (a): any v1 message of the session acks the active prompt first. */
   private trigger(s: SessionB, update?: Obj): void {
+    if (this.peer) return;
     const turn = s.turn;
     if (!turn || turn.acked) return;
     const own = update?.sessionUpdate === "user_message_chunk" && typeof update.messageId === "string" ? update.messageId : undefined;
@@ -648,7 +686,7 @@ export class DirectionB implements Translator {
   /** Before relaying a request that blocks the turn: the first one reports `requires_action` (T §1.4-4). */
   private willBlock(s: SessionB | undefined): void {
     const turn = s?.turn;
-    if (s && turn && turn.blockers === 0 && !turn.cancelRequested) this.state(s, "requires_action");
+    if (!this.peer && s && turn && turn.blockers === 0 && !turn.cancelRequested) this.state(s, "requires_action");
   }
 
   /** Count a relayed request that blocks the turn; the returned release reports `running` again. */
@@ -755,6 +793,9 @@ export class DirectionB implements Translator {
       case "$/cancel_request":
         this.up.cancel(params.requestId, params._meta);
         return;
+      case `${BRIDGE_METHOD_PREFIX}prompt_accepted`:
+        if (this.peer) this.peerAccepted(params);
+        return;
       case `${BRIDGE_METHOD_PREFIX}session_update`:
         // From an A bridge: a v2 update with no v1 form, verbatim (T §5.5).
         if (typeof params.sessionId === "string" && isObject(params.update)) this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
@@ -772,6 +813,11 @@ export class DirectionB implements Translator {
   agentGone(info: ExitInfo): void {
     // T §1.4-11: an acked turn ends with an error idle; everything else waiting fails.
     const error = { code: -32603, message: "Agent process exited", data: { reason: "agent_exited", exitCode: info.code } };
+    for (const p of this.peerPrompts.values()) {
+      if (!p.acked) this.down.reply(p.entry, { error });
+      else if (!p.ended) this.emit(this.session(p.sessionId), { sessionUpdate: "state_update", state: "idle", stopReason: "error", error });
+    }
+    this.peerPrompts.clear();
     for (const s of this.sessions.values()) {
       for (const held of s.queue.splice(0)) this.down.reply(held.entry, { error });
       const turn = s.turn;

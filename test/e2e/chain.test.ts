@@ -1,0 +1,184 @@
+// Two bridges back to back must be invisible (issue 4, item 4): the far peers see what a direct
+// connection gives them. Built CLI, real SDK peers, real pipes.
+import { afterEach, describe, expect, it } from "vitest";
+import { checkWire, spawnWithClient, type SpawnedClient, type WireEntry } from "../support/peers.js";
+
+const NODE = process.execPath;
+const AGENT_V1 = ["dist/src/demo/agent-v1.js"];
+const AGENT_V2 = ["dist/src/demo/agent-v2.js"];
+const BRIDGE = "bin/acp-bridge.js";
+const TIMEOUT = 60_000;
+const env = { ACP_DEMO_CHUNK_MS: "0" };
+
+const peers: SpawnedClient<1 | 2>[] = [];
+afterEach(async () => {
+  for (const p of peers.splice(0)) {
+    p.kill("SIGKILL");
+    await p.exit;
+  }
+});
+
+/** `bridge(A) → bridge(B)` in front of an agent, each bridge forced into its direction. */
+function chained(first: string[], second: string[], agent: string[]): string[] {
+  return [BRIDGE, "--log-level", "error", "--stash", "full", ...first, "--", NODE, BRIDGE, "--log-level", "error", "--stash", "full", ...second, "--", NODE, ...agent];
+}
+
+/** The agent's own randomness (session, tool call and message ids, clocks) is not the bridges'. */
+function normalize(wire: readonly WireEntry[]): unknown[] {
+  const labels = new Map<string, string>();
+  const label = (kind: string, raw: string) => {
+    const key = `${kind}:${raw}`;
+    if (!labels.has(key)) labels.set(key, `<${kind}${labels.size}>`);
+    return labels.get(key)!;
+  };
+  const agentRequestIds = new Map<string, string>();
+  return wire.map((e) => {
+    let text = JSON.stringify(e.msg)
+      .replace(/sess-[0-9a-f-]{36}/g, (m) => label("session", m))
+      .replace(/(?:call|u|m|th|plan)-[a-z0-9]+-\d+/g, (m) => label("id", m))
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, "<time>");
+    const msg = JSON.parse(text) as { id?: unknown; method?: string; result?: { _meta?: Record<string, unknown> } };
+    // Requests a bridge sends carry its own ids (H §7.2): compare them by order of appearance.
+    if (e.dir === "in" && msg.method !== undefined && msg.id !== undefined) {
+      const k = JSON.stringify(msg.id);
+      agentRequestIds.set(k, `<req${agentRequestIds.size}>`);
+      msg.id = agentRequestIds.get(k);
+    } else if (e.dir === "out" && msg.method === undefined && agentRequestIds.has(JSON.stringify(msg.id))) {
+      msg.id = agentRequestIds.get(JSON.stringify(msg.id));
+    }
+    text = JSON.stringify(msg);
+    return { dir: e.dir, msg: JSON.parse(text) as unknown };
+  });
+}
+
+/** The marker an A bridge adds to its initialize result (T §5.5), the one field a chain adds. */
+function withoutBridgeMarker(wire: unknown[]): unknown[] {
+  return wire.map((e) => {
+    const m = (e as { msg: { id?: unknown; result?: { protocolVersion?: unknown; _meta?: Record<string, unknown> } } }).msg;
+    if (m.id === 0 && m.result?.protocolVersion !== undefined && m.result._meta) {
+      const meta = { ...m.result._meta };
+      delete meta["acp-bridge"];
+      const result = { ...m.result, _meta: meta };
+      if (Object.keys(meta).length === 0) delete (result as { _meta?: unknown })._meta;
+      return { ...(e as object), msg: { ...m, result } };
+    }
+    return e;
+  });
+}
+
+async function v1Conversation(args: string[]): Promise<WireEntry[]> {
+  const peer = spawnWithClient(1, NODE, args, { env });
+  peers.push(peer);
+  const ctx = peer.ctx;
+  await ctx.request("initialize", { protocolVersion: 1, clientInfo: { name: "ed", version: "1" }, clientCapabilities: {} });
+  const s = await ctx.request("session/new", { cwd: "/tmp", mcpServers: [] });
+  await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "[chunks][thought][plan][tool][diff] go" }] });
+  await ctx.request("session/set_mode", { sessionId: s.sessionId, modeId: "code" });
+  await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "[chunks] again" }] });
+  await ctx.request("session/load", { sessionId: s.sessionId, cwd: "/tmp", mcpServers: [] });
+  await peer.close();
+  checkWire(1, peer.wire);
+  return peer.wire;
+}
+
+interface Materialized {
+  messages: Record<string, unknown[]>;
+  toolCalls: Record<string, Record<string, unknown>>;
+  plans: Record<string, unknown>;
+  config: unknown;
+  states: string[];
+  prompts: unknown[];
+}
+
+/** What a v2 client ends up with after applying every update (T §9 case 20's comparison). */
+function materialize(wire: readonly WireEntry[]): Materialized {
+  const m: Materialized = { messages: {}, toolCalls: {}, plans: {}, config: undefined, states: [], prompts: [] };
+  const promptIds = new Set<string>();
+  for (const e of normalize(wire) as { dir: string; msg: any }[]) {
+    const msg = e.msg;
+    if (e.dir === "out" && msg.method === "session/prompt") promptIds.add(JSON.stringify(msg.id));
+    if (e.dir === "in" && msg.method === undefined && promptIds.has(JSON.stringify(msg.id))) m.prompts.push(msg.result ?? msg.error);
+    if (e.dir !== "in" || msg.method !== "session/update") continue;
+    const u = msg.params.update;
+    const key = `${String(u.sessionUpdate).replace(/_chunk$/, "")}:${u.messageId}`;
+    switch (u.sessionUpdate) {
+      case "user_message_chunk":
+      case "agent_message_chunk":
+      case "agent_thought_chunk":
+        (m.messages[key] ??= []).push(u.content);
+        break;
+      case "user_message":
+      case "agent_message":
+      case "agent_thought":
+        if (u.content !== undefined) m.messages[key] = u.content === null ? [] : [...u.content];
+        break;
+      case "tool_call_update": {
+        const t = (m.toolCalls[u.toolCallId] ??= {});
+        for (const [k, v] of Object.entries(u)) if (k !== "sessionUpdate") t[k] = v;
+        break;
+      }
+      case "tool_call_content_chunk":
+        ((m.toolCalls[u.toolCallId] ??= {}).content as unknown[] | undefined)?.push(u.content);
+        break;
+      case "plan_update":
+        m.plans[u.plan.planId] = u.plan;
+        break;
+      case "config_option_update":
+        m.config = u.configOptions;
+        break;
+      case "state_update":
+        m.states.push(`${u.state}${u.stopReason ? `:${u.stopReason}` : ""}`);
+        break;
+    }
+  }
+  // Message text as a client renders it: adjacent text blocks joined.
+  for (const [k, blocks] of Object.entries(m.messages))
+    m.messages[k] = [(blocks as { type: string; text?: string }[]).map((b) => (b.type === "text" ? b.text : JSON.stringify(b))).join("")];
+  return m;
+}
+
+async function v2Conversation(args: string[]): Promise<Materialized> {
+  const peer = spawnWithClient(2, NODE, args, { env });
+  peers.push(peer);
+  const ctx = peer.ctx;
+  await ctx.request("initialize", { protocolVersion: 2, info: { name: "ed", version: "1" }, capabilities: {} });
+  const s = await ctx.request("session/new", { cwd: "/tmp" });
+  const idleCount = () => peer.updates.filter((u) => (u.update as { state?: string }).state === "idle").length;
+  for (const text of ["[chunks][thought][plan][tool][diff] go", "[chunks] again"]) {
+    const before = idleCount();
+    await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text }] });
+    await peer.waitForUpdate(() => idleCount() > before);
+  }
+  await ctx.request("session/set_config_option", { sessionId: s.sessionId, configId: "mode", type: "id", value: "code" });
+  await peer.close();
+  checkWire(2, peer.wire);
+  return materialize(peer.wire);
+}
+
+describe("chained bridges are transparent (issue 4, item 4)", () => {
+  it(
+    "v1 client → bridge(A) → bridge(B) → v1 agent: the client's conversation equals a direct one, message for message",
+    async () => {
+      const direct = await v1Conversation([...AGENT_V1]);
+      const chain = await v1Conversation(chained(["--agent-protocol", "2"], [], AGENT_V1));
+      // Each direction in order, as JSON values: when a notification overtakes the client's next
+      // request is timing, and key order is not meaning.
+      const byDir = (w: unknown[], dir: string) => w.filter((e) => (e as { dir: string }).dir === dir);
+      const chainWire = withoutBridgeMarker(normalize(chain));
+      const directWire = normalize(direct);
+      expect(byDir(chainWire, "in")).toEqual(byDir(directWire, "in"));
+      expect(byDir(chainWire, "out")).toEqual(byDir(directWire, "out"));
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "v2 client → bridge(B) → bridge(A) → v2 agent: the client materializes the same state as a direct connection",
+    async () => {
+      const direct = await v2Conversation([...AGENT_V2]);
+      const chain = await v2Conversation(chained(["--agent-protocol", "1"], [], AGENT_V2));
+      expect(chain).toEqual(direct);
+    },
+    TIMEOUT,
+  );
+});
