@@ -436,7 +436,7 @@ export class DirectionB implements Translator {
     if (failedConv(r)) return this.invalid(msg, r.error);
     const s = this.session(sessionId);
     const entry = this.down.local(msg);
-    if (this.peer) return this.peerPrompt(entry, sessionId, r.value as unknown as Obj);
+    if (this.peer) return this.peerPrompt(entry, sessionId, r.value);
     const held: HeldPrompt = { entry, params: r.value };
     entry.onCancel = () => this.cancelPrompt(s, held);
     if (s.turn || s.loadInFlight) {
