@@ -251,6 +251,21 @@ function trackTerminalRefs(s: SessionA, toolCallId: string, content: unknown): v
   for (const id of referencedTerminals(content)) terminalFor(s, id).refs.add(toolCallId);
 }
 
+/**
+ * The entry for a tool call the agent reports itself. One the bridge invented for a permission
+ * (T §4 A↓-2) is replaced: the real one is announced with a full v1 tool_call, and the bridge stops
+ * finalizing it.
+ */
+function claimed(s: SessionA, toolCallId: string): ToolCallView {
+  const t = toolEntry(s, toolCallId);
+  if (t.synthetic) {
+    t.synthetic = false;
+    t.announced = false;
+    t.view = { toolCallId };
+  }
+  return t;
+}
+
 function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
   let t = s.toolCalls.get(toolCallId);
   if (!t) {
@@ -299,15 +314,8 @@ export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateCon
     ctx.log.warn("dropped a tool_call_update without a toolCallId");
     return;
   }
-  const t = toolEntry(s, id);
+  const t = claimed(s, id);
   flushToolCall(s, t, ctx);
-  if (t.synthetic) {
-    // The agent reports a tool call the bridge invented for a permission (T §4 A↓-2): the real one
-    // replaces it with a full v1 tool_call, and the bridge stops finalizing it.
-    t.synthetic = false;
-    t.announced = false;
-    t.view = { toolCallId: id };
-  }
   const patch: Obj = { ...(u as Obj) };
   delete patch.sessionUpdate;
   applyToolCallPatch(t.view, patch);
@@ -327,7 +335,7 @@ function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: Upda
     ctx.log.warn("dropped a malformed tool_call_content_chunk");
     return;
   }
-  const t = toolEntry(s, id);
+  const t = claimed(s, id);
   const content = Array.isArray(t.view.content) ? [...(t.view.content as unknown[])] : [];
   content.push(src.content);
   t.view.content = content;
