@@ -49,7 +49,7 @@ import type { Link } from "../link.js";
 import { RequestRoute, type Answer, type Inbound } from "../relay.js";
 import type { ExitInfo, Incoming, Translator } from "../translator.js";
 import { SessionA } from "./session.js";
-import { flushSession, isAnnounced, markAnnounced, updateToV1, type ClientFlags, type UpdateContext } from "./updates.js";
+import { claimed, flushSession, isAnnounced, markAnnounced, updateToV1, type ClientFlags, type UpdateContext } from "./updates.js";
 
 type Obj = Record<string, unknown>;
 
@@ -478,6 +478,13 @@ export class DirectionA implements Translator {
     }
     const s = this.session(sessionId);
     flushSession(s, this.updates);
+    const subject = (params as Obj).subject;
+    const subjectToolCall =
+      isObject(subject) && subject.type === "tool_call" && isObject(subject.toolCall) && typeof subject.toolCall.toolCallId === "string"
+        ? subject.toolCall
+        : undefined;
+    // A tool_call subject is the agent reporting that tool call: it replaces one the bridge invented.
+    if (subjectToolCall) claimed(s, subjectToolCall.toolCallId as string);
     const r = permissionRequestToV1(params as v2.RequestPermissionRequest, {
       opts: this.config.opts,
       v2RequestId: msg.id as v2.RequestId,
@@ -499,10 +506,7 @@ export class DirectionA implements Translator {
       markAnnounced(s, String(body.toolCallId), body, v.syntheticToolCallId === body.toolCallId);
       this.updates.send(sessionId, u);
     }
-    const subject = (params as Obj).subject;
-    if (isObject(subject) && subject.type === "tool_call" && isObject(subject.toolCall) && typeof subject.toolCall.toolCallId === "string") {
-      markAnnounced(s, subject.toolCall.toolCallId, subject.toolCall, false);
-    }
+    if (subjectToolCall) markAnnounced(s, subjectToolCall.toolCallId as string, subjectToolCall, false);
     const options = Array.isArray((params as Obj).options) ? ((params as Obj).options as { optionId: string; kind: string }[]) : [];
     this.up.forward(msg, "session/request_permission", v.params, (resp) => {
       if (v.syntheticToolCallId !== undefined) {

@@ -256,7 +256,7 @@ function trackTerminalRefs(s: SessionA, toolCallId: string, content: unknown): v
  * (T §4 A↓-2) is replaced: the real one is announced with a full v1 tool_call, and the bridge stops
  * finalizing it.
  */
-function claimed(s: SessionA, toolCallId: string): ToolCallView {
+export function claimed(s: SessionA, toolCallId: string): ToolCallView {
   const t = toolEntry(s, toolCallId);
   if (t.synthetic) {
     t.synthetic = false;
