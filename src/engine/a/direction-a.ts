@@ -3,11 +3,12 @@
 // converters; this class keeps the state they need (sessions, prompts, tool calls) and routes.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, EXTENSION_PREFIX, methodRow } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
 import type { Platform } from "../../convert/directories.js";
 import type { DiffRendering } from "../../convert/diff.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject } from "../../convert/json.js";
+import type { Conv } from "../../convert/result.js";
 import type { McpSupport } from "../../convert/mcp.js";
 import {
   currentModeUpdateFor,
@@ -22,7 +23,6 @@ import {
   permissionResponseToV2,
 } from "../../convert/permission.js";
 import { idleToPromptResponse, promptRequestToV2 } from "../../convert/prompt.js";
-import type { Conv } from "../../convert/result.js";
 import {
   listSessionsRequestToV2,
   listSessionsResponseToV1,
@@ -43,11 +43,12 @@ import { filterSessionsByDirectories } from "../../convert/directories.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import { terminalToV1Item } from "../../convert/terminal.js";
 import type { Logger } from "../../log.js";
-import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
+import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
-import { RequestRoute, type Answer, type Inbound } from "../relay.js";
-import type { ExitInfo, Incoming, Translator } from "../translator.js";
+import type { Answer, Inbound } from "../relay.js";
+import type { ExitInfo } from "../translator.js";
+import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
 import { claimed, flushSession, isAnnounced, markAnnounced, updateToV1, type ClientFlags, type UpdateContext } from "./updates.js";
 
@@ -76,27 +77,20 @@ export interface AgentFlagsA {
 
 const SESSIONLESS = { reason: "agent advertises no session surface" };
 
-function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> {
-  return !r.ok;
-}
-
-export class DirectionA implements Translator {
+export class DirectionA extends TranslatingMode {
   readonly mode = "A" as const;
-  private readonly down: RequestRoute;
-  private readonly up: RequestRoute;
   private readonly sessions = new Map<string, SessionA>();
   private readonly connection = { agentReportsBusy: false };
   private readonly updates: UpdateContext;
 
   constructor(
-    private readonly client: Link,
-    private readonly agent: Link,
+    client: Link,
+    agent: Link,
     private readonly config: AConfig,
     private readonly clientFlags: ClientFlags,
     private readonly agentFlags: AgentFlagsA,
   ) {
-    this.down = new RequestRoute(client, agent);
-    this.up = new RequestRoute(agent, client);
+    super(client, agent, config.log);
     this.updates = {
       opts: config.opts,
       flags: clientFlags,
@@ -116,14 +110,6 @@ export class DirectionA implements Translator {
     };
   }
 
-  pendingFromClient(): RequestRoute {
-    return this.down;
-  }
-
-  pendingFromAgent(): RequestRoute {
-    return this.up;
-  }
-
   private session(sessionId: string): SessionA {
     let s = this.sessions.get(sessionId);
     if (!s) {
@@ -139,34 +125,8 @@ export class DirectionA implements Translator {
 
   // ------------------------------------------------------------------ client → agent
 
-  fromClient(m: Incoming): void {
-    switch (m.kind) {
-      case "request":
-        this.clientRequest(m.msg);
-        return;
-      case "notification":
-        this.clientNotification(m.msg, m.line);
-        return;
-      case "response":
-        this.client.deliver(m.msg);
-        return;
-    }
-  }
-
-  private fail(msg: RequestMessage, error: RpcError): void {
-    this.client.fail(msg.id, error);
-  }
-
-  private clientRequest(msg: RequestMessage): void {
+  protected clientRequest(msg: RequestMessage): void {
     const method = msg.method;
-    if (method.startsWith(EXTENSION_PREFIX)) {
-      if (method.startsWith(BRIDGE_METHOD_PREFIX)) {
-        this.fail(msg, rpcErrors.methodNotFound({ method, reason: "reserved for acp-bridge peers" }));
-        return;
-      }
-      this.down.forward(msg, method, msg.params);
-      return;
-    }
     const params = isObject(msg.params) ? msg.params : undefined;
     if (method.startsWith("session/") && !this.agentFlags.hasSession) {
       this.fail(msg, rpcErrors.methodNotFound({ method, ...SESSIONLESS }));
@@ -177,7 +137,7 @@ export class DirectionA implements Translator {
       case "logout": {
         // Identical payloads under new names (H §3.1).
         const row = methodRow(1, method);
-        this.down.forward(msg, row?.v2 ?? method, msg.params ?? {}, (resp) => this.objectResult(resp));
+        this.down.forward(msg, row?.v2 ?? method, msg.params ?? {}, objectResult);
         return;
       }
       case "session/new":
@@ -200,24 +160,8 @@ export class DirectionA implements Translator {
       case "session/prompt":
         return this.prompt(msg, params);
       default:
-        this.fail(
-          msg,
-          rpcErrors.methodNotFound({
-            method,
-            reason: "unknown method: it cannot be translated between ACP v1 and v2",
-          }),
-        );
+        this.fail(msg, this.unknownMethod(method));
     }
-  }
-
-  /** A response whose schema is an object: `null` becomes `{}` (H §0 null results). */
-  private objectResult(resp: ResponseMessage): Answer {
-    if (resp.error) return { error: resp.error };
-    return { result: resp.result ?? {} };
-  }
-
-  private invalid(msg: RequestMessage, error: { code: number; message: string; data: unknown }): void {
-    this.fail(msg, { code: error.code, message: error.message, data: error.data });
   }
 
   private lifecycle(msg: RequestMessage, params: Obj | undefined, kind: "new" | "load" | "resume" | "fork"): void {
@@ -264,9 +208,7 @@ export class DirectionA implements Translator {
               : forkSessionResponseToV1(resp.result, ctx1, this.config.opts);
       if (failedConv(r)) {
         this.config.log.warn(`the agent's ${method} result is malformed`, r.error.data);
-        return this.down.reply(entry, {
-          error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail: r.error.data }),
-        });
+        return this.down.reply(entry, malformed(method, r.error.data));
       }
       const result = r.value.result as Obj;
       const sessionId = typeof result.sessionId === "string" ? result.sessionId : typeof raw.sessionId === "string" ? raw.sessionId : undefined;
@@ -294,7 +236,7 @@ export class DirectionA implements Translator {
     this.down.forward(msg, "session/list", out, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.config.opts);
-      if (failedConv(conv)) return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method: "session/list", detail: conv.error.data }) };
+      if (failedConv(conv)) return malformed("session/list", conv.error.data);
       const result = conv.value as unknown as Obj;
       if (filter !== undefined && Array.isArray(result.sessions))
         result.sessions = filterSessionsByDirectories(result.sessions as { additionalDirectories?: unknown }[], filter);
@@ -317,7 +259,7 @@ export class DirectionA implements Translator {
           s.dispose();
         }
       }
-      return this.objectResult(resp);
+      return objectResult(resp);
     });
   }
 
@@ -358,7 +300,7 @@ export class DirectionA implements Translator {
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv = setConfigOptionResponseToV1(resp.result, { booleanOptions: this.clientFlags.booleanOptions }, this.config.opts);
-      if (failedConv(conv)) return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", detail: conv.error.data }) };
+      if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       const before = s.configOptions;
       s.configOptions = isObject(resp.result) ? resp.result.configOptions : s.configOptions;
       // The mode may have changed through its option: v1 clients track it through current_mode_update.
@@ -409,7 +351,7 @@ export class DirectionA implements Translator {
     s.lifecycle.sent(handle, outboundId, (r.value as Obj).prompt);
   }
 
-  private clientNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+  protected clientNotification(msg: NotificationMessage): void {
     const params = isObject(msg.params) ? msg.params : undefined;
     switch (msg.method) {
       case "session/cancel": {
@@ -422,38 +364,15 @@ export class DirectionA implements Translator {
         this.down.cancel(params?.requestId, params?._meta);
         return;
       default:
-        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
-          if (line) this.agent.sendRaw(line, msg);
-          else this.agent.send(msg);
-          return;
-        }
-        this.config.log.debug(`dropped client notification '${msg.method}': no v2 form`);
+        this.log.debug(`dropped client notification '${msg.method}': no v2 form`);
     }
   }
 
   // ------------------------------------------------------------------ agent → client
 
-  fromAgent(m: Incoming): void {
-    switch (m.kind) {
-      case "request":
-        this.agentRequest(m.msg);
-        return;
-      case "notification":
-        this.agentNotification(m.msg, m.line);
-        return;
-      case "response":
-        this.agent.deliver(m.msg);
-        return;
-    }
-  }
-
-  private agentRequest(msg: RequestMessage): void {
+  protected agentRequest(msg: RequestMessage): void {
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : undefined;
-    if (method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX)) {
-      this.up.forward(msg, method, msg.params);
-      return;
-    }
     switch (method) {
       case "session/request_permission":
         return this.permission(msg, params);
@@ -543,7 +462,7 @@ export class DirectionA implements Translator {
     });
   }
 
-  private agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+  protected agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
     const params = isObject(msg.params) ? msg.params : undefined;
     switch (msg.method) {
       case "session/update": {
@@ -558,20 +477,14 @@ export class DirectionA implements Translator {
         return;
       }
       case "elicitation/complete":
-        if (line) this.client.sendRaw(line, msg);
-        else this.client.send(msg);
+        this.pass(this.client, msg, line);
         return;
       case "$/cancel_request":
         // Already answered (e.g. the client answered `cancelled` itself): dropped by the route.
         this.up.cancel(params?.requestId, params?._meta);
         return;
       default:
-        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
-          if (line) this.client.sendRaw(line, msg);
-          else this.client.send(msg);
-          return;
-        }
-        this.config.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
+        this.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
     }
   }
 

@@ -7,7 +7,6 @@ import { isObject } from "../../convert/json.js";
 import { chunkToV1, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, plansToV1 } from "../../convert/plan.js";
-import type { Conv } from "../../convert/result.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import {
   appendOutput,
@@ -20,6 +19,7 @@ import { restoresV1ToolCall, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1
 import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
 import type { Logger } from "../../log.js";
+import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
 
 type Obj = Record<string, unknown>;
@@ -62,11 +62,6 @@ const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
   agent_thought: { kind: "thought", whole: true },
 };
 
-function failed<T>(r: Conv<T>, ctx: UpdateContext, what: string): r is Extract<Conv<T>, { ok: false }> {
-  if (r.ok) return false;
-  ctx.log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
-  return true;
-}
 
 /** One `session/update` notification from the v2 agent. */
 export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, ctx: UpdateContext): void {
@@ -111,22 +106,22 @@ export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, c
     case "plan_update": {
       lc.tick();
       const next = applyPlanUpdate(s.plans, update as v2.PlanUpdate);
-      if (failed(next, ctx, "plan_update")) return;
+      if (dropped(next, ctx.log, "plan_update")) return;
       s.plans = next.value;
       const plan = plansToV1(s.plans, update as v2.PlanUpdate, ctx.opts);
-      if (failed(plan, ctx, "plan_update")) return;
+      if (dropped(plan, ctx.log, "plan_update")) return;
       ctx.send(s.sessionId, { sessionUpdate: "plan", ...plan.value });
       return;
     }
     case "available_commands_update": {
       const r = availableCommandsToV1(update as v2.AvailableCommandsUpdate, ctx.opts);
-      if (failed(r, ctx, "available_commands_update")) return;
+      if (dropped(r, ctx.log, "available_commands_update")) return;
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" });
       return;
     }
     case "config_option_update": {
       const r = configOptionUpdateToV1Updates(update, s.configOptions, { booleanOptions: ctx.flags.booleanOptions }, ctx.opts);
-      if (failed(r, ctx, "config_option_update")) return;
+      if (dropped(r, ctx.log, "config_option_update")) return;
       s.configOptions = update.configOptions;
       if (r.value.modesChanged) ctx.log.warnOnce(`modes-${s.sessionId}`, "the agent changed the set of modes: v1 clients cannot be told");
       for (const u of r.value.updates) ctx.send(s.sessionId, u);
@@ -139,7 +134,7 @@ export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, c
       return;
     case "usage_update": {
       const r = usageToV1(update as v2.UsageUpdate, s.lastCost as v2.Cost | undefined, ctx.opts);
-      if (failed(r, ctx, "usage_update")) return;
+      if (dropped(r, ctx.log, "usage_update")) return;
       s.lastCost = r.value.lastCost;
       ctx.send(s.sessionId, r.value.update as v1.SessionUpdate, params._meta);
       return;
@@ -186,13 +181,13 @@ function messageToV1(
       { kind: message.kind, firstKind, redactionNotice: ctx.redactionNotice },
       ctx.opts,
     );
-    if (failed(r, ctx, String(update.sessionUpdate))) return;
+    if (dropped(r, ctx.log, String(update.sessionUpdate))) return;
     s.sent.set(key, r.value.sent);
     for (const c of r.value.chunks) ctx.send(s.sessionId, c);
     return;
   }
   const r = chunkToV1(update as v2.ContentChunk, sent, { kind: message.kind, firstKind }, ctx.opts);
-  if (failed(r, ctx, String(update.sessionUpdate))) return;
+  if (dropped(r, ctx.log, String(update.sessionUpdate))) return;
   s.sent.set(key, r.value.sent);
   ctx.send(s.sessionId, r.value.update as v1.SessionUpdate);
 }
@@ -297,14 +292,14 @@ function emitToolCall(
   if (!t.announced || restoresV1ToolCall(u)) {
     // First sighting (or a chained bridge restoring a re-sent v1 tool_call): a v1 `tool_call`.
     const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : (t.view as v2.ToolCallUpdate), context);
-    if (failed(r, ctx, "tool_call_update")) return;
+    if (dropped(r, ctx.log, "tool_call_update")) return;
     t.announced = true;
     t.synthetic = false;
     ctx.send(s.sessionId, { sessionUpdate: "tool_call", ...r.value } as v1.SessionUpdate);
     return;
   }
   const r = toolCallUpdateToV1(u, context);
-  if (failed(r, ctx, "tool_call_update")) return;
+  if (dropped(r, ctx.log, "tool_call_update")) return;
   ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value });
 }
 

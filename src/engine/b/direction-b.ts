@@ -3,7 +3,7 @@
 // (T §1.4), emulates the v2 baseline a v1 agent lacks (H §2.3), and refuses what v2 removed.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, EXTENSION_PREFIX, methodRow } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import type { Platform } from "../../convert/directories.js";
@@ -20,7 +20,6 @@ import {
 } from "../../convert/mode.js";
 import { permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
 import { promptErrorToIdle, promptRequestToV1, promptResponseToIdle } from "../../convert/prompt.js";
-import type { Conv } from "../../convert/result.js";
 import {
   forkSessionRequestToV1,
   listSessionsRequestToV1,
@@ -35,8 +34,9 @@ import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
-import { RequestRoute, type Answer, type Inbound } from "../relay.js";
-import type { ExitInfo, Incoming, Translator } from "../translator.js";
+import type { Answer, Inbound } from "../relay.js";
+import type { ExitInfo } from "../translator.js";
+import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionB, type HeldPrompt, type Turn } from "./session.js";
 import { boundary, updateToV2, type UpdateContextB } from "./updates.js";
 
@@ -63,14 +63,8 @@ function emulatedMeta(method: string): Obj {
   return { [STASH_KEY]: { emulated: method } };
 }
 
-function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> {
-  return !r.ok;
-}
-
-export class DirectionB implements Translator {
+export class DirectionB extends TranslatingMode {
   readonly mode = "B" as const;
-  private readonly down: RequestRoute;
-  private readonly up: RequestRoute;
   private readonly sessions = new Map<string, SessionB>();
   private readonly updates: UpdateContextB;
 
@@ -78,15 +72,14 @@ export class DirectionB implements Translator {
   private readonly peerPrompts = new Map<number, { entry: Inbound; sessionId: string; acked: boolean; ended: boolean }>();
 
   constructor(
-    private readonly client: Link,
-    private readonly agent: Link,
+    client: Link,
+    agent: Link,
     private readonly config: BConfig,
     private readonly agentFlags: AgentFlags,
     /** The v1 "agent" is an A bridge: lifecycle states and acks come from it (T §5.5). */
     private readonly peer = false,
   ) {
-    this.down = new RequestRoute(client, agent);
-    this.up = new RequestRoute(agent, client);
+    super(client, agent, config.log);
     this.updates = {
       opts: config.opts,
       log: config.log,
@@ -96,14 +89,6 @@ export class DirectionB implements Translator {
         client.notify("session/update", params);
       },
     };
-  }
-
-  pendingFromClient(): RequestRoute {
-    return this.down;
-  }
-
-  pendingFromAgent(): RequestRoute {
-    return this.up;
   }
 
   private session(sessionId: string): SessionB {
@@ -126,41 +111,13 @@ export class DirectionB implements Translator {
 
   // ------------------------------------------------------------------ client → agent
 
-  fromClient(m: Incoming): void {
-    switch (m.kind) {
-      case "request":
-        this.clientRequest(m.msg);
-        return;
-      case "notification":
-        this.clientNotification(m.msg, m.line);
-        return;
-      case "response":
-        this.client.deliver(m.msg);
-        return;
-    }
-  }
-
-  private fail(msg: RequestMessage, error: RpcError): void {
-    this.client.fail(msg.id, error);
-  }
-
-  private invalid(msg: RequestMessage, error: { code: number; message: string; data: unknown }): void {
-    this.fail(msg, { code: error.code, message: error.message, data: error.data });
-  }
-
-  private clientRequest(msg: RequestMessage): void {
+  protected clientRequest(msg: RequestMessage): void {
     // v2 request ids are strings or integers, never null (H §7.2).
     if (msg.id === null || (typeof msg.id === "number" && !Number.isInteger(msg.id))) {
       this.client.fail(null, rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id" }));
       return;
     }
     const method = msg.method;
-    if (method.startsWith(EXTENSION_PREFIX)) {
-      if (method.startsWith(BRIDGE_METHOD_PREFIX))
-        return this.fail(msg, rpcErrors.methodNotFound({ method, reason: "reserved for acp-bridge peers" }));
-      this.down.forward(msg, method, msg.params);
-      return;
-    }
     const params = isObject(msg.params) ? msg.params : {};
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     if (sessionId !== undefined && this.sessions.get(sessionId)?.closed && !["session/resume", "session/delete", "session/close"].includes(method))
@@ -202,7 +159,7 @@ export class DirectionB implements Translator {
           rpcErrors.invalidParams({ reason: method === "tool_call/cancel" ? "unknown tool call" : "unknown terminal", method }),
         );
       default:
-        this.fail(msg, rpcErrors.methodNotFound({ method, reason: "unknown method: it cannot be translated between ACP v1 and v2" }));
+        this.fail(msg, this.unknownMethod(method));
     }
   }
 
@@ -614,7 +571,7 @@ export class DirectionB implements Translator {
     }
   }
 
-  private clientNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+  protected clientNotification(msg: NotificationMessage): void {
     const params = isObject(msg.params) ? msg.params : {};
     switch (msg.method) {
       case "session/cancel":
@@ -624,12 +581,7 @@ export class DirectionB implements Translator {
         this.down.cancel(params.requestId, params._meta);
         return;
       default:
-        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
-          if (line) this.agent.sendRaw(line, msg);
-          else this.agent.send(msg);
-          return;
-        }
-        this.config.log.debug(`dropped client notification '${msg.method}': no v1 form`);
+        this.log.debug(`dropped client notification '${msg.method}': no v1 form`);
     }
   }
 
@@ -641,27 +593,9 @@ export class DirectionB implements Translator {
 
   // ------------------------------------------------------------------ agent → client
 
-  fromAgent(m: Incoming): void {
-    switch (m.kind) {
-      case "request":
-        this.agentRequest(m.msg);
-        return;
-      case "notification":
-        this.agentNotification(m.msg, m.line);
-        return;
-      case "response":
-        this.agent.deliver(m.msg);
-        return;
-    }
-  }
-
-  private agentRequest(msg: RequestMessage): void {
+  protected agentRequest(msg: RequestMessage): void {
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : {};
-    if (method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX)) {
-      this.up.forward(msg, method, msg.params);
-      return;
-    }
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     const s = sessionId !== undefined ? this.sessions.get(sessionId) : undefined;
     if (s) this.trigger(s);
@@ -771,7 +705,7 @@ export class DirectionB implements Translator {
     release = this.blocking(s, entry, { action: "cancel" });
   }
 
-  private agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
+  protected agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
     const params = isObject(msg.params) ? msg.params : {};
     switch (msg.method) {
       case "session/update": {
@@ -787,8 +721,7 @@ export class DirectionB implements Translator {
         return;
       }
       case "elicitation/complete":
-        if (line) this.client.sendRaw(line, msg);
-        else this.client.send(msg);
+        this.pass(this.client, msg, line);
         return;
       case "$/cancel_request":
         this.up.cancel(params.requestId, params._meta);
@@ -801,12 +734,7 @@ export class DirectionB implements Translator {
         if (typeof params.sessionId === "string" && isObject(params.update)) this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
         return;
       default:
-        if (msg.method.startsWith(EXTENSION_PREFIX) && !msg.method.startsWith(BRIDGE_METHOD_PREFIX)) {
-          if (line) this.client.sendRaw(line, msg);
-          else this.client.send(msg);
-          return;
-        }
-        this.config.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
+        this.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
     }
   }
 
@@ -830,13 +758,4 @@ export class DirectionB implements Translator {
       }
     }
   }
-}
-
-function objectResult(resp: ResponseMessage): Answer {
-  if (resp.error) return { error: resp.error };
-  return { result: resp.result ?? {} };
-}
-
-function malformed(method: string, detail: unknown): Answer {
-  return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail }) };
 }

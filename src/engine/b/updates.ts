@@ -16,12 +16,12 @@ import {
 import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
-import type { Conv } from "../../convert/result.js";
 import { sessionInfoToV2 } from "../../convert/session-info.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import { toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
 import { usageToV2 } from "../../convert/usage.js";
 import type { Logger } from "../../log.js";
+import { dropped } from "../translating.js";
 import type { SessionB } from "./session.js";
 
 type Obj = Record<string, unknown>;
@@ -48,11 +48,6 @@ const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
   "usage_update",
 ]);
 
-function failed<T>(r: Conv<T>, ctx: UpdateContextB, what: string): r is Extract<Conv<T>, { ok: false }> {
-  if (r.ok) return false;
-  ctx.log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
-  return true;
-}
 
 function sendAll(s: SessionB, ctx: UpdateContextB, updates: readonly v2.SessionUpdate[], meta?: unknown): void {
   for (const u of updates) ctx.send(s.sessionId, u, meta);
@@ -87,35 +82,35 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
     case "plan": {
       boundary(s, ctx);
       const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
-      if (failed(r, ctx, "plan")) return;
+      if (dropped(r, ctx.log, "plan")) return;
       s.plans = recordEmitted(s.plans, r.value);
       sendAll(s, ctx, r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })), meta);
       return;
     }
     case "current_mode_update": {
       const r = currentModeUpdateToConfigOptionUpdate(update, s.config, ctx.opts);
-      if (failed(r, ctx, "current_mode_update")) return;
+      if (dropped(r, ctx.log, "current_mode_update")) return;
       s.config = r.value.config;
       if (r.value.update) ctx.send(s.sessionId, r.value.update, meta);
       return;
     }
     case "config_option_update": {
       const r = configOptionUpdateToV2(update, { modes: s.config.modes }, ctx.opts);
-      if (failed(r, ctx, "config_option_update")) return;
+      if (dropped(r, ctx.log, "config_option_update")) return;
       s.config = { ...s.config, configOptions: update.configOptions };
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta);
       return;
     }
     case "available_commands_update": {
       const r = availableCommandsToV2(update as v1.AvailableCommandsUpdate, ctx.opts);
-      if (failed(r, ctx, "available_commands_update")) return;
+      if (dropped(r, ctx.log, "available_commands_update")) return;
       s.availableCommands = (r.value as { availableCommands: unknown[] }).availableCommands;
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, meta);
       return;
     }
     case "session_info_update": {
       const r = sessionInfoToV2(update, ctx.opts);
-      if (failed(r, ctx, "session_info_update")) return;
+      if (dropped(r, ctx.log, "session_info_update")) return;
       const v = r.value as { title?: unknown; updatedAt?: unknown };
       if (typeof v.title === "string") s.title = v.title;
       if (typeof v.updatedAt === "string") s.updatedAt = v.updatedAt;
@@ -124,26 +119,26 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
     }
     case "usage_update": {
       const r = usageToV2(update as v1.UsageUpdate, s.costForwarded, ctx.opts);
-      if (failed(r, ctx, "usage_update")) return;
+      if (dropped(r, ctx.log, "usage_update")) return;
       s.costForwarded = r.value.costForwarded;
       ctx.send(s.sessionId, { ...r.value.update, sessionUpdate: "usage_update" }, meta);
       return;
     }
     case "notice": {
       const r = noticeToV2(update as v1.Notice);
-      if (failed(r, ctx, "notice")) return;
+      if (dropped(r, ctx.log, "notice")) return;
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "notice" }, meta);
       return;
     }
     case "compaction_update": {
       const r = compactionUpdateToV2(update as v1.CompactionUpdate, ctx.opts);
-      if (failed(r, ctx, "compaction_update")) return;
+      if (dropped(r, ctx.log, "compaction_update")) return;
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "compaction_update" }, meta);
       return;
     }
     case "compaction_summary_chunk": {
       const r = compactionSummaryChunkToV2(update as v1.CompactionSummaryChunk, ctx.opts);
-      if (failed(r, ctx, "compaction_summary_chunk")) return;
+      if (dropped(r, ctx.log, "compaction_summary_chunk")) return;
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta);
       return;
     }
@@ -177,7 +172,7 @@ function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string },
   const id = assignChunkId(s.chunkIds, s.sessionId, kind, v1Id);
   s.chunkIds = id.state;
   const r = v1ChunkToV2Updates(update, s.pendingUpsert, { kind, messageId: id.messageId, synthetic: id.synthetic }, ctx.opts);
-  if (failed(r, ctx, update.sessionUpdate)) return;
+  if (dropped(r, ctx.log, update.sessionUpdate)) return;
   s.pendingUpsert = r.value.pending;
   sendAll(s, ctx, r.value.updates, meta);
 }
@@ -198,7 +193,7 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
     toolKind: typeof src.kind === "string" ? src.kind : seen?.kind,
     lastContent: seen?.lastContent,
   });
-  if (failed(r, ctx, String(src.sessionUpdate))) return;
+  if (dropped(r, ctx.log, String(src.sessionUpdate))) return;
   const state: { title?: string | undefined; kind?: string | undefined; lastContent?: v2.ToolCallContent[] | undefined } = seen ?? {};
   if (typeof src.title === "string") state.title = src.title;
   if (typeof src.kind === "string") state.kind = src.kind;

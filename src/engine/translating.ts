@@ -1,0 +1,121 @@
+// What both translating modes (A and B) share: the two request routes, dispatch by message kind,
+// the extension rule (H §7.4: `_` methods pass untouched, `_acp-bridge/` is reserved), and the
+// answers a converter failure turns into.
+import { BRIDGE_METHOD_PREFIX, EXTENSION_PREFIX } from "../../mappings/methods.js";
+import type { Conv, ConvertError } from "../convert/result.js";
+import type { Logger } from "../log.js";
+import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
+import { rpcErrors } from "../wire/jsonrpc.js";
+import type { Link } from "./link.js";
+import { RequestRoute, type Answer } from "./relay.js";
+import type { ExitInfo, Incoming, Translator } from "./translator.js";
+
+export function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> {
+  return !r.ok;
+}
+
+/** A converter failure on something the agent sent: logged, and the message is dropped. */
+export function dropped<T>(r: Conv<T>, log: Logger, what: string): r is Extract<Conv<T>, { ok: false }> {
+  if (r.ok) return false;
+  log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
+  return true;
+}
+
+/** A response whose schema is an object: `null` becomes `{}` (H §0, null results). */
+export function objectResult(resp: ResponseMessage): Answer {
+  if (resp.error) return { error: resp.error };
+  return { result: resp.result ?? {} };
+}
+
+/** The client's answer when the agent's result cannot be converted. */
+export function malformed(method: string, detail: unknown): Answer {
+  return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail }) };
+}
+
+export function isExtension(method: string): boolean {
+  return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX);
+}
+
+export abstract class TranslatingMode implements Translator {
+  abstract readonly mode: "A" | "B";
+  /** Requests from the client, re-issued to the agent. */
+  protected readonly down: RequestRoute;
+  /** Requests from the agent, re-issued to the client. */
+  protected readonly up: RequestRoute;
+
+  constructor(
+    protected readonly client: Link,
+    protected readonly agent: Link,
+    protected readonly log: Logger,
+  ) {
+    this.down = new RequestRoute(client, agent);
+    this.up = new RequestRoute(agent, client);
+  }
+
+  pendingFromClient(): RequestRoute {
+    return this.down;
+  }
+
+  pendingFromAgent(): RequestRoute {
+    return this.up;
+  }
+
+  fromClient(m: Incoming): void {
+    switch (m.kind) {
+      case "request":
+        if (m.msg.method.startsWith(BRIDGE_METHOD_PREFIX))
+          this.fail(m.msg, rpcErrors.methodNotFound({ method: m.msg.method, reason: "reserved for acp-bridge peers" }));
+        else if (isExtension(m.msg.method)) this.down.forward(m.msg, m.msg.method, m.msg.params);
+        else this.clientRequest(m.msg);
+        return;
+      case "notification":
+        if (isExtension(m.msg.method)) this.pass(this.agent, m.msg, m.line);
+        else this.clientNotification(m.msg);
+        return;
+      case "response":
+        this.client.deliver(m.msg);
+        return;
+    }
+  }
+
+  fromAgent(m: Incoming): void {
+    switch (m.kind) {
+      case "request":
+        if (isExtension(m.msg.method)) this.up.forward(m.msg, m.msg.method, m.msg.params);
+        else this.agentRequest(m.msg);
+        return;
+      case "notification":
+        if (isExtension(m.msg.method)) this.pass(this.client, m.msg, m.line);
+        else this.agentNotification(m.msg, m.line);
+        return;
+      case "response":
+        this.agent.deliver(m.msg);
+        return;
+    }
+  }
+
+  /** Forward a notification as it is, its original bytes when we have them. */
+  protected pass(to: Link, msg: NotificationMessage, line: Buffer | undefined): void {
+    if (line) to.sendRaw(line, msg);
+    else to.send(msg);
+  }
+
+  protected fail(msg: RequestMessage, error: RpcError): void {
+    this.client.fail(msg.id, error);
+  }
+
+  /** A converter's typed error, as the JSON-RPC error of the client's request. */
+  protected invalid(msg: RequestMessage, error: ConvertError): void {
+    this.fail(msg, { code: error.code, message: error.message, data: error.data });
+  }
+
+  protected unknownMethod(method: string): RpcError {
+    return rpcErrors.methodNotFound({ method, reason: "unknown method: it cannot be translated between ACP v1 and v2" });
+  }
+
+  protected abstract clientRequest(msg: RequestMessage): void;
+  protected abstract clientNotification(msg: NotificationMessage): void;
+  protected abstract agentRequest(msg: RequestMessage): void;
+  protected abstract agentNotification(msg: NotificationMessage, line: Buffer | undefined): void;
+  abstract agentGone(info: ExitInfo): void;
+}
