@@ -19,15 +19,13 @@ import {
   type Loss,
 } from "./result.js";
 import { hasResidual, residualOf, setMeta, Stash, unstash, type ConvertOptions, type Envelope } from "./stash.js";
+import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
 
 const { envType } = authMethodTable;
 const ENV = authMethodTable.env;
 
-function bad(field: string, reason: string): never {
-  throw new ConvertFailure(errors.invalidParams({ field, reason }));
-}
 
 const kindOf = (x: unknown): string => (x === undefined ? "missing" : x === null ? "null" : "not_string");
 

@@ -6,7 +6,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
 import { has, isObject, isString, omit } from "./json.js";
-import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
+import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
   isSynthetic,
@@ -18,6 +18,9 @@ import {
   type Envelope,
   type Version,
 } from "./stash.js";
+import { fieldOf, invalid } from "./check.js";
+
+export { fieldOf, invalid };
 
 type Obj = Record<string, unknown>;
 
@@ -38,16 +41,7 @@ export interface Acc {
   readonly lost: Loss[];
 }
 
-/** `configOptions[2].options[0].value` */
-export function fieldOf(path: Path): string {
-  let s = "";
-  for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
-  return s;
-}
 
-export function invalid(path: Path, reason: string, extra: Obj = {}): never {
-  throw new ConvertFailure(errors.invalidParams({ ...extra, field: fieldOf(path), reason }));
-}
 
 export function expectObject(x: unknown, path: Path): Obj {
   if (!isObject(x)) invalid(path, x === undefined ? "missing" : "not_object");

@@ -5,17 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
 import { isObject, isString } from "./json.js";
-import {
-  attempt,
-  type Conv,
-  type ConvertError,
-  ConvertFailure,
-  type Converted,
-  errors,
-  type Loss,
-  ok,
-  type Path,
-} from "./result.js";
+import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
 type Obj = Record<string, unknown>;
@@ -36,18 +26,11 @@ export function contentBlockToV2(b: v1.ContentBlock, opts: ConvertOptions): Conv
 }
 
 // ---- shared helpers (also used by tool-call.ts) ----
+import { invalid, prefixLosses } from "./check.js";
 
-/** `a.b[2].c` for a path inside the converted value. */
-export function fieldOf(path: Path): string {
-  let s = "";
-  for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
-  return s;
-}
+export { fieldOf, invalid, prefixError, prefixLosses, unwrap } from "./check.js";
 
-/** Throws the typed -32602 for a field of the converted value (caught by `attempt`). */
-export function invalid(path: Path, reason: string, extra: Obj = {}): never {
-  throw new ConvertFailure(errors.invalidParams({ ...extra, reason, field: fieldOf(path) }));
-}
+
 
 export function expectObject(x: unknown, path: Path): Obj {
   if (!isObject(x)) invalid(path, "expected_object");
@@ -74,23 +57,8 @@ export function expectOptional(o: Obj, key: string, type: "string" | "number" | 
   if (!good) invalid([...path, key], `expected_${type}`);
 }
 
-/** Rethrows a failed sub-conversion with its `field` placed under `prefix`. */
-export function unwrap<T>(r: Conv<T>, prefix: Path): Converted<T> {
-  if (r.ok) return r;
-  throw new ConvertFailure(prefixError(r.error, prefix));
-}
 
-export function prefixError(e: ConvertError, prefix: Path): ConvertError {
-  if (prefix.length === 0) return e;
-  const head = fieldOf(prefix);
-  const field = e.data.field;
-  const joined = field === undefined || field === "" ? head : field.startsWith("[") ? head + field : `${head}.${field}`;
-  return { ...e, data: { ...e.data, field: joined } };
-}
 
-export function prefixLosses(prefix: Path, lost: readonly Loss[]): Loss[] {
-  return lost.map((l) => ({ path: [...prefix, ...l.path], reason: l.reason }));
-}
 
 // ---- v2 → v1 ----
 

@@ -5,8 +5,9 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationTable } from "../../mappings/permission.js";
 import { isObject, isString, jsonEqual } from "./json.js";
-import { attempt, ConvertFailure, errors, ok, under, type Conv, type Converted, type Loss } from "./result.js";
+import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
+import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
 
@@ -33,9 +34,6 @@ export interface ElicitationToV2Context {
   readonly requestIdToV2: (id: v1.RequestId) => RequestIdToV2 | undefined;
 }
 
-function bad(field: string, reason: string): never {
-  throw new ConvertFailure(errors.invalidParams({ field, reason }));
-}
 
 function isV2RequestId(x: unknown): x is v2.RequestId {
   return isString(x) || (typeof x === "number" && Number.isSafeInteger(x));

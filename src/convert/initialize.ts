@@ -41,6 +41,7 @@ import {
   type ConvertOptions,
   type Envelope,
 } from "./stash.js";
+import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
 
@@ -176,9 +177,6 @@ function markerFields(m: BridgeMarker | undefined): Obj | undefined {
 
 // ---- shared pieces ---------------------------------------------------------------------------------
 
-function bad(field: string, reason: string): never {
-  throw new ConvertFailure(errors.invalidParams({ field, reason }));
-}
 
 function isImplementation(x: unknown): x is Obj & { name: string; version: string } {
   return isObject(x) && isString(x.name) && isString(x.version);

@@ -6,7 +6,7 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isAllowKind, isKnownOptionKind, permissionTable, titleForKind } from "../../mappings/permission.js";
 import { unwrap } from "./content.js";
 import { isObject, isString } from "./json.js";
-import { attempt, ConvertFailure, errors, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
+import { attempt, errors, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
   toolCallToV1,
@@ -15,14 +15,12 @@ import {
   type ToolCallToV1Context,
   type V1ToolCallMessage,
 } from "./tool-call.js";
+import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
 
 const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 
-function bad(field: string, reason: string): never {
-  throw new ConvertFailure(errors.invalidParams({ field, reason }));
-}
 
 /** A v1 `tool_call_update` message. */
 export type V1ToolCallUpdateMessage = v1.ToolCallUpdate & { sessionUpdate: "tool_call_update" };

@@ -7,17 +7,15 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { downgrade, planTable } from "../../mappings/plan.js";
 import { has, isObject, isString, jsonEqual, omit } from "./json.js";
-import { attempt, ConvertFailure, errors, ok, under, type Conv, type Converted, type Loss } from "./result.js";
+import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
+import { bad } from "./check.js";
 
 /** A↓ state: every plan the agent reported, by planId, in order of first sight. */
 export type PlansMap = ReadonlyMap<string, v2.PlanUpdateContent>;
 
 type Obj = Record<string, unknown>;
 
-function bad(field: string, reason: string): never {
-  throw new ConvertFailure(errors.invalidParams({ field, reason }));
-}
 
 function checkEntry(entry: unknown, field: string): Obj {
   if (!isObject(entry)) bad(field, "not_object");
