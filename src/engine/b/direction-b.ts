@@ -10,6 +10,7 @@ import type { Platform } from "../../convert/directories.js";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
 import { errorToV2 } from "../../convert/error.js";
 import { isObject, jsonEqual } from "../../convert/json.js";
+import { generatedMessageId } from "../../../mappings/message.js";
 import { nextGeneratedId } from "../../convert/message.js";
 import {
   agentConfigFromResult,
@@ -240,6 +241,9 @@ export class DirectionB extends TranslatingMode {
       return;
     }
     const { method, params: out } = r.value as { method: string; params: unknown };
+    // Revived now, so its replay is forwarded; a failed resume leaves it closed.
+    const wasClosed = s.closed;
+    s.closed = false;
     s.loadInFlight = true;
     if (method === "session/load") {
       boundary(s, this.updates);
@@ -253,6 +257,7 @@ export class DirectionB extends TranslatingMode {
       boundary(s, this.updates);
       if (entry.answered) return;
       if (resp.error) {
+        s.closed = wasClosed;
         this.down.reply(entry, { error: this.errorForClient(resp.error, sessionId) });
         this.startNext(s);
         return;
@@ -327,10 +332,12 @@ export class DirectionB extends TranslatingMode {
     const entry = this.down.local(msg);
     const finish = (answer: Answer) => {
       if (s) {
-        if (s.turn) this.endTurn(s, { stopReason: "cancelled" });
         s.closed = true;
+        if (s.turn) this.endTurn(s, { stopReason: "cancelled" });
       }
       this.down.reply(entry, answer);
+      // Prompts held while the close drained the turn end with the session (T §1.4-9).
+      if (s) for (const held of s.queue.splice(0)) this.down.reply(held.entry, { error: rpcErrors.cancelled() });
     };
     const afterTurn = (then: () => void) => {
       if (!s?.turn) return then();
@@ -467,7 +474,14 @@ export class DirectionB extends TranslatingMode {
     if (turn.acked || turn.withdrawn || s.turn !== turn) return;
     if (turn.ackTimer) clearTimeout(turn.ackTimer);
     turn.ackTimer = undefined;
-    if (adoptId !== undefined) turn.userMsgId = adoptId;
+    if (adoptId !== undefined && adoptId !== turn.userMsgId) {
+      // The agent's own id replaces the generated one: give its number back, since a replay (which
+      // generates no id for this message) must number the next id-less ones the same way.
+      const n = s.chunkIds.counter.user;
+      if (turn.userMsgId === generatedMessageId(s.sessionId, "user", n))
+        s.chunkIds = { ...s.chunkIds, counter: { ...s.chunkIds.counter, user: n - 1 } };
+      turn.userMsgId = adoptId;
+    }
     turn.acked = true;
     this.down.reply(turn.entry, { result: { messageId: turn.userMsgId } });
     this.emit(s, { sessionUpdate: "user_message", messageId: turn.userMsgId, content: turn.prompt });
@@ -620,7 +634,7 @@ export class DirectionB extends TranslatingMode {
   /** Before relaying a request that blocks the turn: the first one reports `requires_action` (T §1.4-4). */
   private willBlock(s: SessionB | undefined): void {
     const turn = s?.turn;
-    if (!this.peer && s && turn && turn.blockers === 0 && !turn.cancelRequested) this.state(s, "requires_action");
+    if (!this.peer && s && turn?.acked && !turn.withdrawn && turn.blockers === 0 && !turn.cancelRequested) this.state(s, "requires_action");
   }
 
   /** Count a relayed request that blocks the turn; the returned release reports `running` again. */
@@ -632,7 +646,8 @@ export class DirectionB extends TranslatingMode {
     turn.blockers++;
     return () => {
       turn.relayed.delete(relayed);
-      if (--turn.blockers === 0 && !turn.cancelRequested && s.turn === turn) this.state(s, "running");
+      if (--turn.blockers === 0 && turn.acked && !turn.withdrawn && !turn.cancelRequested && s.turn === turn && !this.peer)
+        this.state(s, "running");
     };
   }
 
@@ -655,10 +670,15 @@ export class DirectionB extends TranslatingMode {
       this.agent.respond(msg.id, (v as { response: unknown }).response);
       return;
     }
-    for (const u of v.before) {
-      const body = u as unknown as Obj;
-      if (s && typeof body.toolCallId === "string") s.tools.set(body.toolCallId, { ...s.tools.peek(body.toolCallId) });
-      if (s) this.emit(s, body);
+    for (const u of v.before) if (s) this.emit(s, u);
+    // The request's tool call is applied like a tool_call_update (T §4 B↓-1): it is seen now, and
+    // what it says is the tool's latest title and kind.
+    const tc = isObject(params.toolCall) ? params.toolCall : undefined;
+    if (s && tc && typeof tc.toolCallId === "string") {
+      const seen = { ...s.tools.peek(tc.toolCallId) };
+      if (typeof tc.title === "string") seen.title = tc.title;
+      if (typeof tc.kind === "string") seen.kind = tc.kind;
+      s.tools.set(tc.toolCallId, seen);
     }
     let release: () => void = () => undefined;
     this.willBlock(s);

@@ -11,8 +11,10 @@ import {
   flushPendingUpsert,
   v1ChunkMessageId,
   v1ChunkToV2Updates,
+  type ChunkIdState,
   type MessageKind,
 } from "../../convert/message.js";
+import { generatedMessageId } from "../../../mappings/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
@@ -80,6 +82,8 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
       boundary(s, ctx);
       return toolCall(s, update as V1ToolCallMessage, ctx, meta);
     case "plan": {
+      // A non-user update: the echo window closes (T §1.4-3).
+      if (s.turn) s.turn.echoOpen = false;
       boundary(s, ctx);
       const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
       if (dropped(r, ctx.log, "plan")) return;
@@ -168,6 +172,7 @@ function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string },
   if (turn) turn.echoOpen = false;
   const raw = v1ChunkMessageId(update);
   const v1Id = raw !== undefined ? (s.alias.get(raw) ?? raw) : undefined;
+  if (v1Id !== undefined) s.chunkIds = countGenerated(s.chunkIds, s.sessionId, kind, v1Id);
   if (s.chunkIds.open && s.chunkIds.open.kind !== kind) boundary(s, ctx);
   const id = assignChunkId(s.chunkIds, s.sessionId, kind, v1Id);
   s.chunkIds = id.state;
@@ -175,6 +180,18 @@ function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string },
   if (dropped(r, ctx.log, update.sessionUpdate)) return;
   s.pendingUpsert = r.value.pending;
   sendAll(s, ctx, r.value.updates, meta);
+}
+
+/**
+ * A replayed message whose id is one the bridge generated (reached through the echo alias) takes
+ * its number: later id-less messages then get the numbers they had live (T §2.1 B↓-5).
+ */
+function countGenerated(state: ChunkIdState, sessionId: string, kind: MessageKind, id: string): ChunkIdState {
+  const prefix = generatedMessageId(sessionId, kind, 0).slice(0, -1);
+  if (!id.startsWith(prefix)) return state;
+  const n = Number(id.slice(prefix.length));
+  if (!Number.isInteger(n) || n <= state.counter[kind]) return state;
+  return { ...state, counter: { ...state.counter, [kind]: n } };
 }
 
 function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: unknown): void {
@@ -195,8 +212,10 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
   });
   if (dropped(r, ctx.log, String(src.sessionUpdate))) return;
   const state: { title?: string | undefined; kind?: string | undefined; lastContent?: v2.ToolCallContent[] | undefined } = seen ?? {};
-  if (typeof src.title === "string") state.title = src.title;
-  if (typeof src.kind === "string") state.kind = src.kind;
+  // A v1 tool_call replaces the whole tool call: what it omits is gone (T §2.4 B↓-1).
+  const whole = src.sessionUpdate === "tool_call";
+  if (typeof src.title === "string" || whole) state.title = typeof src.title === "string" ? src.title : undefined;
+  if (typeof src.kind === "string" || whole) state.kind = typeof src.kind === "string" ? src.kind : undefined;
   for (const u of r.value) {
     const body = u as unknown as Obj;
     if (body.sessionUpdate === "tool_call_update" && Array.isArray(body.content)) state.lastContent = body.content as v2.ToolCallContent[];
