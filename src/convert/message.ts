@@ -142,6 +142,23 @@ function v1Chunk(kind: MessageKind, c: ChunkOut): v1.SessionUpdate {
 }
 
 /**
+ * The fast path of `chunkToV1` for the most common chunk, a plain text block under an id v1 sees
+ * unchanged: `undefined` when it does not apply (then `chunkToV1` must run), else the new state.
+ * The v1 chunk is then exactly the v2 one, so the engine can forward its original bytes.
+ */
+export function plainTextChunkState(
+  messageId: string,
+  text: string,
+  sent: SentMessage | undefined,
+  ctx: MessageToV1Context,
+): SentMessage | undefined {
+  if (ctx.firstKind !== undefined && ctx.firstKind !== ctx.kind) return undefined;
+  const s = sent ?? freshSent(messageId, ctx, false);
+  if (s.v1Id !== messageId || (!s.started && s.deferredMeta !== undefined)) return undefined;
+  return { v1Id: s.v1Id, blocks: appendMerged(s.blocks, [{ type: "text", text }]), started: true, rev: s.rev };
+}
+
+/**
  * A↓ one v2 chunk (T §2.1), given the message's `sent` state (`undefined` on first sight).
  * Returns the v1 chunk and the new state. Forwarded as is, except: the id of a kind collision or a
  * replacement, no id for a message B marked `synthetic:["messageId"]`, and the `_meta` deferred

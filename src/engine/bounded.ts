@@ -1,5 +1,6 @@
 // Per-session state must stay bounded however long a session runs (performance budget: RSS growth
-// under 50 MiB across a million updates). A map that forgets its least recently used entries.
+// under 50 MiB across a million updates). A map that forgets its least recently written entries:
+// reads do not reorder (they are on the per-update hot path), writes refresh.
 
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
@@ -7,12 +8,7 @@ export class LruMap<K, V> {
   constructor(private readonly limit: number) {}
 
   get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    return this.map.get(key);
   }
 
   peek(key: K): V | undefined {

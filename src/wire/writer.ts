@@ -2,6 +2,8 @@
 // corked write, and `congested` tells the other side to stop reading until `drain`.
 import type { Writable } from "node:stream";
 
+const NEWLINE = Buffer.from("\n");
+
 export class LineWriter {
   private queue: (Buffer | string)[] = [];
   private scheduled = false;
@@ -32,11 +34,15 @@ export class LineWriter {
     if (this.queue.length === 0 || this.closed) return;
     const parts = this.queue;
     this.queue = [];
-    const out: (Buffer | string)[] = [];
-    for (const p of parts) out.push(p, "\n");
-    // One write per flush: strings and buffers joined once.
-    const data = out.every((p) => typeof p === "string") ? out.join("") : Buffer.concat(out.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
-    this.stream.write(data);
+    // One write per flush; the bytes are copied once.
+    const out: Buffer[] = [];
+    let size = 0;
+    for (const p of parts) {
+      const b = typeof p === "string" ? Buffer.from(p) : p;
+      out.push(b, NEWLINE);
+      size += b.length + 1;
+    }
+    this.stream.write(Buffer.concat(out, size));
   }
 
   /** The stream's buffer is over its high-water mark: the producer should pause. */

@@ -473,7 +473,7 @@ export class DirectionA extends TranslatingMode {
         }
         const s = this.session(sessionId);
         if (s.closed) return; // nothing more for a closed session (H §4.7)
-        updateToV1(s, params, line, this.updates);
+        updateToV1(s, params, line ? { line, msg } : undefined, this.updates);
         return;
       }
       case "elicitation/complete":

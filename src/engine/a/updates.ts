@@ -4,7 +4,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../convert/command.js";
 import { isObject } from "../../convert/json.js";
-import { chunkToV1, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
+import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, plansToV1 } from "../../convert/plan.js";
 import type { ConvertOptions } from "../../convert/stash.js";
@@ -63,8 +63,18 @@ const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
 };
 
 
+/** The original line of a notification and its parsed message (to forward it untouched). */
+export interface Original {
+  readonly line: Buffer;
+  readonly msg: unknown;
+}
+
 /** One `session/update` notification from the v2 agent. */
-export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, ctx: UpdateContext): void {
+export function updateToV1(s: SessionA, params: Obj, line: Original | undefined, base: UpdateContext): void {
+  // The notification's own `_meta` (trace context...) rides on whatever it becomes (H §7.5).
+  const meta = params._meta;
+  const ctx: UpdateContext =
+    meta === undefined || meta === null ? base : { ...base, send: (id, u, m) => base.send(id, u, m ?? meta) };
   const update = params.update;
   if (!isObject(update) || typeof update.sessionUpdate !== "string") {
     ctx.log.warn("dropped a session/update without an update variant");
@@ -76,12 +86,12 @@ export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, c
   if (message) {
     if (message.kind === "user") {
       const id = typeof update.messageId === "string" ? update.messageId : undefined;
-      const decision = lc.userMessage(update as v2.SessionUpdate, id, () => messageToV1(s, update, message, line, ctx));
-      if (decision === "forward") messageToV1(s, update, message, line, ctx);
+      const decision = lc.userMessage(update as v2.SessionUpdate, id, () => messageToV1(s, update, message, line, ctx, params));
+      if (decision === "forward") messageToV1(s, update, message, line, ctx, params);
       return;
     }
     lc.tick();
-    messageToV1(s, update, message, line, ctx);
+    messageToV1(s, update, message, line, ctx, params);
     return;
   }
   switch (tag) {
@@ -129,7 +139,7 @@ export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, c
     }
     case "session_info_update":
       // Same shape in both versions (T §2.9).
-      if (line) ctx.sendRaw(line, { jsonrpc: "2.0", method: "session/update", params });
+      if (line) ctx.sendRaw(line.line, line.msg);
       else ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
       return;
     case "usage_update": {
@@ -155,12 +165,27 @@ export function updateToV1(s: SessionA, params: Obj, line: Buffer | undefined, c
   }
 }
 
+/** A plain text chunk: `{sessionUpdate, messageId, content: {type: "text", text}}`, nothing else. */
+function plainText(params: Obj, update: Obj): string | undefined {
+  const content = update.content;
+  if (!isObject(content) || content.type !== "text" || typeof content.text !== "string") return undefined;
+  return keyCount(content) === 2 && keyCount(update) === 3 && keyCount(params) === 2 ? content.text : undefined;
+}
+
+/** Own keys of a parsed JSON object, without allocating an array (hot path). */
+function keyCount(o: Obj): number {
+  let n = 0;
+  for (const k in o) if (Object.hasOwn(o, k)) n++;
+  return n;
+}
+
 function messageToV1(
   s: SessionA,
   update: Obj,
   message: { kind: MessageKind; whole: boolean },
-  _line: Buffer | undefined,
+  original: Original | undefined,
   ctx: UpdateContext,
+  params?: Obj,
 ): void {
   const id = update.messageId;
   if (typeof id !== "string") {
@@ -174,6 +199,17 @@ function messageToV1(
     s.idKind.set(id, firstKind);
   }
   const sent = s.sent.get(key);
+  // Fast path (the bulk of the traffic): a plain text chunk v1 sees unchanged goes out as the very
+  // bytes that came in, no serialization (performance budget, spec README).
+  const text = !message.whole && original && params ? plainText(params, update) : undefined;
+  if (text !== undefined && original) {
+    const next = plainTextChunkState(id, text, sent, { kind: message.kind, firstKind });
+    if (next) {
+      s.sent.set(key, next);
+      ctx.sendRaw(original.line, original.msg);
+      return;
+    }
+  }
   if (message.whole) {
     const r = upsertToV1Chunks(
       update as v2.UserMessage,

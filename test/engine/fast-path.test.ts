@@ -1,0 +1,63 @@
+// The hot path forwards a plain text chunk's original bytes; it must give exactly what the full
+// conversion gives (spec README, performance budget), for any stream of chunks.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { SessionA } from "../../src/engine/a/session.js";
+import { updateToV1, type UpdateContext } from "../../src/engine/a/updates.js";
+import { silentLogger } from "../../src/log.js";
+import { numRuns, options } from "../support/properties.js";
+
+function context(out: unknown[]): UpdateContext {
+  return {
+    opts: options("compact"),
+    flags: { booleanOptions: false, notices: false, compaction: false, bridgePeer: false },
+    log: silentLogger,
+    diffRendering: "safe",
+    redactionNotice: true,
+    flushMs: 0,
+    terminalFlushMs: 0,
+    terminalMaxBytes: 1024,
+    send: (sessionId, update, meta) =>
+      out.push({ jsonrpc: "2.0", method: "session/update", params: meta === undefined ? { sessionId, update } : { sessionId, update, _meta: meta } }),
+    sendRaw: (line) => out.push(JSON.parse(line.toString("utf8"))),
+    sendExt: () => undefined,
+  };
+}
+
+const session = () => new SessionA("s", { idleSettleMs: 10, connection: { agentReportsBusy: true }, forwardPromptEcho: true });
+
+const chunk = fc.record({
+  tag: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "agent_message"),
+  id: fc.constantFrom("m1", "m2", "m3"),
+  text: fc.string({ maxLength: 8 }),
+  meta: fc.boolean(),
+});
+
+describe("direction A fast path (performance budget)", () => {
+  it("forwards exactly what the full conversion would send, and leaves the same state", () => {
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 12 }), (chunks) => {
+        const fast: unknown[] = [];
+        const full: unknown[] = [];
+        const a = session();
+        const b = session();
+        for (const c of chunks) {
+          const update =
+            c.tag === "agent_message"
+              ? { sessionUpdate: c.tag, messageId: c.id, content: [{ type: "text", text: c.text }] }
+              : { sessionUpdate: c.tag, messageId: c.id, content: { type: "text", text: c.text } };
+          const params: Record<string, unknown> = c.meta ? { sessionId: "s", update, _meta: { x: 1 } } : { sessionId: "s", update };
+          const msg = { jsonrpc: "2.0", method: "session/update", params };
+          updateToV1(a, params, { line: Buffer.from(JSON.stringify(msg)), msg }, context(fast));
+          updateToV1(b, params, undefined, context(full));
+        }
+        expect(fast).toEqual(full);
+        // The notification's `_meta` survives either way (H §7.5).
+        const metas = chunks.filter((c) => c.meta).length;
+        if (metas > 0) expect(JSON.stringify(full)).toContain('"_meta":{"x":1}');
+        expect([...a.sent.values()]).toEqual([...b.sent.values()]);
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+});
