@@ -7,7 +7,7 @@ import { check, type SchemaVersion } from "./support/schema.js";
 const SAMPLES = Number(process.env.ARB_SAMPLES ?? 60);
 
 describe("schema-derived arbitraries", () => {
-  for (const version of ["v1", "v2"] as SchemaVersion[]) {
+  for (const version of ["v1", "v2", "v1u", "v2u"] as SchemaVersion[]) {
     it(`generate only schema-valid values for every ${version} $defs entry`, () => {
       const failures: string[] = [];
       for (const def of defNames(version)) {
