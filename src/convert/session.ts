@@ -190,30 +190,37 @@ function finish(out: Obj, stash: Stash, meta: unknown): object {
 // ---------------------------------------------------------------------------------------------
 // session/new (H §4.1)
 
-/** A: v1 `session/new` params → v2. */
-export function newSessionRequestToV2(
-  x: v1.NewSessionRequest,
-  ctx: SessionToV2Context,
-): Conv<LifecycleToV2<v2.NewSessionRequest>> {
+/** new and fork toward v2: the shared lifecycle fields only (fork adds the source `sessionId`). */
+function creationToV2<T>(x: unknown, ctx: SessionToV2Context, hasSessionId: boolean): Conv<LifecycleToV2<T>> {
   return attempt(() => {
     const lost: Loss[] = [];
-    const src = lifecycleParams(x, ctx, false, lost);
+    const src = lifecycleParams(x, ctx, hasSessionId, lost);
     const { meta, env } = unstash(src._meta, 2);
     const { out, dropped } = commonToV2(src, env, ctx, lost);
-    return ok({ params: finish(out, new Stash(1, ctx), meta) as v2.NewSessionRequest, droppedMcpServers: dropped }, lost);
+    return ok({ params: finish(out, new Stash(1, ctx), meta) as T, droppedMcpServers: dropped }, lost);
   });
+}
+
+/** new and fork toward v1; `mcpRequired`: v1 `session/new` requires `mcpServers`, fork does not. */
+function creationToV1<T>(x: unknown, ctx: SessionToV1Context, hasSessionId: boolean, mcpRequired: boolean): Conv<T> {
+  return attempt(() => {
+    const lost: Loss[] = [];
+    const src = lifecycleParams(x, ctx, hasSessionId, lost);
+    const { meta } = unstash(src._meta, 1);
+    const stash = new Stash(2, ctx);
+    const out = commonToV1(src, ctx, mcpRequired, stash, lost);
+    return ok(finish(out, stash, meta) as T, lost);
+  });
+}
+
+/** A: v1 `session/new` params → v2. */
+export function newSessionRequestToV2(x: v1.NewSessionRequest, ctx: SessionToV2Context): Conv<LifecycleToV2<v2.NewSessionRequest>> {
+  return creationToV2(x, ctx, false);
 }
 
 /** B: v2 `session/new` params → v1 (`mcpServers` ∅ → `[]`). */
 export function newSessionRequestToV1(x: v2.NewSessionRequest, ctx: SessionToV1Context): Conv<v1.NewSessionRequest> {
-  return attempt(() => {
-    const lost: Loss[] = [];
-    const src = lifecycleParams(x, ctx, false, lost);
-    const { meta } = unstash(src._meta, 1);
-    const stash = new Stash(2, ctx);
-    const out = commonToV1(src, ctx, true, stash, lost);
-    return ok(finish(out, stash, meta) as v1.NewSessionRequest, lost);
-  });
+  return creationToV1(x, ctx, false, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -310,25 +317,12 @@ export function forkSessionRequestToV2(
   x: v1u.ForkSessionRequest,
   ctx: SessionToV2Context,
 ): Conv<LifecycleToV2<v2u.ForkSessionRequest>> {
-  return attempt(() => {
-    const lost: Loss[] = [];
-    const src = lifecycleParams(x, ctx, true, lost);
-    const { meta, env } = unstash(src._meta, 2);
-    const { out, dropped } = commonToV2(src, env, ctx, lost);
-    return ok({ params: finish(out, new Stash(1, ctx), meta) as v2u.ForkSessionRequest, droppedMcpServers: dropped }, lost);
-  });
+  return creationToV2(x, ctx, true);
 }
 
 /** B: v2 (unstable) `session/fork` → v1 (unstable); `mcpServers` is optional in both. */
 export function forkSessionRequestToV1(x: v2u.ForkSessionRequest, ctx: SessionToV1Context): Conv<v1u.ForkSessionRequest> {
-  return attempt(() => {
-    const lost: Loss[] = [];
-    const src = lifecycleParams(x, ctx, true, lost);
-    const { meta } = unstash(src._meta, 1);
-    const stash = new Stash(2, ctx);
-    const out = commonToV1(src, ctx, false, stash, lost);
-    return ok(finish(out, stash, meta) as v1u.ForkSessionRequest, lost);
-  });
+  return creationToV1(x, ctx, true, false);
 }
 
 // ---------------------------------------------------------------------------------------------
