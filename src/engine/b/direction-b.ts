@@ -10,6 +10,7 @@ import type { Platform } from "../../convert/directories.js";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
 import { errorToV2 } from "../../convert/error.js";
 import { isObject, jsonEqual } from "../../convert/json.js";
+import type { Conv } from "../../convert/result.js";
 import { generatedMessageId } from "../../../mappings/message.js";
 import { nextGeneratedId } from "../../convert/message.js";
 import {
@@ -133,9 +134,9 @@ export class DirectionB extends TranslatingMode {
         this.down.forward(msg, "logout", params, objectResult);
         return;
       case "session/new":
-        return this.newSession(msg, params);
+        return this.create(msg, params, "new");
       case "session/fork":
-        return this.fork(msg, params);
+        return this.create(msg, params, "fork");
       case "session/resume":
         return this.resume(msg, params);
       case "session/list":
@@ -177,30 +178,18 @@ export class DirectionB extends TranslatingMode {
     s.closed = false;
   }
 
-  private newSession(msg: RequestMessage, params: Obj): void {
-    const r = newSessionRequestToV1(params as v2.NewSessionRequest, { ...this.config.opts, ...this.roots(), ...this.mcp() });
+  /** `session/new` and `session/fork`: a session starts; its parameters and modes are recorded. */
+  private create(msg: RequestMessage, params: Obj, kind: "new" | "fork"): void {
+    const ctx = { ...this.config.opts, ...this.roots(), ...this.mcp() };
+    const r: Conv<unknown> =
+      kind === "new" ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx) : forkSessionRequestToV1(params as never, ctx);
     if (failedConv(r)) return this.invalid(msg, r.error);
-    this.down.forward(msg, "session/new", r.value, (resp) => {
+    const method = `session/${kind}`;
+    this.down.forward(msg, method, r.value, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = newSessionResponseToV2(resp.result, {}, this.config.opts);
-      if (failedConv(conv)) return malformed("session/new", conv.error.data);
-      const sessionId = (conv.value as { sessionId?: unknown }).sessionId;
-      if (typeof sessionId === "string") {
-        const s = this.session(sessionId);
-        this.record(s, params);
-        s.config = agentConfigFromResult(resp.result);
-      }
-      return { result: conv.value };
-    });
-  }
-
-  private fork(msg: RequestMessage, params: Obj): void {
-    const r = forkSessionRequestToV1(params as never, { ...this.config.opts, ...this.roots(), ...this.mcp() });
-    if (failedConv(r)) return this.invalid(msg, r.error);
-    this.down.forward(msg, "session/fork", r.value, (resp) => {
-      if (resp.error) return { error: resp.error };
-      const conv = forkSessionResponseToV2(resp.result, {}, this.config.opts);
-      if (failedConv(conv)) return malformed("session/fork", conv.error.data);
+      const conv: Conv<unknown> =
+        kind === "new" ? newSessionResponseToV2(resp.result, {}, this.config.opts) : forkSessionResponseToV2(resp.result, {}, this.config.opts);
+      if (failedConv(conv)) return malformed(method, conv.error.data);
       const sessionId = (conv.value as { sessionId?: unknown }).sessionId;
       if (typeof sessionId === "string") {
         const s = this.session(sessionId);
