@@ -2,6 +2,7 @@
 // expectations, every message the bridge writes schema-checked (T §9, H §9).
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
+import { expectValid } from "../support/schema.js";
 
 const S = "s1";
 let current: Harness | undefined;
@@ -452,6 +453,19 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       ["one", "pending"],
       ["two", "completed"],
     ]);
+  });
+
+  it("forwards plan_update natively to a v1 client that advertised the unstable plan capability (T §2.6)", async () => {
+    const h = await connect({ clientCaps: { plan: {} } });
+    await newSession(h);
+    h.takeClient();
+    h.agent(update({ sessionUpdate: "plan_update", plan: { type: "items", planId: "a", entries: [{ content: "one", priority: "high", status: "cancelled" }] } }));
+    const [u] = h.takeClient();
+    expect(u.params.update).toMatchObject({ sessionUpdate: "plan_update", plan: { type: "items", planId: "a" } });
+    expect(u.params.update.plan.entries[0].status).toBe("completed");
+    // The client opted into the unstable schema: its stable-schema check does not apply here.
+    expectValid("v1u", "SessionNotification", u.params);
+    h.violations.splice(0);
   });
 
   it("drops a state_update and unknown variants toward a plain v1 client (T §2.3, §2.11)", async () => {

@@ -10,7 +10,7 @@ import { numRuns, options } from "../support/properties.js";
 function context(out: unknown[]): UpdateContext {
   return {
     opts: options("compact"),
-    flags: { booleanOptions: false, notices: false, compaction: false, bridgePeer: false },
+    flags: { booleanOptions: false, notices: false, compaction: false, plan: false, bridgePeer: false },
     log: silentLogger,
     diffRendering: "safe",
     redactionNotice: true,

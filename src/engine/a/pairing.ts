@@ -2,6 +2,7 @@
 // the agent's answer rendered for the client, and the flags the translation depends on.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { clientFlagsFromV1 } from "../../convert/capabilities.js";
 import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
 import { isObject } from "../../convert/json.js";
 import { VERSION } from "../../version.js";
@@ -21,12 +22,13 @@ function at(o: unknown, ...path: string[]): unknown {
 /** A v2 capability marker: an object means supported (H §2 notation). */
 const marker = (x: unknown): boolean => isObject(x);
 
-export function clientFlagsFromV1(params: Obj): ClientFlags {
-  const caps = params.clientCapabilities;
+export function clientFlagsA(params: Obj): ClientFlags {
+  const f = clientFlagsFromV1(params.clientCapabilities);
   return {
-    booleanOptions: marker(at(caps, "session", "configOptions", "boolean")),
-    notices: marker(at(caps, "session", "notices")),
-    compaction: marker(at(caps, "session", "compaction")),
+    booleanOptions: f.booleanOptions,
+    notices: f.notices,
+    compaction: f.compaction,
+    plan: f.plan,
     bridgePeer: bridgeMarkerOf(params._meta) !== undefined,
   };
 }
@@ -63,7 +65,7 @@ export function pairingA(config: AConfig): Pairing {
       });
       if (!r.ok)
         return { error: rpcErrors.internal("Agent handshake failed", { reason: "malformed initialize result", detail: r.error.data }) };
-      const clientFlags = clientFlagsFromV1(clientParams);
+      const clientFlags = clientFlagsA(clientParams);
       const agentFlags = agentFlagsFromV2(agentResult);
       return {
         clientResult: r.value,

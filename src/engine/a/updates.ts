@@ -6,7 +6,7 @@ import { availableCommandsToV1 } from "../../convert/command.js";
 import { isObject } from "../../convert/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
-import { applyPlanUpdate, plansToV1 } from "../../convert/plan.js";
+import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import {
   appendOutput,
@@ -32,6 +32,8 @@ export interface ClientFlags {
   readonly booleanOptions: boolean;
   readonly notices: boolean;
   readonly compaction: boolean;
+  /** The client advertised the unstable `plan` capability: plans go natively (T §2.6). */
+  readonly plan: boolean;
   /** The client is another acp-bridge (B side): use the ext channel of T §5.5. */
   readonly bridgePeer: boolean;
 }
@@ -115,6 +117,12 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
       return;
     case "plan_update": {
       lc.tick();
+      if (ctx.flags.plan) {
+        const native = planUpdateToV1Native(update as v2.PlanUpdate, ctx.opts);
+        if (dropped(native, ctx.log, "plan_update")) return;
+        ctx.send(s.sessionId, { ...native.value, sessionUpdate: "plan_update" } as unknown as v1.SessionUpdate);
+        return;
+      }
       const next = applyPlanUpdate(s.plans, update as v2.PlanUpdate);
       if (dropped(next, ctx.log, "plan_update")) return;
       s.plans = next.value;
