@@ -18,18 +18,13 @@ import {
   logoutResponseToV2,
   restoreOmitted,
 } from "../../src/convert/auth.js";
-import type { Conv } from "../../src/convert/result.js";
 import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const off: ConvertOptions = options("off");
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
 
 function toV2(m: unknown, opts = defaultOptions): v2.AuthMethod {
   const out = value(authMethodToV2(m as v1.AuthMethod, opts));

@@ -7,13 +7,9 @@ import {
 } from "../../src/convert/command.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
-
-function value<T>(r: { ok: true; value: T } | { ok: false }): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
-  return r.value;
-}
 
 describe("available_commands_update (T §2.8, T §6 AvailableCommand(Input).type)", () => {
   it("drops the command and input type tags toward v1", () => {

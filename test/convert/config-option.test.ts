@@ -19,21 +19,12 @@ import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js"
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value, error } from "../support/conv.js";
 
 const compact = defaultOptions;
 const off = options("off");
 const v1Client = { booleanOptions: false };
 const v1BoolClient = { booleanOptions: true };
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`unexpected error: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
-
-function error<T>(r: Conv<T>) {
-  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.value)}`);
-  return r.error;
-}
 
 const modelV2 = {
   configId: "model",

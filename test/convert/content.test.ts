@@ -8,14 +8,10 @@ import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js"
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const compact: ConvertOptions = defaultOptions;
 const off = options("off");
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
 
 /** The value of a conversion, checked against the target schema. */
 function valid<T>(version: "v1" | "v2", r: Conv<T>): T {

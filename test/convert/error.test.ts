@@ -5,13 +5,9 @@ import { idleToPromptResponse } from "../../src/convert/prompt.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
-
-function value<T>(r: { ok: true; value: T } | { ok: false }): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
-  return r.value;
-}
 
 describe("JSON-RPC errors (H §7.1)", () => {
   it("passes code, message and data unchanged in both directions", () => {

@@ -29,18 +29,13 @@ import {
   type BridgeMarker,
   type InitializeRequestToV1Context,
 } from "../../src/convert/initialize.js";
-import type { Conv } from "../../src/convert/result.js";
 import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";
 import { expectValid, schemaOf } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const off: ConvertOptions = options("off");
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
 
 type Json = Record<string, unknown>;
 

@@ -18,20 +18,15 @@ import {
   v1ChunkMessageId,
   v1ChunkToV2Updates,
 } from "../../src/convert/message.js";
-import type { Conv } from "../../src/convert/result.js";
 import type { ConvertOptions, StashLevel } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
 const off = options("off");
 type Obj = Record<string, unknown>;
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
 
 const text = (t: string): v2.ContentBlock => ({ type: "text", text: t });
 const UPSERT: Record<MessageKind, string> = { user: "user_message", agent: "agent_message", thought: "agent_thought" };

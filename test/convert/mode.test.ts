@@ -19,27 +19,17 @@ import {
   withCurrentMode,
   type AgentConfig,
 } from "../../src/convert/mode.js";
-import type { Conv } from "../../src/convert/result.js";
 import { defaultOptions } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value, error } from "../support/conv.js";
 
 const compact = defaultOptions;
 const off = options("off");
 const v1Client = { booleanOptions: false };
 
 type Json = Record<string, unknown>;
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`unexpected error: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
-
-function error<T>(r: Conv<T>) {
-  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.value)}`);
-  return r.error;
-}
 
 // H §5.2 example.
 const modeOption = {

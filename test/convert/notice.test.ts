@@ -14,6 +14,7 @@ import {
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
 const all: NoticeGate = { notices: true, compaction: true, noticeFallback: "drop" };
@@ -32,11 +33,6 @@ const uriOverrides = {
     ["ResourceLink", "ImageContent", "TextResourceContents", "BlobResourceContents"].map((d) => [d, withUri(d)]),
   ),
 };
-
-function value<T>(r: { ok: true; value: T } | { ok: false }): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
-  return r.value;
-}
 
 const warning = { sessionUpdate: "notice", severity: "warning", title: "Rate limited", description: "Retrying in 5 s" };
 

@@ -26,6 +26,7 @@ import { isSyntheticToolCall, toolCallMessageToV2 } from "../../src/convert/tool
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 type Json = Record<string, unknown>;
 
@@ -51,11 +52,6 @@ const v1Overrides = {
 function exactAtCompact(x: Json): boolean {
   const content = (x.toolCall as { content?: unknown }).content;
   return !Array.isArray(content) || content.every((i: { type?: unknown; oldText?: unknown }) => i.type !== "diff" || typeof i.oldText !== "string");
-}
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
 }
 
 /** The converted value, schema-checked as `def` of `version`. */

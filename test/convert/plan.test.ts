@@ -22,11 +22,7 @@ import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js"
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
+import { value } from "../support/conv.js";
 
 /** The converted value, schema-checked as `def` of `version`. */
 function valid<T>(version: SchemaVersion, def: string, r: Conv<T>): T {

@@ -15,16 +15,12 @@ import type { StashLevel } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
 const off = options("off");
 const noCancel = { cancelRequested: false };
 const cancel = { cancelRequested: true };
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
 
 function result(r: Conv<PromptOutcomeV1>): Record<string, unknown> {
   const v = value(r);

@@ -4,13 +4,9 @@ import { isRfc3339, sessionInfoToV1, sessionInfoToV2 } from "../../src/convert/s
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";
 import { check, expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
-
-function value<T>(r: { ok: true; value: T } | { ok: false }): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
-  return r.value;
-}
 
 describe("session_info_update (T §2.9)", () => {
   it("passes title, updatedAt and _meta toward v1", () => {

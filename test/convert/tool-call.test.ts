@@ -26,16 +26,12 @@ import {
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const compact: ConvertOptions = defaultOptions;
 const off = options("off");
 const full = options("full");
 const CWD = "/w";
-
-function value<T>(r: Conv<T>): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r.error)}`);
-  return r.value;
-}
 
 /** The value of a conversion, checked against the target schema (`[]`: each item of an array). */
 function valid<T>(version: "v1" | "v2", def: string, r: Conv<T>): T {

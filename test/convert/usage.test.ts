@@ -5,14 +5,10 @@ import { usageToV1, usageToV2 } from "../../src/convert/usage.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import { value } from "../support/conv.js";
 
 const opts = options("compact");
 const cost = { amount: 0.42, currency: "USD" };
-
-function value<T>(r: { ok: true; value: T } | { ok: false }): T {
-  if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
-  return r.value;
-}
 
 describe("usage_update (T §2.9, T §9 case 14)", () => {
   it("re-attaches the last cost toward v1 when v2 omits it (unchanged)", () => {

@@ -1,32 +1,15 @@
 // Which `$defs` entry a wire message must satisfy: looked up from the schema's own `x-method` and
 // `x-side` annotations (the root message schema accepts any params, so it proves nothing).
-import { check, schemaOf, type SchemaVersion } from "./schema.js";
+import { methodDefs } from "./peers.js";
+import { check, type SchemaVersion } from "./schema.js";
 
-interface MethodDefs {
-  params?: string;
-  result?: string;
-}
-
-const tables = new Map<SchemaVersion, Map<string, MethodDefs>>();
-
-function table(version: SchemaVersion): Map<string, MethodDefs> {
-  let t = tables.get(version);
-  if (t) return t;
-  t = new Map();
-  for (const [name, def] of Object.entries(schemaOf(version).$defs)) {
-    const method = def["x-method"];
-    if (typeof method !== "string") continue;
-    const entry = t.get(method) ?? {};
-    if (name.endsWith("Response")) entry.result = name;
-    else entry.params = name;
-    t.set(method, entry);
-  }
-  tables.set(version, t);
-  return t;
-}
-
-export function defsFor(version: SchemaVersion, method: string): MethodDefs | undefined {
-  return table(version).get(method);
+/** The params and result `$defs` of a method (any side). */
+export function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
+  const d = methodDefs(version);
+  const params = d.requests.get(method)?.def ?? d.notifications.get(method)?.def;
+  const result = d.responses.get(method);
+  if (params === undefined && result === undefined) return undefined;
+  return { ...(params === undefined ? {} : { params }), ...(result === undefined ? {} : { result }) };
 }
 
 /**
