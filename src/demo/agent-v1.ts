@@ -41,7 +41,6 @@ const MODES = [
 ] as const;
 const MODELS = ["fast", "smart"] as const;
 const DEFAULT_CONFIG = { mode: "ask", model: "fast" } as const;
-const LIST_PAGE = 50;
 
 function capabilities(full: boolean): acp.AgentCapabilities {
   return {
@@ -354,21 +353,9 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
       })
       .onRequest(acp.methods.agent.session.list, ({ params }) => {
         requireAuth();
-        const all = store.list().filter((s) => params.cwd == null || s.cwd === params.cwd);
-        const start = params.cursor == null ? 0 : Number(params.cursor);
-        if (!Number.isInteger(start) || start < 0 || start > all.length) {
-          throw acp.RequestError.invalidParams({ field: "cursor", reason: "unknown cursor" });
-        }
-        return {
-          sessions: all.slice(start, start + LIST_PAGE).map((s) => ({
-            sessionId: s.sessionId,
-            cwd: s.cwd,
-            ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
-            title: s.title,
-            updatedAt: s.updatedAt,
-          })),
-          ...(start + LIST_PAGE < all.length ? { nextCursor: String(start + LIST_PAGE) } : {}),
-        };
+        const page = store.page(params.cwd, params.cursor);
+        if (!page) throw acp.RequestError.invalidParams({ field: "cursor", reason: "unknown cursor" });
+        return page;
       })
       .onRequest(acp.methods.agent.session.close, async ({ params }) => {
         await closeLive(openSession(params.sessionId));

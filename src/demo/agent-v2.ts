@@ -50,7 +50,6 @@ const COMMANDS: acp.AvailableCommand[] = [
 
 const DEFAULT_CONFIG = { mode: "ask", model: "fast" } as const;
 const CONFIG_VALUES: Record<string, readonly string[]> = { mode: ["ask", "code"], model: ["fast", "smart"] };
-const LIST_PAGE = 50;
 
 function configOptions(config: Record<string, string>): acp.SessionConfigOption[] {
   return [
@@ -402,22 +401,9 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
     })
     .onRequest(acp.methods.agent.session.list, ({ params }) => {
       requireAuth();
-      const all = store.list().filter((s) => params.cwd == null || s.cwd === params.cwd);
-      const start = params.cursor == null ? 0 : Number(params.cursor);
-      if (!Number.isInteger(start) || start < 0 || start > all.length) {
-        throw acp.RequestError.invalidParams({ field: "cursor", reason: "unknown cursor" });
-      }
-      const page = all.slice(start, start + LIST_PAGE);
-      return {
-        sessions: page.map((s) => ({
-          sessionId: s.sessionId,
-          cwd: s.cwd,
-          ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
-          title: s.title,
-          updatedAt: s.updatedAt,
-        })),
-        ...(start + LIST_PAGE < all.length ? { nextCursor: String(start + LIST_PAGE) } : {}),
-      };
+      const page = store.page(params.cwd, params.cursor);
+      if (!page) throw acp.RequestError.invalidParams({ field: "cursor", reason: "unknown cursor" });
+      return page;
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       await closeLive(openSession(params.sessionId));

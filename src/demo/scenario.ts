@@ -353,6 +353,9 @@ export interface StoredSession<H> {
 const SAFE_ID = /^[A-Za-z0-9._-]{1,200}$/;
 
 /** Session records in memory, mirrored to `<dir>/<sessionId>.json` when a directory is given. */
+/** Sessions per `session/list` page. */
+const LIST_PAGE = 50;
+
 export class SessionStore<H> {
   private readonly memory = new Map<string, StoredSession<H>>();
 
@@ -388,6 +391,29 @@ export class SessionStore<H> {
     }
     return [...this.memory.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
   }
+  /**
+   * One page of `session/list` (the SessionInfo shape is the same in both versions): sessions in
+   * `cwd` (all when absent) from the numeric `cursor`; `undefined` for a cursor it never issued.
+   */
+  page(
+    cwd: string | null | undefined,
+    cursor: string | null | undefined,
+  ): { sessions: { sessionId: string; cwd: string; additionalDirectories?: string[]; title?: string | null; updatedAt?: string | null }[]; nextCursor?: string } | undefined {
+    const all = this.list().filter((s) => cwd == null || s.cwd === cwd);
+    const start = cursor == null ? 0 : Number(cursor);
+    if (!Number.isInteger(start) || start < 0 || start > all.length) return undefined;
+    return {
+      sessions: all.slice(start, start + LIST_PAGE).map((s) => ({
+        sessionId: s.sessionId,
+        cwd: s.cwd,
+        ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
+        title: s.title,
+        updatedAt: s.updatedAt,
+      })),
+      ...(start + LIST_PAGE < all.length ? { nextCursor: String(start + LIST_PAGE) } : {}),
+    };
+  }
+
 }
 
 /** Options the demo agents read from the environment. */
