@@ -23,7 +23,7 @@ import {
   type TurnHost,
   type TurnOutcome,
 } from "./scenario.js";
-import { exitAfterFlush, stdioStreams, wireLogSink } from "./stdio.js";
+import { exitAfterFlush, inArrivalOrder, stdioStreams, wireLogSink } from "./stdio.js";
 
 export const AGENT_INFO = { name: "acp-bridge-demo-agent-v1", title: "acp-bridge demo agent (v1)", version: "1.0.0" };
 export const LOGIN_METHOD_ID = "demo-login";
@@ -392,7 +392,7 @@ function toolResult(tool: ToolSpec, result: ToolResult): acp.ToolCallUpdate {
 export function main(): void {
   const options = demoOptions();
   const { output, input } = stdioStreams(wireLogSink(options.wireLog));
-  const connection = demoAgentV1(options).connect(acp.ndJsonStream(output, input));
+  const connection = demoAgentV1(options).connect(inArrivalOrder(acp.ndJsonStream(output, input)));
   void connection.closed.then(() => {
     // Whatever still runs (a slow turn's timer) must not keep a client-less agent alive.
     setTimeout(() => process.exit(0), 200).unref();

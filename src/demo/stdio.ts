@@ -115,6 +115,31 @@ export function stdioStreams(sink?: LineSink): ByteStreams {
   };
 }
 
+/**
+ * Hands the SDK one inbound message per macrotask. The SDK's connection walks its handler list with an
+ * `await` per handler, so of two messages read together the one whose method was registered earlier
+ * starts first: a `session/close` could overtake the `session/prompt` sent before it. Delivering each
+ * message after the previous one's handler has started keeps wire order, which the demo's session
+ * rules (held prompts, close, cancel) depend on.
+ */
+export function inArrivalOrder<M>(stream: { readonly readable: ReadableStream<M>; readonly writable: WritableStream<M> }): {
+  readable: ReadableStream<M>;
+  writable: WritableStream<M>;
+} {
+  const ordered = new TransformStream<M, M>(
+    {
+      async transform(message, controller) {
+        controller.enqueue(message);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      },
+    },
+    // No buffering ahead: the next message is taken only after this one's macrotask.
+    { highWaterMark: 1 },
+    { highWaterMark: 0 },
+  );
+  return { readable: stream.readable.pipeThrough(ordered), writable: stream.writable };
+}
+
 /** Exits once stdout has flushed what was written before (a bare process.exit truncates piped stdout). */
 export function exitAfterFlush(code: number): Promise<never> {
   return new Promise<never>(() => {
