@@ -46,6 +46,8 @@ export const configOptionTable = defineTable(
         configOptions: z.string(),
         currentModeUpdate: z.string(),
         availableCommands: z.string(),
+        /** A's `available_commands_update` after a session result (H §4.1): a chained B already gave the list in its result. */
+        commandsFollowUp: z.string(),
       }),
     })
     .refine((t) => t.booleanAsSelect.on.value !== t.booleanAsSelect.off.value, "boolean select values must differ")
@@ -86,6 +88,7 @@ export const configOptionTable = defineTable(
       configOptions: "configOptions",
       currentModeUpdate: "currentModeUpdate",
       availableCommands: "availableCommands",
+      commandsFollowUp: "commandsFollowUp",
     },
   },
 );

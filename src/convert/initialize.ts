@@ -285,6 +285,8 @@ export interface InitializeRequestToV2Context {
   readonly syntheticInfo?: v2.Implementation;
   /** Offer the fs/terminal tunnel to a bridge downstream (H §6.4). */
   readonly advertiseTunnel?: boolean;
+  /** Identify this bridge to the v2 agent (H §1.5: optional `_meta` marker). */
+  readonly bridgeMarker?: BridgeMarker;
 }
 
 /** A: the v1 client's `initialize` params → v2 (H §1.5, §2.1). */
@@ -323,7 +325,7 @@ export function initializeRequestToV2(
       }
     }
     restoreRoot(out, env);
-    const lost = root.finish(out, meta);
+    const lost = root.finish(out, meta, markerFields(ctx.bridgeMarker));
     return ok(ordered(out, ["protocolVersion", "info", "capabilities"]) as v2.InitializeRequest, lost);
   });
 }
@@ -469,6 +471,8 @@ export interface InitializeResponseToV2Context {
   readonly syntheticInfo?: v2.Implementation;
   /** Accept the fs/terminal tunnel offered by a bridge upstream (H §6.4). */
   readonly advertiseTunnel?: boolean;
+  /** Identify this bridge to the v2 client (as A does toward v1 clients, T §5.5). */
+  readonly bridgeMarker?: BridgeMarker;
 }
 
 /** B: the v1 agent's `initialize` result → v2 (H §1.5, §2.2, §3.2-3.3). */
@@ -522,7 +526,7 @@ export function initializeResponseToV2(
     root.lose(...under(["agentCapabilities"], r.lost));
 
     restoreRoot(out, env, (k) => k === "capabilities");
-    const lost = root.finish(out, meta);
+    const lost = root.finish(out, meta, markerFields(ctx.bridgeMarker));
     return ok(ordered(out, ["protocolVersion", "info", "capabilities", "authMethods"]) as v2.InitializeResponse, lost);
   });
 }

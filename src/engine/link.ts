@@ -11,6 +11,7 @@ import {
   type ResponseMessage,
   type RpcError,
 } from "../wire/jsonrpc.js";
+import { restoreKeyOrder } from "../wire/key-order.js";
 
 export interface Outlet {
   push(line: string | Buffer): void;
@@ -26,6 +27,8 @@ export class Link {
   readonly pending = new PendingRequests<PendingCall>();
   /** Sees every outgoing message first; returning true keeps it from being written (batch replies). */
   intercept: ((msg: unknown) => boolean) | undefined;
+  /** The version this peer speaks, once a translating mode runs: key-order records of it are applied (wire/key-order.ts). */
+  orderVersion: 1 | 2 | undefined;
 
   constructor(
     readonly name: "client" | "agent",
@@ -33,7 +36,8 @@ export class Link {
     private readonly onSend?: (msg: unknown) => void,
   ) {}
 
-  send(msg: object): void {
+  send(message: object): void {
+    const msg = this.orderVersion === undefined ? message : restoreKeyOrder(message, this.orderVersion);
     if (this.intercept?.(msg)) return;
     this.onSend?.(msg);
     this.out.push(JSON.stringify(msg));
@@ -41,6 +45,14 @@ export class Link {
 
   /** Forward a line untouched (the translation is the identity). */
   sendRaw(line: Buffer | string, parsed: unknown): void {
+    if (this.orderVersion !== undefined && typeof parsed === "object" && parsed !== null) {
+      // A key-order record for this peer must not go out in the original bytes.
+      const restored = restoreKeyOrder(parsed, this.orderVersion);
+      if (restored !== parsed) {
+        this.send(restored);
+        return;
+      }
+    }
     if (this.intercept?.(parsed)) return;
     this.onSend?.(parsed);
     this.out.push(line);

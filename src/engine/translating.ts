@@ -6,6 +6,8 @@ import type { Conv, ConvertError } from "../convert/result.js";
 import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
+import { recordKeyOrder } from "../wire/key-order.js";
+import type { StashLevel } from "../convert/stash.js";
 import type { Link } from "./link.js";
 import { RequestRoute, type Answer } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
@@ -43,6 +45,10 @@ export abstract class TranslatingMode implements Translator {
   /** Requests from the agent, re-issued to the client. */
   protected readonly up: RequestRoute;
 
+  /** Record the key order of what this side sends (its version), because the other side is a bridge. */
+  private recordClient: 1 | 2 | undefined;
+  private recordAgent: 1 | 2 | undefined;
+
   constructor(
     protected readonly client: Link,
     protected readonly agent: Link,
@@ -50,6 +56,25 @@ export abstract class TranslatingMode implements Translator {
   ) {
     this.down = new RequestRoute(client, agent);
     this.up = new RequestRoute(agent, client);
+  }
+
+  /**
+   * Chains keep key order (wire/key-order.ts): each link applies the records of its own version, and
+   * what a peer sends is recorded when the far side of this bridge is another bridge (stash not off).
+   */
+  protected keepKeyOrder(clientVersion: 1 | 2, bridges: { client: boolean; agent: boolean }, stash: StashLevel): void {
+    const agentVersion = clientVersion === 1 ? 2 : 1;
+    this.client.orderVersion = clientVersion;
+    this.agent.orderVersion = agentVersion;
+    if (stash === "off") return;
+    if (bridges.agent) this.recordClient = clientVersion;
+    if (bridges.client) this.recordAgent = agentVersion;
+  }
+
+  private recordOrder(m: Incoming, version: 1 | 2 | undefined): void {
+    if (version === undefined) return;
+    if (m.kind === "response" ? m.msg.result === undefined : m.msg.method.startsWith(EXTENSION_PREFIX)) return;
+    recordKeyOrder(m.msg as unknown as Record<string, unknown>, version);
   }
 
   pendingFromClient(): RequestRoute {
@@ -61,6 +86,7 @@ export abstract class TranslatingMode implements Translator {
   }
 
   fromClient(m: Incoming): void {
+    this.recordOrder(m, this.recordClient);
     switch (m.kind) {
       case "request":
         if (m.msg.method.startsWith(BRIDGE_METHOD_PREFIX))
@@ -79,6 +105,7 @@ export abstract class TranslatingMode implements Translator {
   }
 
   fromAgent(m: Incoming): void {
+    this.recordOrder(m, this.recordAgent);
     switch (m.kind) {
       case "request":
         if (isExtension(m.msg.method)) this.up.forward(m.msg, m.msg.method, m.msg.params);

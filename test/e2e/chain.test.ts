@@ -1,7 +1,12 @@
-// Two bridges back to back must be invisible (issue 4, item 4): the far peers see what a direct
-// connection gives them. Built CLI, real SDK peers, real pipes.
-import { afterEach, describe, expect, it } from "vitest";
-import { checkWire, spawnWithClient, type SpawnedClient, type WireEntry } from "../support/peers.js";
+// Two bridges back to back must be invisible (issue 4, item 4; T §9 case 20): the far peers see
+// what a direct connection gives them, byte for byte (as JSON text, keys in order) except what the
+// spec adds or regenerates: the bridges' markers in initialize, the agent's own random ids and clocks,
+// and request ids a bridge allocates. Built CLI, real SDK peers, real pipes.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { checkWire, readWireLog, spawnWithClient, type SpawnedClient, type WireEntry } from "../support/peers.js";
 
 const NODE = process.execPath;
 const AGENT_V1 = ["dist/src/demo/agent-v1.js"];
@@ -9,6 +14,9 @@ const AGENT_V2 = ["dist/src/demo/agent-v2.js"];
 const BRIDGE = "bin/acp-bridge.js";
 const TIMEOUT = 60_000;
 const env = { ACP_DEMO_CHUNK_MS: "0" };
+const logs = mkdtempSync(join(tmpdir(), "acp-chain-"));
+afterAll(() => rmSync(logs, { recursive: true, force: true }));
+let runs = 0;
 
 const peers: SpawnedClient<1 | 2>[] = [];
 afterEach(async () => {
@@ -18,7 +26,11 @@ afterEach(async () => {
   }
 });
 
-/** `bridge(A) → bridge(B)` in front of an agent, each bridge forced into its direction. */
+/**
+ * Two bridges in front of an agent, each forced into its direction. The inner one is told the agent's
+ * version too: in `auto` it would first probe with the other initialize shape (H §1.4), which a
+ * direct connection does not send.
+ */
 function chained(first: string[], second: string[], agent: string[]): string[] {
   return [BRIDGE, "--log-level", "error", "--stash", "full", ...first, "--", NODE, BRIDGE, "--log-level", "error", "--stash", "full", ...second, "--", NODE, ...agent];
 }
@@ -51,23 +63,47 @@ function normalize(wire: readonly WireEntry[]): unknown[] {
   });
 }
 
-/** The marker an A bridge adds to its initialize result (T §5.5), the one field a chain adds. */
-function withoutBridgeMarker(wire: unknown[]): unknown[] {
+/**
+ * The markers bridges add to initialize (T §5.5; H §1.5 `_meta["acp-bridge"].bridge`): the one field a
+ * chain adds. `_meta` goes when nothing else is in it.
+ */
+function withoutBridgeMarkers(wire: unknown[]): unknown[] {
   return wire.map((e) => {
-    const m = (e as { msg: { id?: unknown; result?: { protocolVersion?: unknown; _meta?: Record<string, unknown> } } }).msg;
-    if (m.id === 0 && m.result?.protocolVersion !== undefined && m.result._meta) {
-      const meta = { ...m.result._meta };
-      delete meta["acp-bridge"];
-      const result = { ...m.result, _meta: meta };
-      if (Object.keys(meta).length === 0) delete (result as { _meta?: unknown })._meta;
-      return { ...(e as object), msg: { ...m, result } };
-    }
-    return e;
+    const m = (e as { msg: Record<string, any> }).msg;
+    const key = m.method === "initialize" ? "params" : m.result?.protocolVersion !== undefined ? "result" : undefined;
+    const root = key ? m[key] : undefined;
+    if (!root?._meta?.["acp-bridge"]?.bridge) return e;
+    const meta = { ...root._meta };
+    delete meta["acp-bridge"];
+    const stripped = { ...root, _meta: meta };
+    if (Object.keys(meta).length === 0) delete stripped._meta;
+    return { ...(e as object), msg: { ...m, [key as string]: stripped } };
   });
 }
 
-async function v1Conversation(args: string[]): Promise<WireEntry[]> {
-  const peer = spawnWithClient(1, NODE, args, { env });
+/** Byte comparison, one direction at a time: when a notification overtakes the peer's next request is timing. */
+function texts(wire: unknown[], dir: "in" | "out"): string[] {
+  return wire.filter((e) => (e as { dir: string }).dir === dir).map((e) => JSON.stringify((e as { msg: unknown }).msg));
+}
+
+function expectSameBytes(chain: readonly WireEntry[], direct: readonly WireEntry[]): void {
+  const c = withoutBridgeMarkers(normalize(chain));
+  const d = withoutBridgeMarkers(normalize(direct));
+  for (const dir of ["in", "out"] as const) expect(texts(c, dir)).toEqual(texts(d, dir));
+  // A key-order record (src/wire/key-order.ts) lives only between the two bridges.
+  expect(chain.some((e) => JSON.stringify(e.msg).includes("acp-bridge/order"))).toBe(false);
+}
+
+interface Conversation {
+  /** The client's wire. */
+  readonly client: WireEntry[];
+  /** The agent's wire (its ACP_WIRE_LOG). */
+  readonly agent: WireEntry[];
+}
+
+async function v1Conversation(args: string[]): Promise<Conversation> {
+  const wireLog = join(logs, `agent-${String(++runs)}.jsonl`);
+  const peer = spawnWithClient(1, NODE, args, { env: { ...env, ACP_WIRE_LOG: wireLog } });
   peers.push(peer);
   const ctx = peer.ctx;
   await ctx.request("initialize", { protocolVersion: 1, clientInfo: { name: "ed", version: "1" }, clientCapabilities: {} });
@@ -78,7 +114,7 @@ async function v1Conversation(args: string[]): Promise<WireEntry[]> {
   await ctx.request("session/load", { sessionId: s.sessionId, cwd: "/tmp", mcpServers: [] });
   await peer.close();
   checkWire(1, peer.wire);
-  return peer.wire;
+  return { client: peer.wire, agent: readWireLog(wireLog) };
 }
 
 interface Materialized {
@@ -137,8 +173,9 @@ function materialize(wire: readonly WireEntry[]): Materialized {
   return m;
 }
 
-async function v2Conversation(args: string[]): Promise<Materialized> {
-  const peer = spawnWithClient(2, NODE, args, { env });
+async function v2Conversation(args: string[]): Promise<Conversation> {
+  const wireLog = join(logs, `agent-${String(++runs)}.jsonl`);
+  const peer = spawnWithClient(2, NODE, args, { env: { ...env, ACP_WIRE_LOG: wireLog } });
   peers.push(peer);
   const ctx = peer.ctx;
   await ctx.request("initialize", { protocolVersion: 2, info: { name: "ed", version: "1" }, capabilities: {} });
@@ -152,32 +189,29 @@ async function v2Conversation(args: string[]): Promise<Materialized> {
   await ctx.request("session/set_config_option", { sessionId: s.sessionId, configId: "mode", type: "id", value: "code" });
   await peer.close();
   checkWire(2, peer.wire);
-  return materialize(peer.wire);
+  return { client: peer.wire, agent: readWireLog(wireLog) };
 }
 
 describe("chained bridges are transparent (issue 4, item 4)", () => {
   it(
-    "v1 client → bridge(A) → bridge(B) → v1 agent: the client's conversation equals a direct one, message for message",
+    "v1 client → bridge(A) → bridge(B) → v1 agent: both far wires equal a direct connection's, byte for byte",
     async () => {
       const direct = await v1Conversation([...AGENT_V1]);
-      const chain = await v1Conversation(chained(["--agent-protocol", "2"], [], AGENT_V1));
-      // Each direction in order, as JSON values: when a notification overtakes the client's next
-      // request is timing, and key order is not meaning.
-      const byDir = (w: unknown[], dir: string) => w.filter((e) => (e as { dir: string }).dir === dir);
-      const chainWire = withoutBridgeMarker(normalize(chain));
-      const directWire = normalize(direct);
-      expect(byDir(chainWire, "in")).toEqual(byDir(directWire, "in"));
-      expect(byDir(chainWire, "out")).toEqual(byDir(directWire, "out"));
+      const chain = await v1Conversation(chained(["--agent-protocol", "2"], ["--agent-protocol", "1"], AGENT_V1));
+      expectSameBytes(chain.client, direct.client);
+      expectSameBytes(chain.agent, direct.agent);
     },
     TIMEOUT,
   );
 
   it(
-    "v2 client → bridge(B) → bridge(A) → v2 agent: the client materializes the same state as a direct connection",
+    "v2 client → bridge(B) → bridge(A) → v2 agent: both far wires equal a direct connection's, byte for byte, and so does the state",
     async () => {
       const direct = await v2Conversation([...AGENT_V2]);
-      const chain = await v2Conversation(chained(["--agent-protocol", "1"], [], AGENT_V2));
-      expect(chain).toEqual(direct);
+      const chain = await v2Conversation(chained(["--agent-protocol", "1"], ["--agent-protocol", "2"], AGENT_V2));
+      expect(materialize(chain.client)).toEqual(materialize(direct.client));
+      expectSameBytes(chain.client, direct.client);
+      expectSameBytes(chain.agent, direct.agent);
     },
     TIMEOUT,
   );

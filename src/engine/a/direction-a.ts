@@ -40,7 +40,8 @@ import {
 } from "../../convert/session-result.js";
 import { setConfigOptionRequestToV2, setConfigOptionResponseToV1 } from "../../convert/config-option.js";
 import { filterSessionsByDirectories } from "../../convert/directories.js";
-import type { ConvertOptions } from "../../convert/stash.js";
+import { Stash, type ConvertOptions } from "../../convert/stash.js";
+import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import { terminalToV1Item } from "../../convert/terminal.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
@@ -73,6 +74,8 @@ export interface AgentFlagsA {
   readonly hasSession: boolean;
   readonly additionalDirectories: boolean;
   readonly mcp: McpSupport;
+  /** The v2 "agent" is a B bridge (its initialize result carries the marker, T §5.5). */
+  readonly bridge?: boolean;
 }
 
 const SESSIONLESS = { reason: "agent advertises no session surface" };
@@ -108,6 +111,7 @@ export class DirectionA extends TranslatingMode {
       sendRaw: (line, parsed) => client.sendRaw(line, parsed),
       sendExt: (sessionId, update) => client.notify(`${BRIDGE_METHOD_PREFIX}session_update`, { sessionId, update }),
     };
+    this.keepKeyOrder(1, { client: clientFlags.bridgePeer, agent: agentFlags.bridge === true }, config.opts.stash);
   }
 
   private session(sessionId: string): SessionA {
@@ -223,7 +227,10 @@ export class DirectionA extends TranslatingMode {
       // v1 results cannot carry them: a follow-up notification (H §4.1).
       const commands = r.value.availableCommands;
       if (s && commands !== undefined) {
-        updateToV1(s, { sessionId: s.sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: commands } }, undefined, this.updates);
+        // Marked as invented (stash on), so a chained B bridge, whose client has the list in its result, drops it.
+        const params: Obj = { sessionId: s.sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: commands } };
+        if (this.config.opts.stash !== "off") params._meta = new Stash(2, this.config.opts).invented(SN.commandsFollowUp).into(undefined);
+        updateToV1(s, params, undefined, this.updates);
       }
     });
   }

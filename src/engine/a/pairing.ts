@@ -7,6 +7,7 @@ import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from ".
 import { isObject } from "../../convert/json.js";
 import { VERSION } from "../../version.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
+import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
 import { DirectionA, type AConfig, type AgentFlagsA } from "./direction-a.js";
 import type { ClientFlags } from "./updates.js";
@@ -43,13 +44,18 @@ export function agentFlagsFromV2(result: Obj): AgentFlagsA {
       http: marker(at(session, "mcp", "http")),
       acp: marker(at(session, "mcp", "acp")),
     },
+    bridge: bridgeMarkerOf(result._meta) !== undefined,
   };
 }
 
 export function pairingA(config: AConfig): Pairing {
   return {
     renderInit(clientParams) {
-      const r = initializeRequestToV2(clientParams as unknown as v1.InitializeRequest, config.opts, { protocolVersion: 2 });
+      const r = initializeRequestToV2(clientParams as unknown as v1.InitializeRequest, config.opts, {
+        protocolVersion: 2,
+        // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
+        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 },
+      });
       if (!r.ok) return { error: r.error };
       if (r.lost.length > 0)
         config.log.warnOnce(
@@ -59,14 +65,16 @@ export function pairingA(config: AConfig): Pairing {
       return { params: r.value };
     },
     accept(clientParams, agentResult) {
+      const clientFlags = clientFlagsA(clientParams);
+      const agentFlags = agentFlagsFromV2(agentResult);
+      // A B bridge in front: the result's key order rides to it (wire/key-order.ts).
+      if (clientFlags.bridgePeer && config.opts.stash !== "off") recordKeyOrder({ result: agentResult }, 2);
       const r = initializeResponseToV1(agentResult as unknown as v2.InitializeResponse, config.opts, {
         protocolVersion: 1,
         bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 },
       });
       if (!r.ok)
         return { error: rpcErrors.internal("Agent handshake failed", { reason: "malformed initialize result", detail: r.error.data }) };
-      const clientFlags = clientFlagsA(clientParams);
-      const agentFlags = agentFlagsFromV2(agentResult);
       return {
         clientResult: r.value,
         createTranslator: (client, agent) => new DirectionA(client, agent, config, clientFlags, agentFlags),

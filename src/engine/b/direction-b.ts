@@ -80,8 +80,11 @@ export class DirectionB extends TranslatingMode {
     private readonly agentFlags: AgentFlags,
     /** The v1 "agent" is an A bridge: lifecycle states and acks come from it (T §5.5). */
     private readonly peer = false,
+    /** The v2 "client" is an A bridge (its initialize request carries the marker). */
+    clientIsBridge = false,
   ) {
     super(client, agent, config.log);
+    this.keepKeyOrder(2, { client: clientIsBridge, agent: peer }, config.opts.stash);
     this.updates = {
       opts: config.opts,
       log: config.log,
@@ -195,6 +198,7 @@ export class DirectionB extends TranslatingMode {
         const s = this.session(sessionId);
         this.record(s, params);
         s.config = agentConfigFromResult(resp.result);
+        rememberCommands(s, conv.value);
       }
       return { result: conv.value };
     });
@@ -262,6 +266,7 @@ export class DirectionB extends TranslatingMode {
       }
       this.record(s, params);
       s.config = agentConfigFromResult(resp.result);
+      rememberCommands(s, conv.value);
       const result = conv.value as Obj;
       if (viaLoad) result._meta = { ...(isObject(result._meta) ? result._meta : {}), ...emulatedMeta("session/resume") };
       // A v2 resume response is preceded by a state snapshot (T §1.4-10).
@@ -767,4 +772,10 @@ export class DirectionB extends TranslatingMode {
       }
     }
   }
+}
+
+/** The commands a v2 result gave the client: the session's latest list (H §4.4 reuses it). */
+function rememberCommands(s: SessionB, result: unknown): void {
+  const commands = isObject(result) ? result.availableCommands : undefined;
+  if (Array.isArray(commands)) s.availableCommands = commands;
 }

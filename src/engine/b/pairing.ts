@@ -7,6 +7,7 @@ import { bridgeMarkerOf, clientFacingVersion, initializeRequestToV1, initializeR
 import { isObject } from "../../convert/json.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import { VERSION } from "../../version.js";
+import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
 import { DirectionB, type BConfig } from "./direction-b.js";
 
@@ -23,8 +24,14 @@ export function pairingB(config: BConfig): Pairing {
       if (!r.ok) return { error: r.error };
       return { params: r.value };
     },
-    accept(_clientParams, agentResult) {
-      const r = initializeResponseToV2(agentResult as unknown as v1.InitializeResponse, config.opts, { protocolVersion: 2 });
+    accept(clientParams, agentResult) {
+      // An A bridge in front (its marker in the request): the result's key order rides to it (wire/key-order.ts).
+      const clientIsBridge = bridgeMarkerOf(clientParams._meta) !== undefined;
+      if (clientIsBridge && config.opts.stash !== "off") recordKeyOrder({ result: agentResult }, 1);
+      const r = initializeResponseToV2(agentResult as unknown as v1.InitializeResponse, config.opts, {
+        protocolVersion: 2,
+        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 },
+      });
       if (!r.ok)
         return { error: rpcErrors.internal("Agent handshake failed", { reason: "malformed initialize result", detail: r.error.data }) };
       const flags = agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods);
@@ -34,7 +41,7 @@ export function pairingB(config: BConfig): Pairing {
       if (!isObject(agentResult.agentCapabilities)) config.log.debug("the v1 agent sent no agentCapabilities: v1 defaults apply");
       return {
         clientResult: r.value,
-        createTranslator: (client, agent) => new DirectionB(client, agent, config, flags, peer),
+        createTranslator: (client, agent) => new DirectionB(client, agent, config, flags, peer, clientIsBridge),
       };
     },
   };

@@ -4,7 +4,9 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV2 } from "../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../convert/config-option.js";
-import { isObject } from "../../convert/json.js";
+import { isObject, jsonEqual } from "../../convert/json.js";
+import { isSynthetic, unstash } from "../../convert/stash.js";
+import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import {
   assignChunkId,
   closeOpenMessage,
@@ -108,8 +110,14 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
     case "available_commands_update": {
       const r = availableCommandsToV2(update as v1.AvailableCommandsUpdate, ctx.opts);
       if (dropped(r, ctx.log, "available_commands_update")) return;
-      s.availableCommands = (r.value as { availableCommands: unknown[] }).availableCommands;
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, meta);
+      const list = (r.value as { availableCommands: unknown[] }).availableCommands;
+      // A chained A bridge's follow-up to a session result (H §4.1): the client has this very list
+      // in the result it got (restored from the stash), and a direct v2 agent sends no such update.
+      const { meta: own, env } = unstash(meta, 2);
+      const followUp = isSynthetic(env, SN.commandsFollowUp);
+      const known = followUp && s.availableCommands !== undefined && jsonEqual(s.availableCommands, list);
+      s.availableCommands = list;
+      if (!known) ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, followUp ? own : meta);
       return;
     }
     case "session_info_update": {
