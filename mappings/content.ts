@@ -25,6 +25,8 @@ export const contentTable = defineTable(
         /** A v1 client terminal a v2 client cannot show (B↓, T §2.5-2). */
         terminalUnavailable: z.string().includes("{id}"),
       }),
+      /** v2 wants an RFC 3986 `uri` where v1 takes any string (B↓): this prefix + the percent-encoded v1 value, which is stashed. */
+      invalidUriPrefix: z.string().regex(/^[a-z][a-z0-9+.-]*:/),
     })
     .refine((t) => t.toolContentTypes.includes("content") && t.blockTypes.includes("text")),
   {
@@ -37,6 +39,7 @@ export const contentTable = defineTable(
       terminal: "[terminal {id}]",
       terminalUnavailable: "[terminal {id}: output not available]",
     },
+    invalidUriPrefix: "urn:acp-bridge:invalid-uri:",
   },
 );
 

@@ -3,7 +3,8 @@
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
+import { fullFormats } from "ajv-formats/dist/formats.js";
+import { contentTable, placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
 import { isObject, isString } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
@@ -77,6 +78,8 @@ function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean):
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
   if (hasResidual(env, "size")) out.size = residualOf(env, "size");
+  if (isString(residualOf(env, "uri"))) out.uri = residualOf(env, "uri");
+  if (isString(residualOf(env, "resourceUri")) && isObject(out.resource)) out.resource = { ...out.resource, uri: residualOf(env, "resourceUri") };
   if (type === "resource_link" && Object.hasOwn(out, "icons")) {
     stash.keep("icons", out.icons);
     delete out.icons;
@@ -116,6 +119,13 @@ function annotationsToV1(a: unknown, opts: ConvertOptions, at: Path): { value: u
 
 // ---- v1 → v2 ----
 
+// The very check the schema's `format: "uri"` applies (ajv-formats), so what passes here validates.
+const isUri = fullFormats.uri as (s: string) => boolean;
+
+function uriStandIn(raw: string): string {
+  return `${contentTable.invalidUriPrefix}${encodeURIComponent(raw)}`;
+}
+
 function blockToV2(b: unknown, opts: ConvertOptions, at: Path): Converted<v2.ContentBlock> {
   const src = expectObject(b, at);
   const type = expectString(src.type, [...at, "type"]);
@@ -128,6 +138,16 @@ function blockToV2(b: unknown, opts: ConvertOptions, at: Path): Converted<v2.Con
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
   if (hasResidual(env, "icons")) out.icons = residualOf(env, "icons");
+  if ((type === "resource_link" || type === "image") && isString(src.uri) && !isUri(src.uri)) {
+    stash.keep("uri", src.uri);
+    out.uri = uriStandIn(src.uri);
+    lost.push({ path: ["uri"], reason: "not a URI, which v2 requires: percent-encoded behind a prefix" });
+  }
+  if (type === "resource" && isObject(src.resource) && isString(src.resource.uri) && !isUri(src.resource.uri)) {
+    stash.keep("resourceUri", src.resource.uri);
+    out.resource = { ...src.resource, uri: uriStandIn(src.resource.uri) };
+    lost.push({ path: ["resource", "uri"], reason: "not a URI, which v2 requires: percent-encoded behind a prefix" });
+  }
   if (type === "resource_link") {
     expectOptional(src, "size", "number", at);
     if (typeof src.size === "number" && src.size < 0) {

@@ -1,6 +1,7 @@
 // MCP server configs on session/new, load, resume and fork (H §4.2, §4.11): stdio `type` tags, the
 // v1-required empty lists, transports the other side cannot take (SSE, capability gaps, custom tags).
 
+import { fullFormats } from "ajv-formats/dist/formats.js";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { mcpReasons, mcpTransportTable, transportOfV1, type McpTransport } from "../../mappings/session.js";
@@ -47,6 +48,7 @@ export interface McpServersToV2 {
 }
 
 const FIELD = "mcpServers";
+const isUri = fullFormats.uri as (s: string) => boolean;
 
 function supports(m: McpSupport, transport: string): boolean {
   switch (transport) {
@@ -96,6 +98,8 @@ export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index =
     }
     return fail(unsupported(index, transport, src.name, mcpReasons.toV2));
   }
+  // v2 wants an RFC 3986 URL (the schema's `format: "uri"`); a server at no URL cannot be reached.
+  if (transport === "http" && typeof src.url === "string" && !isUri(src.url)) return fail(malformed(index, "url", "not_a_uri"));
   const { meta, env } = unstash(src._meta, 2);
   const stash = new Stash(1, ctx);
   const lost: Loss[] = [];

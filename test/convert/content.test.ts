@@ -253,3 +253,22 @@ describe("ContentBlock v1 ⇄ v2 (T §3.1)", () => {
     levels: ["compact", "full"],
   });
 });
+
+describe("URIs v2 requires where v1 takes any string (B↓)", () => {
+  const full: ConvertOptions = { ...defaultOptions, stash: "full" };
+  for (const block of [
+    { type: "resource_link", name: "notes", uri: "" },
+    { type: "resource_link", name: "notes", uri: "my notes.txt" },
+    { type: "image", data: "", mimeType: "image/png", uri: "a b" },
+    { type: "resource", resource: { uri: "relative/path.md", text: "x" } },
+  ]) {
+    it(`stands in a valid URI for ${JSON.stringify(block)} and restores the v1 string`, () => {
+      const r = contentBlockToV2(block as v1.ContentBlock, full);
+      const v = value(r);
+      expectValid("v2", "ContentBlock", v);
+      expect(JSON.stringify(v)).toContain("urn:acp-bridge:invalid-uri:");
+      expect(r.ok && r.lost.length).toBeGreaterThan(0);
+      expect(value(contentBlockToV1(v, full))).toEqual(block);
+    });
+  }
+});

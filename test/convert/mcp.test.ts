@@ -62,6 +62,11 @@ describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => 
     expect(valid(mcpServerToV2(s, a()), "v2", "McpServer")).toEqual({ type: "stdio", ...s });
   });
 
+  it("rejects an HTTP server whose url is not a URI (v2's format) with -32602 naming the field", () => {
+    const e = failure(mcpServersToV2([stdio1, { ...http1, url: "mcp.example.com x" }], a()));
+    expect(e.data).toEqual({ field: "mcpServers[1].url", index: 1, reason: "not_a_uri" });
+  });
+
   it("rejects an SSE server with -32602 naming the type, index and server", () => {
     const e = failure(mcpServersToV2([stdio1, sse1], a()));
     expect(e.data).toEqual({ field: "mcpServers", type: "sse", index: 1, name: "legacy", reason: "transport not supported" });
