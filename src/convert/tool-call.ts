@@ -45,6 +45,8 @@ export interface ToolCallToV1Context {
    * the last emission; `u.content` is the whole accumulated content. Adds `op:"content_chunk"`.
    */
   readonly chunks?: readonly v2.ToolCallContentChunk[] | undefined;
+  /** The engine re-renders terminal output into the content (T §2.5): the agent sent no such update. */
+  readonly rerender?: boolean | undefined;
 }
 
 export interface ToolCallToV2Context {
@@ -64,6 +66,9 @@ const NULLABLE_IN_V1_TOOL_CALL: ReadonlySet<string> = new Set(["name", "rawInput
 const PATCH_FIELDS: readonly string[] = toolCallTable.replacedByToolCall;
 const TOOL_CALL_OP = "tool_call";
 const CONTENT_CHUNK_OP = "content_chunk";
+const UPDATE_OP = "tool_call_update";
+/** Synthetic: an A bridge's re-render of terminal output; a chained B has the terminal updates themselves. */
+const RERENDER = "rerender";
 
 // ---- tool calls, v2 → v1 (A↓) ----
 
@@ -84,6 +89,15 @@ export function toolCallUpdateToV1(u: v2.ToolCallUpdate, ctx: ToolCallToV1Contex
 export function restoresV1ToolCall(u: v2.ToolCallUpdate): boolean {
   const { env } = unstash((u as Obj)._meta, 1);
   return residualOf(env, "op") === TOOL_CALL_OP;
+}
+
+/**
+ * Whether a v2 update stands for a v1 `tool_call_update` about a tool call the v1 client never saw
+ * announced (stash `op:"tool_call_update"`): the engine sends it back as that update, not as a `tool_call`.
+ */
+export function restoresV1Update(u: v2.ToolCallUpdate): boolean {
+  const { env } = unstash((u as Obj)._meta, 1);
+  return residualOf(env, "op") === UPDATE_OP;
 }
 
 /** The v1 title shown for a v2 tool call without one (T §2.4 A↓-1). */
@@ -175,6 +189,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
   }
 
   if (cleared.length > 0) stash.keep("cleared", cleared);
+  if (ctx.rerender === true) stash.invented(RERENDER);
   if (ctx.chunks !== undefined && ctx.chunks.length > 0) {
     stash.keep("op", CONTENT_CHUNK_OP).keep("count", ctx.chunks.length);
     const rests = ctx.chunks.map((c) => chunkRest(c as Obj));
@@ -214,7 +229,7 @@ export function isSyntheticToolCall(u: v1.ToolCall | v1.ToolCallUpdate): boolean
   return isSynthetic(unstash((u as Obj)._meta, 2).env, "toolCall");
 }
 
-function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean): Converted<Obj> {
+function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markUnseenUpdate = false): Converted<Obj> {
   const src = expectObject(u, []);
   checkToolCallShape(src, creation);
   const { meta: srcMeta, env } = unstash(src._meta, 2);
@@ -275,6 +290,8 @@ function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean): Conv
     }
     stash.keep("op", TOOL_CALL_OP);
   }
+  // A v1 update of an unseen tool call: v2 has only the upsert, which a v1 client would get as a tool_call.
+  if (markUnseenUpdate && !creation && !ctx.seen) stash.keep("op", UPDATE_OP);
   if (nulls.length > 0) stash.keep("nulls", nulls);
   setMeta(out, stash.into(meta));
   if (metaNull && out._meta === undefined) out._meta = null;
@@ -319,7 +336,9 @@ export function toolCallMessageToV2(m: V1ToolCallMessage, ctx: ToolCallMessageTo
     const { env } = unstash(body._meta, 2);
     if (isSynthetic(env, "toolCall"))
       return ok([], [{ path: [], reason: "bridge-made tool call of a permission subject" }]);
-    const r = unwrap(bodyToV2(body, ctx, tag === "tool_call"), []);
+    if (tag === "tool_call_update" && isSynthetic(env, RERENDER))
+      return ok([], [{ path: [], reason: "a bridge's re-render of terminal output (the terminal updates come on the channel)" }]);
+    const r = unwrap(bodyToV2(body, ctx, tag === "tool_call", true), []);
     const chunks = asChunks(r.value, env, ctx, tag === "tool_call" && !ctx.seen);
     if (chunks) return ok(chunks, r.lost);
     return ok([{ sessionUpdate: "tool_call_update", ...r.value } as V2ToolCallMessage], r.lost);
@@ -348,11 +367,12 @@ function asChunks(
   const rests = residualOf(env, "chunks");
   return (content as unknown[]).slice(last.length).map((item, j) => {
     const rest = Array.isArray(rests) && isObject(rests[j]) ? rests[j] : {};
+    // The usual key order; the chunk's own other keys (its `_meta`...) after.
     return {
-      ...rest,
       sessionUpdate: "tool_call_content_chunk",
       toolCallId: u.toolCallId,
       content: item,
+      ...rest,
     } as V2ToolCallMessage;
   });
 }
@@ -499,6 +519,9 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
   const type = src.type as string;
   if (type === "diff") {
     const r = diffToV2(src as Parameters<typeof diffToV2>[0], { opts: ctx.opts, cwd: ctx.cwd, toolKind: ctx.toolKind });
+    // A path no session cwd can make absolute (v2 wants one): the item, not the tool call, degrades.
+    if (!r.ok && (r.error.data as { reason?: unknown } | undefined)?.reason === "not_absolute")
+      return ok(placeholderItem("unsupportedToolOutput", { type }, 1, src, ctx.opts), [{ path: ["path"], reason: "a diff path v2 cannot make absolute: shown as text" }]);
     return unwrap(r, at);
   }
   const { meta, env } = unstash(src._meta, 2);

@@ -7,6 +7,7 @@ import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
 import { recordKeyOrder } from "../wire/key-order.js";
+import { isObject } from "../convert/json.js";
 import type { StashLevel } from "../convert/stash.js";
 import type { Link } from "./link.js";
 import { RequestRoute, type Answer } from "./relay.js";
@@ -74,6 +75,10 @@ export abstract class TranslatingMode implements Translator {
   private recordOrder(m: Incoming, version: 1 | 2 | undefined): void {
     if (version === undefined) return;
     if (m.kind === "response" ? m.msg.result === undefined : m.msg.method.startsWith(EXTENSION_PREFIX)) return;
+    // Content chunks are coalesced (T §2.4 A↓-3: no byte identity promised), and a record, like any
+    // notification `_meta`, would stop the coalescing.
+    if (m.kind === "notification" && isObject(m.msg.params) && isObject(m.msg.params.update) && m.msg.params.update.sessionUpdate === "tool_call_content_chunk")
+      return;
     recordKeyOrder(m.msg as unknown as Record<string, unknown>, version);
   }
 

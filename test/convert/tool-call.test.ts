@@ -11,6 +11,7 @@ import {
   locationToV2,
   resolvePath,
   restoresV1ToolCall,
+  restoresV1Update,
   terminalStashOf,
   toolCallContentToV1,
   toolCallContentToV2,
@@ -869,5 +870,36 @@ describe("a re-sent v1 tool_call (T §2.4 B↓-1, seen)", () => {
       }),
       { numRuns: numRuns() },
     );
+  });
+});
+
+describe("B↓ degradations a chained A undoes", () => {
+  it("shows a v1 diff whose path cannot be made absolute as a text item, restored exactly by A", () => {
+    const tc = { toolCallId: "c1", title: "Edit", content: [{ type: "diff", path: "", newText: "x" }] } as v1.ToolCall;
+    const up = valid("v2", "ToolCallUpdate", toolCallToV2(tc, { opts: compact, seen: false, cwd: "/w" }));
+    expect(up.content).toEqual([expect.objectContaining({ type: "content", content: { type: "text", text: "[unsupported tool output: diff]" } })]);
+    expect(valid("v1", "ToolCall", toolCallToV1(up, { opts: compact }))).toEqual(tc);
+  });
+
+  it("marks a v1 update of an unseen tool call, so A sends it back as that update (not a tool_call)", () => {
+    const u = { toolCallId: "c9", status: "completed" } as v1.ToolCallUpdate;
+    const message = (seen: boolean) => {
+      const r = toolCallMessageToV2({ sessionUpdate: "tool_call_update", ...u }, { opts: compact, seen });
+      const up: Record<string, unknown> = { ...(r.ok ? r.value[0] : {}) };
+      delete up.sessionUpdate;
+      expectValid("v2", "ToolCallUpdate", up);
+      return up as v2.ToolCallUpdate;
+    };
+    expect(restoresV1Update(message(false))).toBe(true);
+    expect(valid("v1", "ToolCallUpdate", toolCallUpdateToV1(message(false), { opts: compact }))).toEqual(u);
+    expect(restoresV1Update(message(true))).toBe(false);
+  });
+
+  it("drops A's re-render of terminal output (the terminal updates reach a chained B on the channel)", () => {
+    const view = { toolCallId: "t1", content: [{ type: "terminal", terminalId: "term1" }] } as v2.ToolCallUpdate;
+    const v1u = valid("v1", "ToolCallUpdate", toolCallUpdateToV1(view, { opts: compact, rerender: true }));
+    expect((v1u as any)._meta["acp-bridge"].synthetic).toContain("rerender");
+    const r = toolCallMessageToV2({ sessionUpdate: "tool_call_update", ...v1u }, { opts: compact, seen: true });
+    expect(r.ok && r.value).toEqual([]);
   });
 });

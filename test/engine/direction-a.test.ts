@@ -392,8 +392,8 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
 });
 
 describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
-  async function running(): Promise<Harness> {
-    const h = await connect();
+  async function running(setup: Setup = {}): Promise<Harness> {
+    const h = await connect(setup);
     await newSession(h);
     h.takeClient();
     return h;
@@ -420,6 +420,45 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     const [u] = h.takeClient();
     expect(u.params.update.content).toEqual(["a", "b", "c"].map((t) => ({ type: "content", content: text(t) })));
     expect(u.params.update._meta["acp-bridge"].residual).toMatchObject({ op: "content_chunk", count: 3 });
+  });
+
+  it("emits pending content chunks before any later update of the session, keeping the agent's order", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
+    h.takeClient();
+    h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("a") } }));
+    h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("b") } }));
+    h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("after") }, _meta: { trace: "n3" } } });
+    const out = h.takeClient();
+    expect(out.map((m) => m.params.update.sessionUpdate)).toEqual(["tool_call_update", "agent_message_chunk"]);
+    expect(out[0].params.update._meta["acp-bridge"].residual).toMatchObject({ op: "content_chunk", count: 2 });
+    // The later notification's own `_meta` rides on it, not on the chunks it flushed.
+    expect(out[0].params._meta).toBeUndefined();
+    expect(out[1].params._meta).toEqual({ trace: "n3" });
+  });
+
+  it("emits a content chunk that carries its own notification _meta at once, with that _meta", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
+    h.takeClient();
+    h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("a") } }));
+    h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: { sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("b") } }, _meta: { trace: "t2" } } });
+    const out = h.takeClient();
+    expect(out.map((m) => m.params._meta)).toEqual([undefined, { trace: "t2" }]);
+    expect(out.map((m) => m.params.update.content.length)).toEqual([1, 2]);
+  });
+
+  it("converts the content of compaction summaries for a client that opted in (unknown blocks as placeholders)", async () => {
+    const h = await running({ clientCaps: { session: { compaction: {} } } });
+    h.agent(update({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: { type: "_sketch", strokes: [] } }));
+    const [u] = h.takeClient();
+    expect(u.params.update).toMatchObject({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: { type: "text", text: "[unsupported content: _sketch]" } });
+  });
+
+  it("sends the v1 string a chained B stashed for a non-RFC 3339 updatedAt", async () => {
+    const h = await running();
+    h.agent(update({ sessionUpdate: "session_info_update", title: "T", _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { updatedAt: "yesterday" } } } }));
+    expect(h.takeClient()[0].params.update).toEqual({ sessionUpdate: "session_info_update", title: "T", updatedAt: "yesterday" });
   });
 
   it("sends only the new suffix when a streamed message is upserted whole (case 10)", async () => {

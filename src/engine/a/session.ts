@@ -24,6 +24,8 @@ export interface ToolCallView {
   synthetic: boolean;
   /** Chunks appended since the last emission (coalesced, T §2.4 A↓-3). */
   pendingChunks: v2.ToolCallContentChunk[];
+  /** The notification `_meta` of a pending chunk emitted alone. */
+  pendingMeta: unknown;
   flushTimer: NodeJS.Timeout | undefined;
 }
 
@@ -38,6 +40,8 @@ export class SessionA {
   readonly sent = new LruMap<string, SentMessage>(MESSAGE_MEMORY);
   readonly toolCalls = new LruMap<string, ToolCallView>(TOOL_CALL_MEMORY);
   readonly terminals = new LruMap<string, TerminalEntry>(TERMINAL_MEMORY);
+  /** Tool calls with coalesced content chunks not yet emitted. */
+  readonly pendingTools = new Set<ToolCallView>();
   plans: PlansMap = new Map();
   /** The agent's last v2 config option list (H §5, T §2.7). */
   configOptions: unknown;

@@ -3,6 +3,8 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../convert/command.js";
+import { gatedUpdateToV1 } from "../../convert/notice.js";
+import { sessionInfoToV1 } from "../../convert/session-info.js";
 import { isObject } from "../../convert/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
@@ -15,7 +17,7 @@ import {
   replaceOutput,
   terminalToV1Item,
 } from "../../convert/terminal.js";
-import { restoresV1ToolCall, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1Context } from "../../convert/tool-call.js";
+import { restoresV1ToolCall, restoresV1Update, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1Context } from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
 import type { Logger } from "../../log.js";
@@ -53,6 +55,8 @@ export interface UpdateContext {
   sendRaw(line: Buffer, parsed: unknown): void;
   /** Bridge peers only: a v2 update that has no v1 form (T §5.5). */
   sendExt(sessionId: string, update: unknown): void;
+  /** This context without the current notification's `_meta` default: for emitting earlier work. */
+  readonly plain?: UpdateContext;
 }
 
 const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
@@ -76,13 +80,15 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
   // The notification's own `_meta` (trace context...) rides on whatever it becomes (H §7.5).
   const meta = params._meta;
   const ctx: UpdateContext =
-    meta === undefined || meta === null ? base : { ...base, send: (id, u, m) => base.send(id, u, m ?? meta) };
+    meta === undefined || meta === null ? base : { ...base, plain: base.plain ?? base, send: (id, u, m) => base.send(id, u, m ?? meta) };
   const update = params.update;
   if (!isObject(update) || typeof update.sessionUpdate !== "string") {
     ctx.log.warn("dropped a session/update without an update variant");
     return;
   }
   const tag = update.sessionUpdate;
+  // Coalescing a tool's content chunks must not move them past anything the agent sent later.
+  if (s.pendingTools.size > 0) flushPendingTools(s, ctx, tag === "tool_call_content_chunk" ? update.toolCallId : undefined);
   const lc = s.lifecycle;
   const message = MESSAGE_KINDS[tag];
   if (message) {
@@ -107,7 +113,7 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
       return;
     case "tool_call_content_chunk":
       lc.tick();
-      toolCallContentChunk(s, update as v2.ToolCallContentChunk, ctx);
+      toolCallContentChunk(s, update as v2.ToolCallContentChunk, ctx, meta);
       return;
     case "terminal_update":
     case "terminal_output_chunk":
@@ -145,11 +151,17 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
       for (const u of r.value.updates) ctx.send(s.sessionId, u);
       return;
     }
-    case "session_info_update":
-      // Same shape in both versions (T §2.9).
-      if (line) ctx.sendRaw(line.line, line.msg);
-      else ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
+    case "session_info_update": {
+      // Same shape in both versions (T §2.9): the original bytes, unless a chained B stashed something.
+      if (line && !isObject(update._meta)) {
+        ctx.sendRaw(line.line, line.msg);
+        return;
+      }
+      const r = sessionInfoToV1(update);
+      if (dropped(r, ctx.log, "session_info_update")) return;
+      ctx.send(s.sessionId, r.value as v1.SessionUpdate, params._meta);
       return;
+    }
     case "usage_update": {
       const r = usageToV1(update as v2.UsageUpdate, s.lastCost as v2.Cost | undefined, ctx.opts);
       if (dropped(r, ctx.log, "usage_update")) return;
@@ -158,14 +170,15 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
       return;
     }
     case "notice":
-      if (ctx.flags.notices) ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
-      else ctx.log.debug("dropped a notice: the v1 client did not advertise session.notices");
-      return;
     case "compaction_update":
-    case "compaction_summary_chunk":
-      if (ctx.flags.compaction) ctx.send(s.sessionId, update as v1.SessionUpdate, params._meta);
-      else ctx.log.debug(`dropped ${tag}: the v1 client did not advertise session.compaction`);
+    case "compaction_summary_chunk": {
+      // Content blocks inside are converted like any other (T §3.1); the client's opt-ins gate them.
+      const r = gatedUpdateToV1(update as v2.SessionUpdate, { notices: ctx.flags.notices, compaction: ctx.flags.compaction, noticeFallback: "drop" }, ctx.opts);
+      if (dropped(r, ctx.log, tag)) return;
+      if (r.value === null) ctx.log.debug(`dropped ${tag}: the v1 client did not opt into it (session.notices / session.compaction)`);
+      else ctx.send(s.sessionId, r.value, params._meta);
       return;
+    }
     default:
       // An extension or future variant: v1's union is closed (T §2.11).
       if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
@@ -308,7 +321,7 @@ export function claimed(s: SessionA, toolCallId: string): ToolCallView {
 function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
   let t = s.toolCalls.get(toolCallId);
   if (!t) {
-    t = { view: { toolCallId }, announced: false, synthetic: false, pendingChunks: [], flushTimer: undefined };
+    t = { view: { toolCallId }, announced: false, synthetic: false, pendingChunks: [], pendingMeta: undefined, flushTimer: undefined };
     s.toolCalls.set(toolCallId, t);
   }
   return t;
@@ -318,11 +331,17 @@ function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
 function flushToolCall(s: SessionA, t: ToolCallView, ctx: UpdateContext): void {
   if (t.flushTimer) clearTimeout(t.flushTimer);
   t.flushTimer = undefined;
+  s.pendingTools.delete(t);
   if (t.pendingChunks.length === 0) return;
   const chunks = t.pendingChunks;
   t.pendingChunks = [];
+  // The chunks' own notification `_meta`, never that of the notification that triggered the flush.
+  const plain = ctx.plain ?? ctx;
+  const meta = t.pendingMeta;
+  t.pendingMeta = undefined;
+  const own: UpdateContext = meta === undefined ? plain : { ...plain, send: (id, u, m) => plain.send(id, u, m ?? meta) };
   const body = { toolCallId: t.view.toolCallId, content: t.view.content } as v2.ToolCallUpdate;
-  emitToolCall(s, t, t.announced ? body : (t.view as v2.ToolCallUpdate), ctx, { chunks });
+  emitToolCall(s, t, t.announced ? body : (t.view as v2.ToolCallUpdate), own, { chunks });
 }
 
 function emitToolCall(
@@ -331,11 +350,23 @@ function emitToolCall(
   u: v2.ToolCallUpdate,
   ctx: UpdateContext,
   extra: Partial<ToolCallToV1Context> = {},
+  /** The whole first sighting as the agent sent it (its nulls too), when the view holds nothing else. */
+  creation?: v2.ToolCallUpdate,
 ): void {
   const context = toolContext(s, ctx, extra);
+  if (!t.announced && restoresV1Update(u)) {
+    // A chained B's v1 agent updated a tool call it never announced: the same update goes on.
+    const r = toolCallUpdateToV1(u, context);
+    if (dropped(r, ctx.log, "tool_call_update")) return;
+    t.announced = true;
+    t.synthetic = false;
+    ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value });
+    return;
+  }
   if (!t.announced || restoresV1ToolCall(u)) {
     // First sighting (or a chained bridge restoring a re-sent v1 tool_call): a v1 `tool_call`.
-    const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : (t.view as v2.ToolCallUpdate), context);
+    const first = creation ?? (t.view as v2.ToolCallUpdate);
+    const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : first, context);
     if (dropped(r, ctx.log, "tool_call_update")) return;
     t.announced = true;
     t.synthetic = false;
@@ -357,9 +388,12 @@ export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateCon
   flushToolCall(s, t, ctx);
   const patch: Obj = { ...(u as Obj) };
   delete patch.sessionUpdate;
+  // Nothing known of it yet: the patch itself is the first sighting, nulls included (the view drops
+  // them), so a chained B gives its client the very update the agent sent.
+  const fresh = !t.announced && Object.keys(t.view).length === 1;
   applyToolCallPatch(t.view, patch);
   trackTerminalRefs(s, id, t.view.content);
-  emitToolCall(s, t, patch as v2.ToolCallUpdate, ctx);
+  emitToolCall(s, t, patch as v2.ToolCallUpdate, ctx, {}, fresh ? (patch as v2.ToolCallUpdate) : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.
     s.toolCalls.delete(id);
@@ -367,7 +401,7 @@ export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateCon
   }
 }
 
-function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: UpdateContext): void {
+function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: UpdateContext, meta: unknown): void {
   const src = c as Obj;
   const id = src.toolCallId;
   if (typeof id !== "string" || !isObject(src.content)) {
@@ -375,6 +409,9 @@ function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: Upda
     return;
   }
   const t = claimed(s, id);
+  // A notification with its own `_meta` is emitted alone, so that `_meta` rides on it (H §7.5).
+  const own = meta !== undefined && meta !== null;
+  if (own) flushToolCall(s, t, ctx);
   const content = Array.isArray(t.view.content) ? [...(t.view.content as unknown[])] : [];
   content.push(src.content);
   t.view.content = content;
@@ -382,6 +419,12 @@ function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: Upda
   const chunk: Obj = { ...src };
   delete chunk.sessionUpdate;
   t.pendingChunks.push(chunk as v2.ToolCallContentChunk);
+  s.pendingTools.add(t);
+  if (own) {
+    t.pendingMeta = meta;
+    flushToolCall(s, t, ctx);
+    return;
+  }
   // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
   t.flushTimer ??= setTimeout(() => flushToolCall(s, t, ctx), ctx.flushMs);
 }
@@ -415,7 +458,7 @@ function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext): void {
       const tc = s.toolCalls.peek(toolCallId);
       if (!tc?.announced) continue;
       flushToolCall(s, tc, ctx);
-      emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx);
+      emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx, { rerender: true });
     }
   };
   // An exit is final: render it now; output is coalesced.
@@ -426,15 +469,20 @@ function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext): void {
 }
 
 /** Flush every coalesced emission of a session now (before a turn ends, so the order holds). */
+/** Emit every tool call's coalesced chunks, but those of `except` (whose burst goes on). */
+function flushPendingTools(s: SessionA, ctx: UpdateContext, except: unknown): void {
+  for (const t of [...s.pendingTools]) if (t.view.toolCallId !== except) flushToolCall(s, t, ctx);
+}
+
 export function flushSession(s: SessionA, ctx: UpdateContext): void {
-  for (const t of s.toolCalls.values()) if (t.pendingChunks.length > 0) flushToolCall(s, t, ctx);
+  flushPendingTools(s, ctx, undefined);
   for (const term of s.terminals.values()) {
     if (!term.flushTimer) continue;
     clearTimeout(term.flushTimer);
     term.flushTimer = undefined;
     for (const toolCallId of term.refs) {
       const tc = s.toolCalls.peek(toolCallId);
-      if (tc?.announced) emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx);
+      if (tc?.announced) emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx, { rerender: true });
     }
   }
 }

@@ -230,6 +230,8 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
     else if (body.sessionUpdate === "tool_call_update" && body.content === null) state.lastContent = [];
     else if (body.sessionUpdate === "tool_call_content_chunk") state.lastContent = [...(state.lastContent ?? []), body.content as v2.ToolCallContent];
   }
+  // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
+  if (whole && state.lastContent === undefined && r.value.length > 0) state.lastContent = [];
   if (r.value.length > 0) s.tools.set(id, state);
   sendAll(s, ctx, r.value, meta);
 }

@@ -1,0 +1,305 @@
+// Chains as a property (issue 4 item 4; T §9 case 20): a v2 client → bridge B → (v1) → bridge A →
+// v2 agent, both in memory, stash `full`. Random but legal agent turns (the updates of
+// test/support/v2-updates.ts) must reach the client as a direct connection would deliver them: the
+// same materialized state, and the same bytes for every update the bridges do not coalesce. Every
+// message on all three wires is schema-checked.
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Bridge } from "../../src/engine/bridge.js";
+import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
+import { silentLogger } from "../../src/log.js";
+import type { SchemaVersion } from "../support/schema.js";
+import { baseOptions } from "../support/harness.js";
+import { arb } from "../support/arbitrary.js";
+import { numRuns } from "../support/properties.js";
+import { rawUpdate, text } from "../support/v2-updates.js";
+import { wireProblems } from "../support/wire-schema.js";
+
+type Obj = Record<string, any>;
+
+const RUNS = Math.max(50, Math.floor(numRuns() / 10));
+const S = "s1";
+const AGENT_CAPS = { session: { prompt: { image: {} }, mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {} } };
+
+/** One wire: what was written on it, parsed, and its schema problems. */
+class Wire {
+  readonly seen: Obj[] = [];
+  private readonly asked = new Map<string, string>();
+  constructor(
+    readonly name: string,
+    readonly version: SchemaVersion,
+    readonly problems: string[],
+  ) {}
+  /** A message one end wrote (requests are remembered to check their responses). */
+  note(m: Obj): void {
+    if (typeof m.method === "string" && m.id !== undefined) this.asked.set(JSON.stringify(m.id), m.method);
+  }
+  check(m: Obj, line: string): void {
+    const problem = wireProblems(this.version, m, (id) => this.asked.get(JSON.stringify(id)));
+    if (problem) this.problems.push(`${this.name}: ${problem}\n  ${line.slice(0, 400)}`);
+  }
+}
+
+/**
+ * Two bridges back to back, in memory: the far peers speak `outer` (v2: client → B → A → agent;
+ * v1: client → A → B → agent). Lines are handed on in order, as microtasks, so neither bridge re-enters.
+ */
+function chain(outer: 1 | 2 = 2, options: Partial<BridgeOptions> = {}) {
+  const problems: string[] = [];
+  const toClient: Obj[] = [];
+  const toAgent: Obj[] = [];
+  const outerSchema: SchemaVersion = outer === 2 ? "v2" : "v1";
+  const innerVersion = outer === 2 ? 1 : 2;
+  const near = new Wire(`to client (v${String(outer)})`, outerSchema, problems);
+  const inner = new Wire(`between the bridges (v${String(innerVersion)})`, outer === 2 ? "v1" : "v2", problems);
+  const far = new Wire(`to agent (v${String(outer)})`, outerSchema, problems);
+  const opts = { ...baseOptions, stash: "full" as const, ...options };
+  const front: Bridge = new Bridge(
+    createBridgeConfig({ ...opts, agentProtocol: innerVersion }, silentLogger),
+    {
+      push: (l) => {
+        const m = JSON.parse(String(l)) as Obj;
+        near.check(m, String(l));
+        toClient.push(m);
+      },
+    },
+    {
+      push: (l) => {
+        const line = String(l);
+        const m = JSON.parse(line) as Obj;
+        inner.note(m);
+        inner.check(m, line);
+        queueMicrotask(() => back.clientLine(Buffer.from(line)));
+      },
+    },
+  );
+  const back: Bridge = new Bridge(
+    createBridgeConfig({ ...opts, agentProtocol: outer }, silentLogger),
+    {
+      push: (l) => {
+        const line = String(l);
+        const m = JSON.parse(line) as Obj;
+        inner.check(m, line);
+        inner.note(m);
+        queueMicrotask(() => front.agentLine(Buffer.from(line)));
+      },
+    },
+    {
+      push: (l) => {
+        const m = JSON.parse(String(l)) as Obj;
+        far.check(m, String(l));
+        toAgent.push(m);
+      },
+    },
+  );
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  return {
+    problems,
+    client(m: Obj) {
+      near.note(m);
+      front.clientLine(Buffer.from(JSON.stringify(m)));
+    },
+    agent(m: Obj) {
+      far.note(m);
+      back.agentLine(Buffer.from(JSON.stringify(m)));
+    },
+    takeClient: () => toClient.splice(0),
+    takeAgent: () => toAgent.splice(0),
+    settle,
+  };
+}
+
+type Chain = ReturnType<typeof chain>;
+
+async function connect(ch: Chain): Promise<void> {
+  ch.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 2, info: { name: "ed", version: "1" }, capabilities: {} } });
+  await ch.settle();
+  const [init] = ch.takeAgent() as [Obj];
+  expect(init).toMatchObject({ method: "initialize", params: { protocolVersion: 2 } });
+  ch.agent({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 2, info: { name: "agent", version: "1" }, capabilities: AGENT_CAPS, authMethods: [] } });
+  await ch.settle();
+  const [result] = ch.takeClient();
+  expect(result).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
+  ch.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w" } });
+  await ch.settle();
+  const [req] = ch.takeAgent() as [Obj];
+  expect(req).toMatchObject({ method: "session/new", params: { cwd: "/w" } });
+  ch.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S } });
+  await ch.settle();
+  expect(ch.takeClient()).toEqual([{ jsonrpc: "2.0", id: 1, result: { sessionId: S } }]);
+}
+
+/** The client's state after applying `updates` in order (what an editor shows). */
+function materialize(updates: readonly Obj[]): Obj {
+  const messages: Record<string, unknown[]> = {};
+  const tools: Record<string, Obj> = {};
+  const plans: Record<string, unknown> = {};
+  const other: unknown[] = [];
+  const states: string[] = [];
+  for (const u of updates) {
+    const tag = String(u.sessionUpdate);
+    const key = `${tag.replace(/_chunk$/, "")}:${String(u.messageId)}`;
+    if (/_message_chunk$|_thought_chunk$/.test(tag)) (messages[key] ??= []).push(u.content);
+    else if (/^(user|agent)_message$|^agent_thought$/.test(tag)) {
+      if (u.content !== undefined) messages[key] = u.content === null ? [] : [...u.content];
+    } else if (tag === "tool_call_update") {
+      const t = (tools[u.toolCallId] ??= {});
+      // A patch: null resets (T §2.4).
+      for (const [k, v] of Object.entries(u)) {
+        if (k === "sessionUpdate" || k === "_meta") continue;
+        if (v === null) Reflect.deleteProperty(t, k);
+        else t[k] = v;
+      }
+    } else if (tag === "tool_call_content_chunk") {
+      const t = (tools[u.toolCallId] ??= { toolCallId: u.toolCallId });
+      t.content = [...(Array.isArray(t.content) ? t.content : []), u.content];
+    } else if (tag === "plan_update") plans[String(u.plan?.planId)] = u.plan;
+    else if (tag === "state_update") states.push(`${String(u.state)}:${String(u.stopReason)}`);
+    else other.push(u);
+  }
+  // Text as a client renders it: adjacent text blocks joined; an empty message shows nothing (A sends
+  // no v1 chunk for a content-less upsert of a new message, T §2.2-3).
+  const text = Object.fromEntries(
+    Object.entries(messages)
+      .map(([k, blocks]) => [k, (blocks as Obj[]).map((b) => (b?.type === "text" ? b.text : JSON.stringify(b))).join("")])
+      .filter(([, t]) => t !== ""),
+  );
+  return { text, tools, plans, other, states };
+}
+
+const COALESCED = new Set(["tool_call_content_chunk", "user_message", "agent_message", "agent_thought"]);
+
+const updatesOf = (msgs: readonly Obj[]): Obj[] => msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
+
+describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("delivers random agent turns as a direct connection would (state, and bytes where nothing is coalesced)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(rawUpdate, { maxLength: 12 }), async (updates) => {
+        const ch = chain();
+        await connect(ch);
+        ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
+        await ch.settle();
+        const [prompt] = ch.takeAgent() as [Obj];
+        expect(prompt).toMatchObject({ method: "session/prompt", params: { sessionId: S } });
+        const sent: Obj[] = [
+          { sessionUpdate: "user_message", messageId: "u1", content: [text("go")] },
+          { sessionUpdate: "state_update", state: "running" },
+          ...updates,
+          { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+        ];
+        ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { messageId: "u1" } });
+        for (const u of sent) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+        await ch.settle();
+        vi.advanceTimersByTime(5_000);
+        await ch.settle();
+        const got = ch.takeClient();
+        expect(ch.problems).toEqual([]);
+        expect(got.find((m) => m.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: { messageId: "u1" } });
+        const received = updatesOf(got);
+        expect(materialize(received)).toEqual(materialize(sent));
+        // Bytes, in order, of what the bridges do not coalesce: whole-message upserts travel as v1
+        // chunks and are rebuilt (T §2.2), content chunks are coalesced on the v1 hop (T §2.4 A↓-3).
+        const kept = (us: Obj[]) => us.filter((u) => !COALESCED.has(String(u.sessionUpdate))).map((u) => JSON.stringify(u));
+        expect(kept(received)).toEqual(kept(sent));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ------------------------------------------------------------------ v1 client → A → B → v1 agent
+
+const V1_AGENT_CAPS = { loadSession: true, promptCapabilities: { image: true }, mcpCapabilities: { http: true } };
+
+async function connectV1(ch: Chain): Promise<void> {
+  ch.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, session: { notices: {}, compaction: {}, configOptions: { boolean: {} } } } } });
+  await ch.settle();
+  const [init] = ch.takeAgent() as [Obj];
+  expect(init).toMatchObject({ method: "initialize", params: { protocolVersion: 1 } });
+  ch.agent({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 1, agentCapabilities: V1_AGENT_CAPS, authMethods: [] } });
+  await ch.settle();
+  const [result] = ch.takeClient();
+  expect(result).toMatchObject({ id: 0, result: { protocolVersion: 1, agentCapabilities: V1_AGENT_CAPS } });
+  ch.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+  await ch.settle();
+  const [req] = ch.takeAgent() as [Obj];
+  expect(req).toMatchObject({ method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+  ch.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S } });
+  await ch.settle();
+  expect(ch.takeClient()).toEqual([{ jsonrpc: "2.0", id: 1, result: { sessionId: S } }]);
+}
+
+/** v1 updates a v1 agent sends during a turn: the schema's own variants, plus classic id-less chunks and tool calls. */
+const v1Update: fc.Arbitrary<Obj> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom("agent_message_chunk", "agent_thought_chunk"), fc.string({ maxLength: 5 }))
+      .map(([tag, t]) => ({ sessionUpdate: tag, content: text(t) })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom("c1", "c2"), fc.constantFrom("Run tests", "Edit"), fc.constantFrom("pending", "in_progress", "completed", "failed"))
+      .map(([id, title, status]) => ({ sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom("c1", "c2"), fc.record({ status: fc.constantFrom("in_progress", "completed", null), title: fc.constantFrom("Done", null), content: fc.constantFrom([{ type: "content", content: text("ok") }], null) }, { requiredKeys: [] }))
+      .map(([id, patch]) => ({ sessionUpdate: "tool_call_update", toolCallId: id, ...patch })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.record({ content: fc.constantFrom("a", "b"), priority: fc.constantFrom("high", "low"), status: fc.constantFrom("pending", "completed") }), { maxLength: 3 }).map((entries) => ({ sessionUpdate: "plan", entries })),
+  },
+  {
+    weight: 3,
+    arbitrary: (arb("v1", "SessionUpdate") as fc.Arbitrary<Obj>).filter((u) => !["user_message_chunk", "current_mode_update"].includes(String(u.sessionUpdate))),
+  },
+);
+
+describe("chained bridges (model): v1 client → A → B → v1 agent", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("delivers random v1 agent turns byte for byte, with the agent's stop reason", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(v1Update, { maxLength: 10 }), fc.constantFrom("end_turn", "max_tokens", "refusal"), async (updates, stopReason) => {
+        const ch = chain(1);
+        await connectV1(ch);
+        ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
+        await ch.settle();
+        vi.advanceTimersByTime(1_000);
+        await ch.settle();
+        const [prompt] = ch.takeAgent() as [Obj];
+        expect(prompt).toEqual({ jsonrpc: "2.0", id: prompt.id, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
+        for (const u of updates) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+        ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason } });
+        await ch.settle();
+        vi.advanceTimersByTime(5_000);
+        await ch.settle();
+        const got = ch.takeClient();
+        expect(ch.problems).toEqual([]);
+        expect(got.map((m) => JSON.stringify(m))).toEqual([
+          ...updates.map((u) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } })),
+          JSON.stringify({ jsonrpc: "2.0", id: 2, result: { stopReason } }),
+        ]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
