@@ -169,18 +169,19 @@ function materialize(updates: readonly Obj[]): Obj {
   return { text, tools, plans, other, states };
 }
 
+// The bridges' timers (coalescing, settle) run on demand.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 const COALESCED = new Set(["tool_call_content_chunk", "user_message", "agent_message", "agent_thought"]);
 
 const updatesOf = (msgs: readonly Obj[]): Obj[] => msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
 
 describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it("delivers random agent turns as a direct connection would (state, and bytes where nothing is coalesced)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(rawUpdate, { maxLength: 12 }), async (updates) => {
@@ -269,13 +270,6 @@ const v1Update: fc.Arbitrary<Obj> = fc.oneof(
 );
 
 describe("chained bridges (model): v1 client → A → B → v1 agent", () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it("delivers random v1 agent turns byte for byte, with the agent's stop reason", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(v1Update, { maxLength: 10 }), fc.constantFrom("end_turn", "max_tokens", "refusal"), async (updates, stopReason) => {
