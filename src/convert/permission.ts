@@ -9,6 +9,7 @@ import { isObject, isString } from "./json.js";
 import { attempt, errors, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
+  FOR_PERMISSION,
   toolCallToV1,
   toolCallUpdateToV1,
   toolCallUpdateToV2,
@@ -20,6 +21,8 @@ import { bad } from "./check.js";
 type Obj = Record<string, unknown>;
 
 const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
+/** Synthetic on a v2 request: the v1 agent had not announced the subject's tool call (a chained A does not either). */
+const UNANNOUNCED = "toolCallUnannounced";
 
 
 /** A v1 `tool_call_update` message. */
@@ -155,9 +158,9 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
     if (isObject(subject) && subjectType === "tool_call") {
       const tc = subject.toolCall;
       if (!isObject(tc) || !isString(tc.toolCallId)) bad("subject.toolCall", "not_tool_call");
-      if (!ctx.isAnnounced(tc.toolCallId)) {
+      if (!ctx.isAnnounced(tc.toolCallId) && !isSynthetic(env, UNANNOUNCED)) {
         // permissionTitleIntoToolCall:"ifMissing": a tool call without a title shows the prompt's.
-        const created = unwrap(toolCallToV1(tc as v2.ToolCallUpdate, { ...tcCtx, titleHint: title }), ["subject", "toolCall"]);
+        const created = unwrap(toolCallToV1(tc as v2.ToolCallUpdate, { ...tcCtx, titleHint: title, forPermission: true }), ["subject", "toolCall"]);
         before.push({ sessionUpdate: "tool_call", ...created.value });
       }
       const r = unwrap(toolCallUpdateToV1(tc as v2.ToolCallUpdate, tcCtx), ["subject", "toolCall"]);
@@ -342,7 +345,11 @@ export function permissionRequestToV2(params: v1.RequestPermissionRequest, ctx: 
       lost.push(...under(["toolCall"], r.lost));
       const base = isObject(stashedSubject) ? stashedSubject : { type: "tool_call" };
       out.subject = { ...base, toolCall: r.value };
-      if (!seen) before.push({ sessionUpdate: "tool_call_update", ...r.value });
+      if (!seen) {
+        // Marked, so a chained A neither shows it nor announces the tool call the v1 agent never did.
+        before.push(withInvented({ sessionUpdate: "tool_call_update", ...r.value }, FOR_PERMISSION, ctx.opts));
+        stash.invented(UNANNOUNCED);
+      }
     }
 
     const stashedTitle = residualOf(env, "title");
@@ -364,6 +371,16 @@ export function permissionParamsToV2(params: v1.RequestPermissionRequest, ctx: P
   if (!r.ok) return r;
   if (r.value.kind !== "prompt") return { ok: false, error: errors.invalidParams({ reason: "no_options", field: "options" }) };
   return ok(r.value.params, r.lost);
+}
+
+/** `obj` with `name` added to the synthetic list of its `_meta` envelope (from v1), the rest kept. */
+function withInvented<T extends Obj>(obj: T, name: string, opts: ConvertOptions): T {
+  const { meta, env } = unstash(obj._meta, 1);
+  const stash = new Stash(1, opts);
+  for (const [k, v] of Object.entries(env?.residual ?? {})) stash.keep(k, v);
+  for (const n of env?.synthetic ?? []) stash.invented(n);
+  stash.invented(name);
+  return setMeta({ ...obj }, stash.into(meta));
 }
 
 // ---- responses ----

@@ -47,6 +47,8 @@ export interface ToolCallToV1Context {
   readonly chunks?: readonly v2.ToolCallContentChunk[] | undefined;
   /** The engine re-renders terminal output into the content (T §2.5): the agent sent no such update. */
   readonly rerender?: boolean | undefined;
+  /** Announced because a permission request's subject names it (T §4 A↓): a v2 client has it from the subject. */
+  readonly forPermission?: boolean | undefined;
 }
 
 export interface ToolCallToV2Context {
@@ -69,6 +71,18 @@ const CONTENT_CHUNK_OP = "content_chunk";
 const UPDATE_OP = "tool_call_update";
 /** Synthetic: an A bridge's re-render of terminal output; a chained B has the terminal updates themselves. */
 const RERENDER = "rerender";
+/** Synthetic: an A bridge's announcement of a permission subject's tool call; a chained B's client has the subject. */
+export const FOR_PERMISSION = "forPermission";
+
+/** Whether a v2 tool_call_update is a B bridge's announcement of a v1 permission's unseen tool call. */
+export function isPermissionPreAnnouncement(u: unknown): boolean {
+  return isObject(u) && isSynthetic(unstash(u._meta, 1).env, FOR_PERMISSION);
+}
+
+/** Whether a v1 tool call message is an A bridge's announcement for a permission subject. */
+export function isPermissionAnnouncement(m: V1ToolCallMessage): boolean {
+  return m.sessionUpdate === "tool_call" && isSynthetic(unstash((m as Obj)._meta, 2).env, FOR_PERMISSION);
+}
 
 // ---- tool calls, v2 → v1 (A↓) ----
 
@@ -190,6 +204,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
 
   if (cleared.length > 0) stash.keep("cleared", cleared);
   if (ctx.rerender === true) stash.invented(RERENDER);
+  if (ctx.forPermission === true) stash.invented(FOR_PERMISSION);
   if (ctx.chunks !== undefined && ctx.chunks.length > 0) {
     stash.keep("op", CONTENT_CHUNK_OP).keep("count", ctx.chunks.length);
     const rests = ctx.chunks.map((c) => chunkRest(c as Obj));
@@ -336,6 +351,8 @@ export function toolCallMessageToV2(m: V1ToolCallMessage, ctx: ToolCallMessageTo
     const { env } = unstash(body._meta, 2);
     if (isSynthetic(env, "toolCall"))
       return ok([], [{ path: [], reason: "bridge-made tool call of a permission subject" }]);
+    if (tag === "tool_call" && isSynthetic(env, FOR_PERMISSION))
+      return ok([], [{ path: [], reason: "a bridge announced it for a permission subject, which carries it in v2" }]);
     if (tag === "tool_call_update" && isSynthetic(env, RERENDER))
       return ok([], [{ path: [], reason: "a bridge's re-render of terminal output (the terminal updates come on the channel)" }]);
     const r = unwrap(bodyToV2(body, ctx, tag === "tool_call", true), []);

@@ -17,6 +17,8 @@ export interface KeyOrderRecord {
   readonly v: 1 | 2;
   /** Whether the root had `_meta` before the record was added. */
   readonly hadMeta: boolean;
+  /** It was `null` (v2: ≡ absent, kept exact). */
+  readonly metaWasNull?: true;
   /** JSON pointer (RFC 6901) of each object with two or more keys → its keys in order. */
   readonly keys: Readonly<Record<string, readonly string[]>>;
 }
@@ -46,12 +48,12 @@ export function keyOrderOf(msg: Obj, version: 1 | 2): KeyOrderRecord | undefined
   if (!field) return undefined;
   const root = msg[field] as Obj;
   const meta = root._meta;
-  // A record needs an object `_meta` to ride in; v2's `_meta: null` is kept as it is.
-  if (meta !== undefined && !isObject(meta)) return undefined;
+  // A record rides in an object `_meta`; a `null` one is rebuilt from the record's flag.
+  if (meta !== undefined && meta !== null && !isObject(meta)) return undefined;
   const keys: Record<string, string[]> = {};
   collect(root, "", keys);
   if (Object.keys(keys).length === 0) return undefined;
-  return { v: version, hadMeta: meta !== undefined, keys };
+  return meta === null ? { v: version, hadMeta: true, metaWasNull: true, keys } : { v: version, hadMeta: meta !== undefined, keys };
 }
 
 /** Adds the record to the message's root `_meta` (a new `_meta` object; the message is ours to change). */
@@ -65,6 +67,7 @@ export function recordKeyOrder(msg: Obj, version: 1 | 2): void {
 
 function isRecord(x: unknown): x is KeyOrderRecord {
   if (!isObject(x) || (x.v !== 1 && x.v !== 2) || typeof x.hadMeta !== "boolean" || !isObject(x.keys)) return false;
+  if (x.metaWasNull !== undefined && x.metaWasNull !== true) return false;
   return Object.values(x.keys).every((ks) => Array.isArray(ks) && ks.every((k) => typeof k === "string"));
 }
 
@@ -119,8 +122,9 @@ export function restoreKeyOrder(msg: object, version: 1 | 2): object {
   const valid = isRecord(record);
   if (valid && record.v !== version) return msg;
   const rest = Object.fromEntries(Object.entries(meta).filter(([k]) => k !== KEY_ORDER_KEY));
-  const stripped: Obj = Object.fromEntries(Object.entries(root).filter(([k]) => k !== "_meta" || Object.keys(rest).length > 0 || !valid || record.hadMeta));
-  if (Object.hasOwn(stripped, "_meta")) stripped._meta = rest;
+  const empty = Object.keys(rest).length === 0;
+  const stripped: Obj = Object.fromEntries(Object.entries(root).filter(([k]) => k !== "_meta" || !empty || !valid || record.hadMeta));
+  if (Object.hasOwn(stripped, "_meta")) stripped._meta = valid && empty && record.metaWasNull === true ? null : rest;
   const ordered = valid ? reorder(stripped, "", record.keys, prefixesOf(Object.keys(record.keys))) : stripped;
   return { ...m, [field]: ordered };
 }

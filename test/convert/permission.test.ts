@@ -22,7 +22,7 @@ import {
 } from "../../src/convert/permission.js";
 import type { Conv } from "../../src/convert/result.js";
 import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
-import { isSyntheticToolCall, toolCallMessageToV2 } from "../../src/convert/tool-call.js";
+import { isPermissionPreAnnouncement, isSyntheticToolCall, toolCallMessageToV2 } from "../../src/convert/tool-call.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
@@ -173,7 +173,8 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
         title: "Edit main.ts?",
         kind: "edit",
         status: "pending",
-        _meta: envelope(2, { synthetic: ["title"] }),
+        // `forPermission`: a chained B's v2 client has it from the subject, so B shows nothing.
+        _meta: envelope(2, { synthetic: ["title", "forPermission"] }),
       },
     ]);
     expect(r.syntheticToolCallId).toBeUndefined();
@@ -297,9 +298,12 @@ describe("T §4 B↓ permission requests (v1 agent → v2 client)", () => {
       title: "Run rm",
       subject: { type: "tool_call", toolCall: { toolCallId: "tc1", status: "pending" } },
       options: [allow, reject],
-      _meta: envelope(1, { synthetic: ["title"] }),
+      // `toolCallUnannounced`: a chained A does not announce what the v1 agent never did.
+      _meta: envelope(1, { synthetic: ["toolCallUnannounced", "title"] }),
     });
-    expect(r.before).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "tc1", status: "pending" }]);
+    expect(r.before).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "tc1", status: "pending", _meta: envelope(1, { synthetic: ["forPermission"] }) },
+    ]);
   });
 
   it("prefers the v1 tool call's own title and sends nothing first for a seen tool call", () => {
@@ -377,12 +381,12 @@ describe("T §4 chains v2 agent → A → v1 → B → v2 client", () => {
     expect(beforeV2).toEqual([]);
   });
 
-  it("gives the v2 client the announced subject tool call once, without the borrowed title", () => {
+  it("shows the v2 client nothing A announced for a tool_call subject: as from a direct agent, the subject carries it", () => {
     const { beforeV2 } = chain(
       { sessionId: "s", title: "Edit?", subject: { type: "tool_call", toolCall: { toolCallId: "t1", kind: "edit" } }, options: [allow] },
       new Set(),
     );
-    expect(beforeV2).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "edit" }]);
+    expect(beforeV2).toEqual([]);
   });
 });
 
@@ -488,4 +492,16 @@ convertsLosslessly<v1.PermissionOption, v2.PermissionOption>({
   toV2: permissionOptionToV2,
   toV1: permissionOptionToV1,
   interpreted: { v1: [["kind"]], v2: [["kind"]] },
+});
+
+describe("T §4 v1 agent → B → v2 → A → v1 client: an unannounced tool call stays unannounced", () => {
+  it("marks B's announcement and the request, so A announces nothing and restores the request exactly", () => {
+    const params = { sessionId: "s", toolCall: { toolCallId: "tc9", title: "Run" }, options: [{ optionId: "a", name: "Allow", kind: "allow_once" }] };
+    const b = toV2(params, ctxV2({ seen: () => false }));
+    expect(b.before).toHaveLength(1);
+    expect(isPermissionPreAnnouncement(b.before[0])).toBe(true);
+    const a = toV1(b.params, ctxV1({ isAnnounced: () => false }));
+    expect(a.before).toEqual([]);
+    expect(a.params).toEqual(params);
+  });
 });

@@ -9,7 +9,7 @@ import { isObject } from "../../convert/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
-import type { ConvertOptions } from "../../convert/stash.js";
+import { setMeta, unstash, type ConvertOptions } from "../../convert/stash.js";
 import {
   appendOutput,
   decodeBase64,
@@ -17,7 +17,7 @@ import {
   replaceOutput,
   terminalToV1Item,
 } from "../../convert/terminal.js";
-import { restoresV1ToolCall, restoresV1Update, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1Context } from "../../convert/tool-call.js";
+import { isPermissionPreAnnouncement, restoresV1ToolCall, restoresV1Update, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1Context } from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
 import type { Logger } from "../../log.js";
@@ -388,6 +388,13 @@ export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateCon
   flushToolCall(s, t, ctx);
   const patch: Obj = { ...(u as Obj) };
   delete patch.sessionUpdate;
+  if (!t.announced && isPermissionPreAnnouncement(patch)) {
+    // A chained B announced a v1 permission's tool call the v1 agent never did: known, not shown.
+    const { meta } = unstash(patch._meta, 1);
+    setMeta(patch, meta);
+    applyToolCallPatch(t.view, patch);
+    return;
+  }
   // Nothing known of it yet: the patch itself is the first sighting, nulls included (the view drops
   // them), so a chained B gives its client the very update the agent sent.
   const fresh = !t.announced && Object.keys(t.view).length === 1;

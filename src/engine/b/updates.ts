@@ -22,7 +22,7 @@ import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "..
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
 import { sessionInfoToV2 } from "../../convert/session-info.js";
 import type { ConvertOptions } from "../../convert/stash.js";
-import { toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
+import { isPermissionAnnouncement, toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
 import { usageToV2 } from "../../convert/usage.js";
 import type { Logger } from "../../log.js";
 import { dropped } from "../translating.js";
@@ -232,6 +232,7 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
   }
   // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
   if (whole && state.lastContent === undefined && r.value.length > 0) state.lastContent = [];
-  if (r.value.length > 0) s.tools.set(id, state);
+  // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
+  if (r.value.length > 0 || isPermissionAnnouncement(m)) s.tools.set(id, state);
   sendAll(s, ctx, r.value, meta);
 }
