@@ -73,6 +73,9 @@ export interface UpsertToV1Context extends MessageToV1Context {
   readonly redactionNotice: boolean;
 }
 
+/** Synthetic on a B chunk: the v1 agent used its id for another kind of message too. */
+const SHARED_ID = "sharedMessageId";
+
 function freshSent(id: string, ctx: MessageToV1Context, idless: boolean): SentMessage {
   const renamed = ctx.firstKind !== undefined && ctx.firstKind !== ctx.kind;
   return { v1Id: idless ? undefined : renamed ? collisionId(id, ctx.kind) : id, blocks: [], started: false, rev: 0 };
@@ -175,7 +178,8 @@ export function chunkToV1(
     const id = expectString(src.messageId, ["messageId"]);
     const { meta, env } = unstash(src._meta, 1);
     const marked = isSynthetic(env, "messageId");
-    let s = sent ?? freshSent(id, ctx, marked);
+    // A v1 agent's own id shared across kinds (marked by B) is not renamed: its v1 client expects it.
+    let s = sent ?? freshSent(id, isSynthetic(env, SHARED_ID) ? { ...ctx, firstKind: undefined } : ctx, marked);
     const block = unwrap(contentBlockToV1(src.content as v2.ContentBlock, opts), ["content"]);
     const lost = prefixLosses(["content"], block.lost);
     const out: Obj = { ...src, content: block.value };
@@ -375,6 +379,11 @@ export interface ChunkToV2Context {
    * bridge downstream restores the ID-less chunk (T §2.1 B↓-5).
    */
   readonly synthetic: boolean;
+  /**
+   * The v1 agent already used this id for a message of another kind. v1 clients cope with that (it is
+   * their agent's doing), so an A bridge downstream keeps the id instead of renaming it (T §2.1 A↓).
+   */
+  readonly sharedId?: boolean;
 }
 
 /** B↓ one plain v1 chunk (T §2.1): the assigned `messageId`, blocks per T §3.1. */
@@ -392,6 +401,7 @@ function plainChunkToV2(chunk: unknown, ctx: ChunkToV2Context, opts: ConvertOpti
   // An A bridge downstream drops the supplied id again (and restores an explicit `null`).
   if (ctx.synthetic && (src.messageId === undefined || src.messageId === null)) stash.invented("messageId");
   if (src.messageId === null) stash.keep("messageId", null);
+  if (ctx.sharedId === true) stash.invented(SHARED_ID);
   if (src.messageId !== ctx.messageId) lost.push({ path: ["messageId"], reason: "v2 chunks need a message id" });
   setMeta(out, stash.into(meta));
   return ok(out as v2.ContentChunk, lost);

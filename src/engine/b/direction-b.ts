@@ -31,7 +31,7 @@ import {
   sessionNotFound,
 } from "../../convert/session.js";
 import { forkSessionResponseToV2, loadResponseToResumeResult, newSessionResponseToV2, resumeSessionResponseToV2 } from "../../convert/session-result.js";
-import { STASH_KEY, type ConvertOptions } from "../../convert/stash.js";
+import { isSynthetic, STASH_KEY, unstash, type ConvertOptions } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -668,7 +668,9 @@ export class DirectionB extends TranslatingMode {
     // The request's tool call is applied like a tool_call_update (T §4 B↓-1): it is seen now, and
     // what it says is the tool's latest title and kind.
     const tc = isObject(params.toolCall) ? params.toolCall : undefined;
-    if (s && tc && typeof tc.toolCallId === "string") {
+    // A chained A's stand-in for a subject that is no tool call: the v2 client never sees that tool call.
+    const standIn = isSynthetic(unstash(params._meta, 2).env, "toolCall");
+    if (s && tc && typeof tc.toolCallId === "string" && !standIn) {
       const seen = { ...s.tools.peek(tc.toolCallId) };
       if (typeof tc.title === "string") seen.title = tc.title;
       if (typeof tc.kind === "string") seen.kind = tc.kind;

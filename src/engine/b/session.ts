@@ -2,13 +2,14 @@
 // ids, tool calls seen, plans emitted, the mode/config binding, and the parameters a resume must
 // match when the bridge answers it itself (H §2.3). Bounded.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { initialChunkIds, type ChunkIdState, type PendingUpsert } from "../../convert/message.js";
+import { initialChunkIds, type ChunkIdState, type MessageKind, type PendingUpsert } from "../../convert/message.js";
 import type { AgentConfig } from "../../convert/mode.js";
 import type { PlansMap } from "../../convert/plan.js";
 import { LruMap } from "../bounded.js";
 import type { Inbound } from "../relay.js";
 
 const TOOL_MEMORY = 1024;
+const ID_KIND_MEMORY = 4096;
 const ALIAS_MEMORY = 1024;
 
 export interface ToolSeen {
@@ -59,6 +60,8 @@ export class SessionB {
   chunkIds: ChunkIdState = initialChunkIds;
   pendingUpsert: PendingUpsert | undefined;
   readonly alias = new LruMap<string, string>(ALIAS_MEMORY);
+  /** The kind each v1 message id was first used for (a reuse for another kind is marked, T §2.1). */
+  readonly v1IdKinds = new LruMap<string, MessageKind>(ID_KIND_MEMORY);
   readonly tools = new LruMap<string, ToolSeen>(TOOL_MEMORY);
   plans: PlansMap = new Map();
   config: AgentConfig = {};
@@ -77,5 +80,6 @@ export class SessionB {
     this.chunkIds = { open: undefined, counter: { user: 0, agent: 0, thought: 0 } };
     this.pendingUpsert = undefined;
     this.plans = new Map();
+    this.v1IdKinds.clear();
   }
 }

@@ -184,7 +184,14 @@ function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string },
   if (s.chunkIds.open && s.chunkIds.open.kind !== kind) boundary(s, ctx);
   const id = assignChunkId(s.chunkIds, s.sessionId, kind, v1Id);
   s.chunkIds = id.state;
-  const r = v1ChunkToV2Updates(update, s.pendingUpsert, { kind, messageId: id.messageId, synthetic: id.synthetic }, ctx.opts);
+  let sharedId = false;
+  // The agent's own id (not one an A bridge upstream restored from its stash, nor an alias).
+  if (raw !== undefined && v1Id === raw && update.messageId === raw) {
+    const first = s.v1IdKinds.get(raw);
+    if (first === undefined) s.v1IdKinds.set(raw, kind);
+    else sharedId = first !== kind;
+  }
+  const r = v1ChunkToV2Updates(update, s.pendingUpsert, { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId }, ctx.opts);
   if (dropped(r, ctx.log, update.sessionUpdate)) return;
   s.pendingUpsert = r.value.pending;
   sendAll(s, ctx, r.value.updates, meta);
@@ -231,8 +238,9 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
     else if (body.sessionUpdate === "tool_call_content_chunk") state.lastContent = [...(state.lastContent ?? []), body.content as v2.ToolCallContent];
   }
   // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
-  if (whole && state.lastContent === undefined && r.value.length > 0) state.lastContent = [];
   // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
-  if (r.value.length > 0 || isPermissionAnnouncement(m)) s.tools.set(id, state);
+  const known = r.value.length > 0 || isPermissionAnnouncement(m);
+  if (whole && state.lastContent === undefined && known && !Array.isArray(src.content)) state.lastContent = [];
+  if (known) s.tools.set(id, state);
   sendAll(s, ctx, r.value, meta);
 }
