@@ -108,6 +108,21 @@ function chain(outer: 1 | 2 = 2, options: Partial<BridgeOptions> = {}) {
     takeClient: () => toClient.splice(0),
     takeAgent: () => toAgent.splice(0),
     settle,
+    /** The client prompts "go"; returns the prompt as the agent got it. */
+    async prompt(): Promise<Obj> {
+      this.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
+      await settle();
+      vi.advanceTimersByTime(1_000);
+      await settle();
+      return (toAgent.splice(0) as [Obj])[0];
+    },
+    /** Everything in flight delivered, timers (coalescing, settle) run: what reached the client since. */
+    async drain(): Promise<Obj[]> {
+      await settle();
+      vi.advanceTimersByTime(5_000);
+      await settle();
+      return toClient.splice(0);
+    },
   };
 }
 
@@ -187,9 +202,7 @@ describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
       fc.asyncProperty(fc.array(rawUpdate, { maxLength: 12 }), async (updates) => {
         const ch = chain();
         await connect(ch);
-        ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
-        await ch.settle();
-        const [prompt] = ch.takeAgent() as [Obj];
+        const prompt = await ch.prompt();
         expect(prompt).toMatchObject({ method: "session/prompt", params: { sessionId: S } });
         const sent: Obj[] = [
           { sessionUpdate: "user_message", messageId: "u1", content: [text("go")] },
@@ -199,10 +212,7 @@ describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
         ];
         ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { messageId: "u1" } });
         for (const u of sent) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
-        await ch.settle();
-        vi.advanceTimersByTime(5_000);
-        await ch.settle();
-        const got = ch.takeClient();
+        const got = await ch.drain();
         expect(ch.problems).toEqual([]);
         expect(got.find((m) => m.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: { messageId: "u1" } });
         const received = updatesOf(got);
@@ -230,17 +240,12 @@ describe("chained bridges (model): permissions, v2 client → B → A → v2 age
         async (before, params, answer, after) => {
           const ch = chain();
           await connect(ch);
-          ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
-          await ch.settle();
-          const [prompt] = ch.takeAgent() as [Obj];
+          const prompt = await ch.prompt();
           ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { messageId: "u1" } });
           const first: Obj[] = [{ sessionUpdate: "user_message", messageId: "u1", content: [text("go")] }, { sessionUpdate: "state_update", state: "running" }, ...before, { sessionUpdate: "state_update", state: "requires_action" }];
           for (const u of first) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
           ch.agent({ jsonrpc: "2.0", id: "perm", method: "session/request_permission", params });
-          await ch.settle();
-          vi.advanceTimersByTime(5_000);
-          await ch.settle();
-          const upToRequest = ch.takeClient();
+          const upToRequest = await ch.drain();
           expect(ch.problems).toEqual([]);
           const request = upToRequest.find((m) => m.method === "session/request_permission");
           expect(request, "the client got the request").toBeDefined();
@@ -256,10 +261,7 @@ describe("chained bridges (model): permissions, v2 client → B → A → v2 age
           expect(reply).toEqual({ jsonrpc: "2.0", id: "perm", result });
           const rest: Obj[] = [{ sessionUpdate: "state_update", state: "running" }, ...after, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }];
           for (const u of rest) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
-          await ch.settle();
-          vi.advanceTimersByTime(5_000);
-          await ch.settle();
-          const received = updatesOf([...upToRequest, ...ch.takeClient()]);
+          const received = updatesOf([...upToRequest, ...(await ch.drain())]);
           expect(ch.problems).toEqual([]);
           const sent = [...first, ...rest];
           expect(materialize(received)).toEqual(materialize(sent));
@@ -330,18 +332,11 @@ describe("chained bridges (model): v1 client → A → B → v1 agent", () => {
       fc.asyncProperty(fc.array(v1Update, { maxLength: 10 }), fc.constantFrom("end_turn", "max_tokens", "refusal"), async (updates, stopReason) => {
         const ch = chain(1);
         await connectV1(ch);
-        ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
-        await ch.settle();
-        vi.advanceTimersByTime(1_000);
-        await ch.settle();
-        const [prompt] = ch.takeAgent() as [Obj];
+        const prompt = await ch.prompt();
         expect(prompt).toEqual({ jsonrpc: "2.0", id: prompt.id, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
         for (const u of updates) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
         ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason } });
-        await ch.settle();
-        vi.advanceTimersByTime(5_000);
-        await ch.settle();
-        const got = ch.takeClient();
+        const got = await ch.drain();
         expect(ch.problems).toEqual([]);
         expect(got.map((m) => JSON.stringify(m))).toEqual([
           ...updates.map((u) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } })),
@@ -357,11 +352,7 @@ describe("chained bridges: a v1 agent's message id used for a thought and a mess
   it("reaches the v1 client unrenamed (B marks the reuse, A keeps the id)", async () => {
     const ch = chain(1);
     await connectV1(ch);
-    ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
-    await ch.settle();
-    vi.advanceTimersByTime(1_000);
-    await ch.settle();
-    const [prompt] = ch.takeAgent() as [Obj];
+    const prompt = await ch.prompt();
     const updates = [
       { sessionUpdate: "agent_thought_chunk", messageId: "m", content: text("hmm") },
       { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("yes") },
@@ -382,17 +373,10 @@ describe("chained bridges (model): permissions, v1 client → A → B → v1 age
       fc.asyncProperty(fc.array(v1Update, { maxLength: 4 }), permission, fc.option(fc.nat(), { nil: undefined }), async (before, params, pick) => {
         const ch = chain(1);
         await connectV1(ch);
-        ch.client({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
-        await ch.settle();
-        vi.advanceTimersByTime(1_000);
-        await ch.settle();
-        const [prompt] = ch.takeAgent() as [Obj];
+        const prompt = await ch.prompt();
         for (const u of before) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
         ch.agent({ jsonrpc: "2.0", id: "perm", method: "session/request_permission", params });
-        await ch.settle();
-        vi.advanceTimersByTime(5_000);
-        await ch.settle();
-        const got = ch.takeClient();
+        const got = await ch.drain();
         expect(ch.problems).toEqual([]);
         const request = got.find((m) => m.method === "session/request_permission");
         const options = Array.isArray(params.options) ? (params.options as Obj[]) : [];
@@ -408,10 +392,7 @@ describe("chained bridges (model): permissions, v1 client → A → B → v1 age
           expect(ch.takeAgent().find((m) => m.id === "perm")).toEqual({ jsonrpc: "2.0", id: "perm", result });
         }
         ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason: "end_turn" } });
-        await ch.settle();
-        vi.advanceTimersByTime(5_000);
-        await ch.settle();
-        const all = [...got, ...ch.takeClient()];
+        const all = [...got, ...(await ch.drain())];
         expect(ch.problems).toEqual([]);
         expect(all.filter((m) => m.method === "session/update").map((m) => JSON.stringify(m.params.update))).toEqual(before.map((u) => JSON.stringify(u)));
       }),
