@@ -17,12 +17,24 @@ function updateLine(i: number, sessionId: string): string {
     update = {
       sessionUpdate: "agent_message_chunk",
       ...(version === 2 || i % 2 === 0 ? { messageId: `m-${Math.floor(i / 50)}` } : {}),
-      content: { type: "text", text: `chunk ${i}: the quick brown fox jumps over the lazy dog, streaming tokens to the editor. ` },
+      content: {
+        type: "text",
+        text: `chunk ${i}: the quick brown fox jumps over the lazy dog, streaming tokens to the editor. `,
+      },
     };
   } else if (kind < 9) {
-    update = { sessionUpdate: "tool_call_update", toolCallId: `t-${Math.floor(i / 20)}`, status: "in_progress", title: `Read file src/module-${i % 97}.ts` };
+    update = {
+      sessionUpdate: "tool_call_update",
+      toolCallId: `t-${Math.floor(i / 20)}`,
+      status: "in_progress",
+      title: `Read file src/module-${i % 97}.ts`,
+    };
   } else {
-    update = { sessionUpdate: "agent_thought_chunk", messageId: `th-${Math.floor(i / 50)}`, content: { type: "text", text: "considering the next step of the plan" } };
+    update = {
+      sessionUpdate: "agent_thought_chunk",
+      messageId: `th-${Math.floor(i / 50)}`,
+      content: { type: "text", text: "considering the next step of the plan" },
+    };
   }
   return JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update } }) + "\n";
 }
@@ -42,7 +54,11 @@ rl.on("line", (line) => {
   if (msg.method === "initialize") {
     const requested = msg.params?.protocolVersion;
     if (version === 2 && requested !== 2) {
-      send({ jsonrpc: "2.0", id: msg.id, error: { code: -32022, message: "Unsupported protocol version", data: { requested, supported: [2] } } });
+      send({
+        jsonrpc: "2.0",
+        id: msg.id,
+        error: { code: -32022, message: "Unsupported protocol version", data: { requested, supported: [2] } },
+      });
       return;
     }
     send({
@@ -50,7 +66,12 @@ rl.on("line", (line) => {
       id: msg.id,
       result:
         version === 2
-          ? { protocolVersion: 2, info: { name: "bench", version: "1" }, capabilities: { session: { mcp: { stdio: {} } } }, authMethods: [] }
+          ? {
+              protocolVersion: 2,
+              info: { name: "bench", version: "1" },
+              capabilities: { session: { mcp: { stdio: {} } } },
+              authMethods: [],
+            }
           : { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: [] },
     });
   } else if (msg.method === "session/new") {
@@ -60,11 +81,22 @@ rl.on("line", (line) => {
     void (async () => {
       if (version === 2) {
         send({ jsonrpc: "2.0", id: msg.id, result: { messageId: "u-1" } });
-        send({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "bench", update: { sessionUpdate: "state_update", state: "running" } } });
+        send({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: { sessionId: "bench", update: { sessionUpdate: "state_update", state: "running" } },
+        });
       }
       await flood(n, "bench");
       if (version === 2)
-        send({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "bench", update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } } });
+        send({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: {
+            sessionId: "bench",
+            update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+          },
+        });
       else send({ jsonrpc: "2.0", id: msg.id, result: { stopReason: "end_turn" } });
     })();
   } else if (msg.method === "_bench/ping") {

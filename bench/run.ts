@@ -23,9 +23,24 @@ interface Target {
 
 const agentArgv = [NODE, AGENT];
 const targets = (agentVersion: 1 | 2): Target[] => [
-  { name: `raw relay (v${agentVersion})`, clientVersion: agentVersion, agentVersion, argv: [NODE, RELAY, "raw", ...agentArgv] },
-  { name: `parse+stringify relay (v${agentVersion})`, clientVersion: agentVersion, agentVersion, argv: [NODE, RELAY, "parse", ...agentArgv] },
-  { name: `bridge pass-through (v${agentVersion}↔v${agentVersion})`, clientVersion: agentVersion, agentVersion, argv: [NODE, BRIDGE, "--log-level", "error", "--", ...agentArgv] },
+  {
+    name: `raw relay (v${agentVersion})`,
+    clientVersion: agentVersion,
+    agentVersion,
+    argv: [NODE, RELAY, "raw", ...agentArgv],
+  },
+  {
+    name: `parse+stringify relay (v${agentVersion})`,
+    clientVersion: agentVersion,
+    agentVersion,
+    argv: [NODE, RELAY, "parse", ...agentArgv],
+  },
+  {
+    name: `bridge pass-through (v${agentVersion}↔v${agentVersion})`,
+    clientVersion: agentVersion,
+    agentVersion,
+    argv: [NODE, BRIDGE, "--log-level", "error", "--", ...agentArgv],
+  },
   {
     name: `bridge translating (v${agentVersion === 2 ? 1 : 2} client, v${agentVersion} agent)`,
     clientVersion: agentVersion === 2 ? 1 : 2,
@@ -91,7 +106,9 @@ class Driver {
     const v = this.target.clientVersion;
     const init = await this.request(
       "initialize",
-      v === 2 ? { protocolVersion: 2, info: { name: "bench", version: "1" }, capabilities: {} } : { protocolVersion: 1, clientCapabilities: {} },
+      v === 2
+        ? { protocolVersion: 2, info: { name: "bench", version: "1" }, capabilities: {} }
+        : { protocolVersion: 1, clientCapabilities: {} },
     );
     if (init.error) throw new Error(`${this.target.name}: initialize failed ${JSON.stringify(init.error)}`);
     const s = await this.request("session/new", { cwd: "/tmp", mcpServers: [] });
@@ -195,7 +212,9 @@ function startup(): { bridgeMs: number; nodeMs: number } {
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  process.stdout.write(`acp-bridge bench: ${N} updates per run, median of ${ROUNDS} rounds, node ${process.version}\n\n`);
+  process.stdout.write(
+    `acp-bridge bench: ${N} updates per run, median of ${ROUNDS} rounds, node ${process.version}\n\n`,
+  );
   for (const agentVersion of [2, 1] as const) {
     if (only && only !== `v${agentVersion}`) continue;
     const ts = targets(agentVersion);
@@ -210,7 +229,9 @@ async function main(): Promise<void> {
     process.stdout.write(`throughput, agent speaks v${agentVersion}:\n`);
     for (const t of ts) {
       const m = median(results.get(t.name)!);
-      process.stdout.write(`  ${t.name.padEnd(44)} ${(m / 1000).toFixed(0).padStart(5)}k updates/s  ${(m / raw).toFixed(2)}x raw relay\n`);
+      process.stdout.write(
+        `  ${t.name.padEnd(44)} ${(m / 1000).toFixed(0).padStart(5)}k updates/s  ${(m / raw).toFixed(2)}x raw relay\n`,
+      );
     }
     const relayLat = await latency(ts[0]!);
     const bridgeLat = await latency(ts[3]!);
@@ -219,10 +240,14 @@ async function main(): Promise<void> {
         `bridge p50 ${bridgeLat.p50.toFixed(2)} ms p99 ${bridgeLat.p99.toFixed(2)} ms (${(bridgeLat.p99 / relayLat.p99).toFixed(2)}x)\n`,
     );
     const slow = await slowClient(ts[3]!, Number(process.env.BENCH_SLOW_UPDATES ?? 300_000));
-    process.stdout.write(`slow client: bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over the run (${(slow.ms / 1000).toFixed(1)} s)\n\n`);
+    process.stdout.write(
+      `slow client: bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over the run (${(slow.ms / 1000).toFixed(1)} s)\n\n`,
+    );
   }
   const s = startup();
-  process.stdout.write(`start-up: acp-bridge --version ${s.bridgeMs.toFixed(0)} ms (node -e 0: ${s.nodeMs.toFixed(0)} ms)\n`);
+  process.stdout.write(
+    `start-up: acp-bridge --version ${s.bridgeMs.toFixed(0)} ms (node -e 0: ${s.nodeMs.toFixed(0)} ms)\n`,
+  );
 }
 
 await main();

@@ -51,8 +51,14 @@ export const configOptionTable = defineTable(
       }),
     })
     .refine((t) => t.booleanAsSelect.on.value !== t.booleanAsSelect.off.value, "boolean select values must differ")
-    .refine((t) => new Set(t.syntheticModeOption.ids).size === t.syntheticModeOption.ids.length, "duplicate synthetic ids")
-    .refine((t) => t.syntheticModeOption.category === t.modeCategory, "the synthetic option must carry the mode category"),
+    .refine(
+      (t) => new Set(t.syntheticModeOption.ids).size === t.syntheticModeOption.ids.length,
+      "duplicate synthetic ids",
+    )
+    .refine(
+      (t) => t.syntheticModeOption.category === t.modeCategory,
+      "the synthetic option must carry the mode category",
+    ),
   {
     renames: { option: { v1: "id", v2: "configId" }, group: { v1: "group", v2: "groupId" } },
     optionTypes: { select: "select", boolean: "boolean" },

@@ -51,7 +51,9 @@ export const permissionTable = defineTable(
 /** B↓ prompt title for a tool kind (`undefined`: unknown). */
 export function titleForKind(kind: string | undefined): string {
   const t = permissionTable.titleByKind;
-  return kind !== undefined && Object.hasOwn(t, kind) ? (t[kind] ?? permissionTable.defaultTitle) : permissionTable.defaultTitle;
+  return kind !== undefined && Object.hasOwn(t, kind)
+    ? (t[kind] ?? permissionTable.defaultTitle)
+    : permissionTable.defaultTitle;
 }
 
 export function isKnownOptionKind(kind: string): boolean {

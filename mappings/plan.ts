@@ -36,7 +36,11 @@ export const planTable = defineTable(
     itemsType: "items",
     v1UnstableTypes: ["file", "markdown"],
     // A cancelled task shows as closed, not as still to do (T §2.6, §8-6).
-    entryStatus: { v1: ["pending", "in_progress", "completed"], renamed: { cancelled: "completed" }, unknown: "pending" },
+    entryStatus: {
+      v1: ["pending", "in_progress", "completed"],
+      renamed: { cancelled: "completed" },
+      unknown: "pending",
+    },
     entryPriority: { v1: ["high", "medium", "low"], renamed: {}, unknown: "medium" },
   },
 );

@@ -28,18 +28,52 @@ export const mcpTransportTable = defineTable(
   z.array(Transport).refine((rows) => new Set(rows.map((r) => r.transport)).size === rows.length),
   [
     // v1 clients assume stdio always works; a v2 agent may lack it (H §4.2, decisions table).
-    { transport: "stdio", v1Tag: null, v2Tag: "stdio", v1RequiredLists: ["args", "env"], unsupportedToV2: "policy", v1Baseline: true, unstable: false },
+    {
+      transport: "stdio",
+      v1Tag: null,
+      v2Tag: "stdio",
+      v1RequiredLists: ["args", "env"],
+      unsupportedToV2: "policy",
+      v1Baseline: true,
+      unstable: false,
+    },
     // The bridge mirrored the agent's http flag to the client: sending it anyway is a violation.
-    { transport: "http", v1Tag: "http", v2Tag: "http", v1RequiredLists: ["headers"], unsupportedToV2: "reject", v1Baseline: false, unstable: false },
+    {
+      transport: "http",
+      v1Tag: "http",
+      v2Tag: "http",
+      v1RequiredLists: ["headers"],
+      unsupportedToV2: "reject",
+      v1Baseline: false,
+      unstable: false,
+    },
     // Removed in v2; legacy SSE endpoints are not Streamable HTTP, so no rewrite to http.
-    { transport: "sse", v1Tag: "sse", v2Tag: null, v1RequiredLists: ["headers"], unsupportedToV2: "policy", v1Baseline: false, unstable: false },
-    { transport: "acp", v1Tag: "acp", v2Tag: "acp", v1RequiredLists: [], unsupportedToV2: "reject", v1Baseline: false, unstable: true },
+    {
+      transport: "sse",
+      v1Tag: "sse",
+      v2Tag: null,
+      v1RequiredLists: ["headers"],
+      unsupportedToV2: "policy",
+      v1Baseline: false,
+      unstable: false,
+    },
+    {
+      transport: "acp",
+      v1Tag: "acp",
+      v2Tag: "acp",
+      v1RequiredLists: [],
+      unsupportedToV2: "reject",
+      v1Baseline: false,
+      unstable: true,
+    },
   ],
 );
 
 /** The row of a v1 server (`type` absent = stdio). */
 export function transportOfV1(tag: string | undefined): McpTransport | undefined {
-  return mcpTransportTable.find((r) => (tag === undefined ? r.v1Tag === null : r.v1Tag === tag || (r.v1Tag === null && r.v2Tag === tag)));
+  return mcpTransportTable.find((r) =>
+    tag === undefined ? r.v1Tag === null : r.v1Tag === tag || (r.v1Tag === null && r.v2Tag === tag),
+  );
 }
 
 /** The row of a v2 server by its `type`. */
@@ -47,11 +81,10 @@ export function transportOfV2(tag: string): McpTransport | undefined {
   return mcpTransportTable.find((r) => r.v2Tag === tag);
 }
 
-export const mcpReasons = defineTable(
-  "session/mcp-reasons",
-  z.object({ toV2: z.string(), toV1: z.string() }),
-  { toV2: "transport not supported", toV1: "transport not supported by v1 agent" },
-);
+export const mcpReasons = defineTable("session/mcp-reasons", z.object({ toV2: z.string(), toV1: z.string() }), {
+  toV2: "transport not supported",
+  toV1: "transport not supported by v1 agent",
+});
 
 /** `data.reason` codes of -32602 for `additionalDirectories` and `cwd` (H §4.10 table, rules 1-6). */
 export const directoryReasons = defineTable(
@@ -64,7 +97,14 @@ export const directoryReasons = defineTable(
     notAbsolute: z.literal("not_absolute"),
     unsupported: z.literal("unsupported"),
   }),
-  { null: "null", notArray: "not_array", notString: "not_string", empty: "empty", notAbsolute: "not_absolute", unsupported: "unsupported" },
+  {
+    null: "null",
+    notArray: "not_array",
+    notString: "not_string",
+    empty: "empty",
+    notAbsolute: "not_absolute",
+    unsupported: "unsupported",
+  },
 );
 
 export type DirectoryReason = (typeof directoryReasons)[keyof typeof directoryReasons];

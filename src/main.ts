@@ -31,12 +31,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       coerce: protocolChoice,
     })
     .option("stash", {
-      describe: "keep what a version cannot carry in _meta[\"acp-bridge\"] so a chained bridge restores it",
+      describe: 'keep what a version cannot carry in _meta["acp-bridge"] so a chained bridge restores it',
       choices: ["off", "compact", "full"] as const,
       default: "compact" as const,
     })
     .option("mcp-unsupported", {
-      describe: "MCP servers of a transport the agent does not support: reject the request, or drop them with a warning",
+      describe:
+        "MCP servers of a transport the agent does not support: reject the request, or drop them with a warning",
       choices: ["reject", "drop"] as const,
       default: "reject" as const,
     })
@@ -45,7 +46,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       type: "number",
       default: DEFAULT_MAX_MESSAGE_BYTES,
     })
-    .option("handshake-timeout-ms", { describe: "time the agent has to answer initialize", type: "number", default: 30_000 })
+    .option("handshake-timeout-ms", {
+      describe: "time the agent has to answer initialize",
+      type: "number",
+      default: 30_000,
+    })
     .option("shutdown-grace-ms", {
       describe: "after the client leaves: wait this long before SIGTERM, and again before SIGKILL",
       type: "number",
@@ -71,7 +76,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       default: "safe" as const,
     })
     .option("ack-grace-ms", {
-      describe: "v2 client, v1 agent: acknowledge a prompt this long after forwarding it when the agent says nothing sooner",
+      describe:
+        "v2 client, v1 agent: acknowledge a prompt this long after forwarding it when the agent says nothing sooner",
       type: "number",
       default: 100,
     })
@@ -86,7 +92,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     })
     .example("$0 -- my-v2-agent --stdio", "put a v1 editor in front of a v2 agent")
     .example("$0 --agent-protocol 1 -- old-agent", "skip probing: the agent speaks v1")
-    .example("$0 --stash off -- agent", "no _meta[\"acp-bridge\"] data on the wire")
+    .example("$0 --stash off -- agent", 'no _meta["acp-bridge"] data on the wire')
     .version(VERSION)
     .alias("version", "V")
     .help()

@@ -4,7 +4,10 @@ import { readFileSync } from "node:fs";
 function read(): string {
   for (const rel of ["../package.json", "../../package.json"]) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === "acp-bridge" && typeof pkg.version === "string") return pkg.version;
     } catch {
       // try the next location

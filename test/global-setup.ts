@@ -2,5 +2,7 @@
 import { execFileSync } from "node:child_process";
 
 export default function setup(): void {
-  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+    stdio: "inherit",
+  });
 }

@@ -27,8 +27,14 @@ const CWD = "/work/demo-project";
 const scratch = mkdtempSync(join(tmpdir(), "acp-peers-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const V2_INIT: v2.InitializeRequest = { protocolVersion: v2.PROTOCOL_VERSION, info: { name: "peers-test", version: "0.0.0" } };
-const V1_INIT: v1.InitializeRequest = { protocolVersion: v1.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } };
+const V2_INIT: v2.InitializeRequest = {
+  protocolVersion: v2.PROTOCOL_VERSION,
+  info: { name: "peers-test", version: "0.0.0" },
+};
+const V1_INIT: v1.InitializeRequest = {
+  protocolVersion: v1.PROTOCOL_VERSION,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+};
 
 /** Inbound messages from index `from` as labels: `result:<method>`, `request:<method>`, `<sessionUpdate>[:state|status][:stopReason]`. */
 function trace(wire: readonly WireEntry[], from = 0): string[] {
@@ -92,7 +98,10 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
     const peer = startV2();
     const sessionId = await v2Session(peer);
     const from = peer.wire.length;
-    const { messageId } = await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Run it [tool]" }] });
+    const { messageId } = await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "Run it [tool]" }],
+    });
     const idle = await peer.waitForUpdate(isIdle);
     expect(idle.update).toMatchObject({ state: "idle", stopReason: "end_turn" });
     expect(trace(peer.wire, from)).toEqual([
@@ -138,7 +147,10 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
   it("runs the default demo turn (chunks, plan, tool) when the prompt has no tag", async () => {
     const peer = startV2();
     const sessionId = await v2Session(peer);
-    await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Fix the failing test" }] });
+    await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "Fix the failing test" }],
+    });
     await peer.waitForUpdate(isIdle);
     const kinds = new Set(peer.updates.map((u) => u.update.sessionUpdate));
     for (const k of ["agent_message_chunk", "plan_update", "tool_call_update"]) expect(kinds).toContain(k);
@@ -149,9 +161,13 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
   it("streams [chunks] under one message id, [thought] chunks under another, and a [plan] of items", async () => {
     const peer = startV2();
     const sessionId = await v2Session(peer);
-    await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[thought] [chunks] [plan]" }] });
+    await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[thought] [chunks] [plan]" }],
+    });
     await peer.waitForUpdate(isIdle);
-    const ids = (tag: string) => new Set(peer.updates.filter((u) => u.update.sessionUpdate === tag).map((u) => (u.update as any).messageId));
+    const ids = (tag: string) =>
+      new Set(peer.updates.filter((u) => u.update.sessionUpdate === tag).map((u) => (u.update as any).messageId));
     expect(peer.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk")).toHaveLength(4);
     expect(ids("agent_message_chunk").size).toBe(1);
     expect(ids("agent_thought_chunk").size).toBe(1);
@@ -208,11 +224,15 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
     const peer = startV2();
     peer.setPermissionHandler(
       (_params, signal) =>
-        new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })),
+        new Promise((resolve) =>
+          signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true }),
+        ),
     );
     const sessionId = await v2Session(peer);
     await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[tool]" }] });
-    const asked = await peer.waitForWire((e) => e.dir === "in" && (e.msg as any).method === "session/request_permission");
+    const asked = await peer.waitForWire(
+      (e) => e.dir === "in" && (e.msg as any).method === "session/request_permission",
+    );
     const from = peer.wire.length;
     await peer.ctx.notify(v2.methods.agent.session.cancel, { sessionId });
     const idle = await peer.waitForUpdate(isIdle);
@@ -227,12 +247,20 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
   it("holds a prompt sent during a turn and answers it on insertion, after the turn's idle", async () => {
     const peer = startV2();
     const sessionId = await v2Session(peer);
-    await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[slow:1500]" }] });
-    const second = await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[chunks]" }] });
+    await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[slow:1500]" }],
+    });
+    const second = await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[chunks]" }],
+    });
     const labels = trace(peer.wire);
     expect(labels.indexOf("state_update:idle:end_turn")).toBeGreaterThan(-1);
     expect(labels.lastIndexOf("result:session/prompt")).toBeGreaterThan(labels.indexOf("state_update:idle:end_turn"));
-    const echo = await peer.waitForUpdate((u) => u.update.sessionUpdate === "user_message" && (u.update as any).messageId === second.messageId);
+    const echo = await peer.waitForUpdate(
+      (u) => u.update.sessionUpdate === "user_message" && (u.update as any).messageId === second.messageId,
+    );
     expect(echo.update).toMatchObject({ content: [{ type: "text", text: "[chunks]" }] });
     await peer.waitForUpdate((u) => isIdle(u) && peer.updates.indexOf(u) > peer.updates.indexOf(echo));
     await finish(peer, 2);
@@ -242,9 +270,17 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
     const peer = startV2();
     const sessionId = await v2Session(peer);
     await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[slow]" }] });
-    const held = peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[chunks]" }] });
+    const held = peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[chunks]" }],
+    });
     held.catch(() => undefined);
-    await peer.waitForWire((e) => e.dir === "out" && (e.msg as any).method === "session/prompt" && (e.msg as any).params.prompt[0].text === "[chunks]");
+    await peer.waitForWire(
+      (e) =>
+        e.dir === "out" &&
+        (e.msg as any).method === "session/prompt" &&
+        (e.msg as any).params.prompt[0].text === "[chunks]",
+    );
     await peer.ctx.notify(v2.methods.agent.session.cancel, { sessionId });
     await expect(held).rejects.toMatchObject({ code: -32800 });
     expect((await peer.waitForUpdate(isIdle)).update).toMatchObject({ stopReason: "cancelled" });
@@ -255,11 +291,16 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
     const peer = startV2();
     peer.setPermissionHandler(
       (_params, signal) =>
-        new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })),
+        new Promise((resolve) =>
+          signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true }),
+        ),
     );
     const sessionId = await v2Session(peer);
     await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[tool]" }] });
-    const held = peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[chunks]" }] });
+    const held = peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[chunks]" }],
+    });
     held.catch(() => undefined);
     await peer.waitForWire((e) => e.dir === "in" && (e.msg as any).method === "session/request_permission");
     const from = peer.wire.length;
@@ -290,9 +331,14 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
       additionalDirectories: ["/work/lib"],
       mcpServers: [{ type: "stdio", name: "files", command: "/bin/mcp", args: [], env: [] }],
     });
-    await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[mcp] [dirs]" }] });
+    await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[mcp] [dirs]" }],
+    });
     await peer.waitForUpdate(isIdle);
-    const texts = peer.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").map((u) => (u.update as any).content.text);
+    const texts = peer.updates
+      .filter((u) => u.update.sessionUpdate === "agent_message_chunk")
+      .map((u) => (u.update as any).content.text);
     expect(texts.map((t) => JSON.parse(t))).toEqual([
       { mcpServers: [{ name: "files", type: "stdio" }] },
       { cwd: CWD, additionalDirectories: ["/work/lib"] },
@@ -319,7 +365,12 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
     expect((set.configOptions[0] as any).currentValue).toBe("code");
     expect(trace(peer.wire, from)).toEqual(["config_option_update", "result:session/set_config_option"]);
     await expect(
-      peer.ctx.request(v2.methods.agent.session.setConfigOption, { sessionId: created.sessionId, configId: "mode", type: "id", value: "yolo" }),
+      peer.ctx.request(v2.methods.agent.session.setConfigOption, {
+        sessionId: created.sessionId,
+        configId: "mode",
+        type: "id",
+        value: "yolo",
+      }),
     ).rejects.toMatchObject({ code: -32602 });
     await finish(peer, 2);
   });
@@ -330,7 +381,9 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
     await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Fix it" }] });
     await peer.waitForUpdate(isIdle);
     await peer.ctx.request(v2.methods.agent.session.close, { sessionId });
-    await expect(peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "x" }] })).rejects.toMatchObject({
+    await expect(
+      peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "x" }] }),
+    ).rejects.toMatchObject({
       code: -32002,
     });
 
@@ -344,16 +397,23 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
       "state_update:idle",
       "result:session/resume",
     ]);
-    const replayedTool = (peer.wire.slice(from).find((e) => (e.msg as any).params?.update?.sessionUpdate === "tool_call_update")!.msg as any).params
-      .update;
+    const replayedTool = (
+      peer.wire.slice(from).find((e) => (e.msg as any).params?.update?.sessionUpdate === "tool_call_update")!.msg as any
+    ).params.update;
     expect(replayedTool).toMatchObject({ title: "Run the tests", kind: "execute", rawInput: { command: "npm test" } });
-    const replayedText = peer.wire.slice(from).find((e) => (e.msg as any).params?.update?.sessionUpdate === "agent_message")!;
-    expect((replayedText.msg as any).params.update.content).toEqual([{ type: "text", text: "Sure. Here is a short answer in four chunks." }]);
+    const replayedText = peer.wire
+      .slice(from)
+      .find((e) => (e.msg as any).params?.update?.sessionUpdate === "agent_message")!;
+    expect((replayedText.msg as any).params.update.content).toEqual([
+      { type: "text", text: "Sure. Here is a short answer in four chunks." },
+    ]);
 
     from = peer.wire.length;
     await peer.ctx.request(v2.methods.agent.session.resume, { sessionId, cwd: CWD });
     expect(trace(peer.wire, from)).toEqual(["state_update:idle", "result:session/resume"]);
-    await expect(peer.ctx.request(v2.methods.agent.session.resume, { sessionId, cwd: CWD, replayFrom: { type: "_later" } as any })).rejects.toMatchObject({
+    await expect(
+      peer.ctx.request(v2.methods.agent.session.resume, { sessionId, cwd: CWD, replayFrom: { type: "_later" } as any }),
+    ).rejects.toMatchObject({
       code: -32602,
     });
     await finish(peer, 2);
@@ -362,21 +422,31 @@ describe("agent-v2 with a v2 SDK client (prompt lifecycle T §1.1, H §4)", () =
   it("lists sessions with their titles and deletes them", async () => {
     const peer = startV2();
     const sessionId = await v2Session(peer);
-    await peer.ctx.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Title me [chunks]" }] });
+    await peer.ctx.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "Title me [chunks]" }],
+    });
     await peer.waitForUpdate(isIdle);
     const listed = await peer.ctx.request(v2.methods.agent.session.list, { cwd: CWD });
     expect(listed.sessions).toEqual([expect.objectContaining({ sessionId, cwd: CWD, title: "Title me [chunks]" })]);
     expect(await peer.ctx.request(v2.methods.agent.session.list, { cwd: "/elsewhere" })).toEqual({ sessions: [] });
     await peer.ctx.request(v2.methods.agent.session.delete, { sessionId });
     expect((await peer.ctx.request(v2.methods.agent.session.list, {})).sessions).toEqual([]);
-    await expect(peer.ctx.request(v2.methods.agent.session.resume, { sessionId, cwd: CWD })).rejects.toMatchObject({ code: -32002 });
+    await expect(peer.ctx.request(v2.methods.agent.session.resume, { sessionId, cwd: CWD })).rejects.toMatchObject({
+      code: -32002,
+    });
     await finish(peer, 2);
   });
 
   it("advertises session capabilities and agent auth, and requires auth/login when asked to", async () => {
     const peer = startV2({ ACP_DEMO_REQUIRE_AUTH: "1" });
     const init = await peer.ctx.request(v2.methods.agent.initialize, V2_INIT);
-    expect(init.capabilities?.session).toMatchObject({ mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {}, prompt: {} });
+    expect(init.capabilities?.session).toMatchObject({
+      mcp: { stdio: {}, http: {} },
+      delete: {},
+      additionalDirectories: {},
+      prompt: {},
+    });
     expect(init.authMethods).toEqual([expect.objectContaining({ type: "agent", methodId: "demo-login" })]);
     await expect(peer.ctx.request(v2.methods.agent.session.new, { cwd: CWD })).rejects.toMatchObject({ code: -32000 });
     await peer.ctx.request(v2.methods.agent.auth.login, { methodId: "demo-login" });
@@ -405,7 +475,10 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     const peer = startV1();
     const sessionId = await v1Session(peer);
     const from = peer.wire.length;
-    const result = await peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Fix the failing test" }] });
+    const result = await peer.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "Fix the failing test" }],
+    });
     expect(result).toEqual({ stopReason: "end_turn" });
     expect(trace(peer.wire, from)).toEqual([
       "session_info_update",
@@ -420,7 +493,10 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
       "tool_call_update:completed",
       "result:session/prompt",
     ]);
-    expect(peer.permissionRequests[0]).toMatchObject({ sessionId, toolCall: { title: "Run the tests", kind: "execute" } });
+    expect(peer.permissionRequests[0]).toMatchObject({
+      sessionId,
+      toolCall: { title: "Run the tests", kind: "execute" },
+    });
     // A plain v1 agent sends no message ids and does not echo the prompt.
     expect(peer.updates.some((u) => "messageId" in u.update)).toBe(false);
     expect(peer.updates.some((u) => u.update.sessionUpdate === "user_message_chunk")).toBe(false);
@@ -430,10 +506,15 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
   it("echoes the prompt as user_message_chunk for [echo] and sends message ids when ACP_DEMO_V1_FULL=1", async () => {
     const peer = startV1({ ACP_DEMO_V1_FULL: "1" });
     const sessionId = await v1Session(peer);
-    await peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[echo] [chunks]" }] });
+    await peer.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[echo] [chunks]" }],
+    });
     const echo = peer.updates.find((u) => u.update.sessionUpdate === "user_message_chunk")?.update as any;
     expect(echo).toMatchObject({ content: { type: "text", text: "[echo] [chunks]" }, messageId: expect.any(String) });
-    const chunks = peer.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").map((u) => (u.update as any).messageId);
+    const chunks = peer.updates
+      .filter((u) => u.update.sessionUpdate === "agent_message_chunk")
+      .map((u) => (u.update as any).messageId);
     expect(new Set(chunks).size).toBe(1);
     expect(chunks[0]).toEqual(expect.any(String));
     await finish(peer, 1);
@@ -442,11 +523,16 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
   it("calls fs/read_text_file for [fs], reports the -32601 of a client without fs, and still ends end_turn", async () => {
     const peer = startV1();
     const sessionId = await v1Session(peer);
-    const result = await peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[fs]" }] });
+    const result = await peer.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[fs]" }],
+    });
     expect(result.stopReason).toBe("end_turn");
     const request = peer.wire.find((e) => (e.msg as any).method === "fs/read_text_file")!;
     expect((request.msg as any).params).toEqual({ sessionId, path: `${CWD}/README.md` });
-    const text = peer.updates.map((u) => (u.update as any).content?.text).find((t) => typeof t === "string" && t.startsWith("fs/"));
+    const text = peer.updates
+      .map((u) => (u.update as any).content?.text)
+      .find((t) => typeof t === "string" && t.startsWith("fs/"));
     expect(text).toMatch(/^fs\/read_text_file failed with -32601/);
     await finish(peer, 1);
   });
@@ -455,14 +541,18 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     const peer = startV1(undefined, { readTextFile: () => ({ content: "# Demo\n" }) });
     const sessionId = await v1Session(peer);
     await peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[fs]" }] });
-    expect(peer.updates.some((u) => (u.update as any).content?.text === `Read 7 characters from ${CWD}/README.md.`)).toBe(true);
+    expect(
+      peer.updates.some((u) => (u.update as any).content?.text === `Read 7 characters from ${CWD}/README.md.`),
+    ).toBe(true);
     await finish(peer, 1);
   });
 
   it("answers an [error] turn with a JSON-RPC error, the v1 convention for a failed turn", async () => {
     const peer = startV1();
     const sessionId = await v1Session(peer);
-    await expect(peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[error]" }] })).rejects.toMatchObject({
+    await expect(
+      peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[error]" }] }),
+    ).rejects.toMatchObject({
       code: -32603,
       message: "Scripted failure",
       data: { tag: "error" },
@@ -473,7 +563,10 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
   it("answers {stopReason: cancelled} after session/cancel during a [slow] turn", async () => {
     const peer = startV1();
     const sessionId = await v1Session(peer);
-    const prompt = peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[slow]" }] });
+    const prompt = peer.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[slow]" }],
+    });
     await peer.waitForUpdate((u) => u.update.sessionUpdate === "agent_message_chunk");
     await peer.ctx.notify(v1.methods.agent.session.cancel, { sessionId });
     expect(await prompt).toEqual({ stopReason: "cancelled" });
@@ -484,7 +577,10 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     let answer: (r: v1.RequestPermissionResponse) => void = () => undefined;
     const peer = startV1(undefined, { requestPermission: () => new Promise((resolve) => (answer = resolve)) });
     const sessionId = await v1Session(peer);
-    const prompt = peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[tool]" }] });
+    const prompt = peer.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[tool]" }],
+    });
     await peer.waitForWire((e) => e.dir === "in" && (e.msg as any).method === "session/request_permission");
     await peer.ctx.notify(v1.methods.agent.session.cancel, { sessionId });
     expect(await prompt).toEqual({ stopReason: "cancelled" });
@@ -497,7 +593,10 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
   it("exits with code 3 in the middle of a [crash] turn, leaving the prompt unanswered", async () => {
     const peer = startV1();
     const sessionId = await v1Session(peer);
-    const prompt = peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[crash]" }] });
+    const prompt = peer.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "[crash]" }],
+    });
     prompt.catch(() => undefined);
     expect((await peer.exit).code).toBe(3);
     await expect(prompt).rejects.toBeDefined();
@@ -512,7 +611,12 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     await peer.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "[diff]" }] });
     const done = peer.updates.find((u) => (u.update as any).status === "completed")?.update as any;
     expect(done.content.filter((c: any) => c.type === "diff")).toEqual([
-      { type: "diff", path: `${CWD}/src/hello.ts`, oldText: 'export function hello() {\n  return "hi";\n}\n', newText: 'export function hello() {\n  return "hello";\n}\n' },
+      {
+        type: "diff",
+        path: `${CWD}/src/hello.ts`,
+        oldText: 'export function hello() {\n  return "hi";\n}\n',
+        newText: 'export function hello() {\n  return "hello";\n}\n',
+      },
       { type: "diff", path: `${CWD}/NOTES.md`, newText: "# Notes\n\nGreeting changed to hello.\n" },
     ]);
     await finish(peer, 1);
@@ -523,15 +627,25 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     await peer.ctx.request(v1.methods.agent.initialize, V1_INIT);
     const created = await peer.ctx.request(v1.methods.agent.session.new, { cwd: CWD, mcpServers: [] });
     expect(created.modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "code" }] });
-    expect(created.configOptions).toEqual([expect.objectContaining({ id: "model", category: "model", type: "select", currentValue: "fast" })]);
+    expect(created.configOptions).toEqual([
+      expect.objectContaining({ id: "model", category: "model", type: "select", currentValue: "fast" }),
+    ]);
     await peer.waitForUpdate((u) => u.update.sessionUpdate === "available_commands_update");
     const from = peer.wire.length;
-    expect(await peer.ctx.request(v1.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "code" })).toEqual({});
+    expect(
+      await peer.ctx.request(v1.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "code" }),
+    ).toEqual({});
     expect(trace(peer.wire, from)).toEqual(["current_mode_update", "result:session/set_mode"]);
     expect(peer.updates.at(-1)?.update).toEqual({ sessionUpdate: "current_mode_update", currentModeId: "code" });
-    const set = await peer.ctx.request(v1.methods.agent.session.setConfigOption, { sessionId: created.sessionId, configId: "model", value: "smart" });
+    const set = await peer.ctx.request(v1.methods.agent.session.setConfigOption, {
+      sessionId: created.sessionId,
+      configId: "model",
+      value: "smart",
+    });
     expect((set.configOptions[0] as any).currentValue).toBe("smart");
-    await expect(peer.ctx.request(v1.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "yolo" })).rejects.toMatchObject({
+    await expect(
+      peer.ctx.request(v1.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "yolo" }),
+    ).rejects.toMatchObject({
       code: -32602,
     });
     await finish(peer, 1);
@@ -541,8 +655,13 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     const store = join(scratch, "v1-store");
     const first = startV1({ ACP_DEMO_STORE: store });
     const sessionId = await v1Session(first);
-    await first.ctx.request(v1.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Fix the failing test" }] });
-    const live = first.updates.filter((u) => !["available_commands_update", "session_info_update"].includes(u.update.sessionUpdate));
+    await first.ctx.request(v1.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "Fix the failing test" }],
+    });
+    const live = first.updates.filter(
+      (u) => !["available_commands_update", "session_info_update"].includes(u.update.sessionUpdate),
+    );
     await finish(first, 1);
 
     const second = startV1({ ACP_DEMO_STORE: store });
@@ -550,7 +669,10 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     const loaded = await second.ctx.request(v1.methods.agent.session.load, { sessionId, cwd: CWD, mcpServers: [] });
     expect(loaded.modes?.currentModeId).toBe("ask");
     const replayed = second.updates.filter((u) => u.update.sessionUpdate !== "available_commands_update");
-    expect(replayed[0]?.update).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "Fix the failing test" } });
+    expect(replayed[0]?.update).toEqual({
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: "Fix the failing test" },
+    });
     expect(replayed.slice(1)).toEqual(live);
     await finish(second, 1);
   });
@@ -561,17 +683,28 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
     expect(init.agentCapabilities?.sessionCapabilities).toEqual({});
     expect(init.agentCapabilities?.loadSession).toBe(true);
     await expect(plain.ctx.request(v1.methods.agent.session.list, {})).rejects.toMatchObject({ code: -32601 });
-    await expect(plain.ctx.request(v1.methods.agent.session.close, { sessionId: "s" })).rejects.toMatchObject({ code: -32601 });
+    await expect(plain.ctx.request(v1.methods.agent.session.close, { sessionId: "s" })).rejects.toMatchObject({
+      code: -32601,
+    });
     await expect(plain.ctx.request(v1.methods.agent.logout, {})).rejects.toMatchObject({ code: -32601 });
     await finish(plain, 1);
 
     const full = startV1({ ACP_DEMO_V1_FULL: "1" });
     const fullInit = await full.ctx.request(v1.methods.agent.initialize, V1_INIT);
-    expect(fullInit.agentCapabilities?.sessionCapabilities).toMatchObject({ list: {}, close: {}, resume: {}, delete: {} });
+    expect(fullInit.agentCapabilities?.sessionCapabilities).toMatchObject({
+      list: {},
+      close: {},
+      resume: {},
+      delete: {},
+    });
     const { sessionId } = await full.ctx.request(v1.methods.agent.session.new, { cwd: CWD, mcpServers: [] });
-    expect((await full.ctx.request(v1.methods.agent.session.list, {})).sessions).toEqual([expect.objectContaining({ sessionId, cwd: CWD })]);
+    expect((await full.ctx.request(v1.methods.agent.session.list, {})).sessions).toEqual([
+      expect.objectContaining({ sessionId, cwd: CWD }),
+    ]);
     expect(await full.ctx.request(v1.methods.agent.session.close, { sessionId })).toEqual({});
-    expect(await full.ctx.request(v1.methods.agent.session.resume, { sessionId, cwd: CWD })).toMatchObject({ modes: { currentModeId: "ask" } });
+    expect(await full.ctx.request(v1.methods.agent.session.resume, { sessionId, cwd: CWD })).toMatchObject({
+      modes: { currentModeId: "ask" },
+    });
     expect(await full.ctx.request(v1.methods.agent.logout, {})).toEqual({});
     await finish(full, 1);
   });
@@ -615,16 +748,28 @@ describe("raw line client (hostile input)", () => {
 });
 
 describe("checkWire", () => {
-  const req = (dir: "in" | "out", id: number, method: string, params: unknown): WireEntry => ({ dir, msg: { jsonrpc: "2.0", id, method, params } });
-  const res = (dir: "in" | "out", id: number, result: unknown): WireEntry => ({ dir, msg: { jsonrpc: "2.0", id, result } });
-  const note = (dir: "in" | "out", method: string, params: unknown): WireEntry => ({ dir, msg: { jsonrpc: "2.0", method, params } });
+  const req = (dir: "in" | "out", id: number, method: string, params: unknown): WireEntry => ({
+    dir,
+    msg: { jsonrpc: "2.0", id, method, params },
+  });
+  const res = (dir: "in" | "out", id: number, result: unknown): WireEntry => ({
+    dir,
+    msg: { jsonrpc: "2.0", id, result },
+  });
+  const note = (dir: "in" | "out", method: string, params: unknown): WireEntry => ({
+    dir,
+    msg: { jsonrpc: "2.0", method, params },
+  });
 
   it("accepts a valid v2 exchange seen from the client", () => {
     expect(
       findWireProblems(2, [
         req("out", 1, "session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "hi" }] }),
         res("in", 1, { messageId: "u1" }),
-        note("in", "session/update", { sessionId: "s", update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } }),
+        note("in", "session/update", {
+          sessionId: "s",
+          update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+        }),
       ]),
     ).toEqual([]);
   });
@@ -636,7 +781,10 @@ describe("checkWire", () => {
   });
 
   it("reports a result that breaks the response $def of its request's method", () => {
-    const problems = findWireProblems(1, [req("out", 7, "session/prompt", { sessionId: "s", prompt: [] }), res("in", 7, { messageId: "u1" })]);
+    const problems = findWireProblems(1, [
+      req("out", 7, "session/prompt", { sessionId: "s", prompt: [] }),
+      res("in", 7, { messageId: "u1" }),
+    ]);
     expect(problems).toEqual([expect.stringMatching(/session\/prompt result is not a valid v1 PromptResponse/)]);
   });
 
@@ -655,7 +803,9 @@ describe("checkWire", () => {
 
   it("checks an agent-side log with the directions reversed", () => {
     expect(findWireProblems(2, [req("in", 1, "initialize", V2_INIT)], { side: "agent" })).toEqual([]);
-    expect(findWireProblems(2, [req("in", 1, "initialize", V2_INIT)])).toEqual([expect.stringMatching(/handled by the agent, but the agent sent it/)]);
+    expect(findWireProblems(2, [req("in", 1, "initialize", V2_INIT)])).toEqual([
+      expect.stringMatching(/handled by the agent, but the agent sent it/),
+    ]);
   });
 
   it("checks the items of a batch the recorder sent, and reports a batch it received", () => {
@@ -685,7 +835,12 @@ describe("turn scripts (scenario.ts)", () => {
   });
 
   it("plans the demo turn (chunks, plan, tool with permission) for a prompt without tags", () => {
-    const script = planTurn("Fix the failing test", { cwd: CWD, additionalDirectories: [], mcpServers: [], nextId: idGenerator() });
+    const script = planTurn("Fix the failing test", {
+      cwd: CWD,
+      additionalDirectories: [],
+      mcpServers: [],
+      nextId: idGenerator(),
+    });
     expect(script.steps.map((s) => s.type)).toEqual(["say", "plan", "tool"]);
     const tool = script.steps[2] as Extract<(typeof script.steps)[number], { type: "tool" }>;
     expect(tool.tool.permission).toBe(true);

@@ -23,10 +23,7 @@ describe("property harness", () => {
   });
 
   it("finds the places where two values differ", () => {
-    expect(diffPaths({ a: 1, b: [1, { c: 2 }] }, { a: 1, b: [1, { c: 3 }], d: null })).toEqual([
-      ["b", 1, "c"],
-      ["d"],
-    ]);
+    expect(diffPaths({ a: 1, b: [1, { c: 2 }] }, { a: 1, b: [1, { c: 3 }], d: null })).toEqual([["b", 1, "c"], ["d"]]);
   });
 
   it("matches wildcard paths and replaces values without touching the original", () => {
@@ -46,9 +43,9 @@ describe("property harness", () => {
 
   it("would notice an unreported loss", () => {
     const lossy = (x: Impl): Impl => ({ name: x.name, version: x.version });
-    const found = fc.sample(arb("v1", "Implementation"), { numRuns: 200, seed: 1 }).some(
-      (x) => diffPaths(norm(x), norm(lossy(x as Impl))).length > 0,
-    );
+    const found = fc
+      .sample(arb("v1", "Implementation"), { numRuns: 200, seed: 1 })
+      .some((x) => diffPaths(norm(x), norm(lossy(x as Impl))).length > 0);
     expect(found).toBe(true);
   });
 });

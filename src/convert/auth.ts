@@ -26,7 +26,6 @@ type Obj = Record<string, unknown>;
 const { envType } = authMethodTable;
 const ENV = authMethodTable.env;
 
-
 const kindOf = (x: unknown): string => (x === undefined ? "missing" : x === null ? "null" : "not_string");
 
 function requireString(m: Obj, key: string): void {
@@ -144,7 +143,10 @@ function methodToV1(m: unknown, opts: ConvertOptions): Converted<Obj> {
         // Duplicates (last wins), EnvVariable `_meta`, or an order a map cannot keep: stash the list.
         if (!jsonEqual(envList(map), entries)) {
           stash.keep(authResidual.env, cloneJson(entries));
-          lost.push({ path: [ENV.field], reason: "v1 env is a map: duplicate names, order and EnvVariable _meta are lost" });
+          lost.push({
+            path: [ENV.field],
+            reason: "v1 env is a map: duplicate names, order and EnvVariable _meta are lost",
+          });
         }
       }
     }
@@ -215,7 +217,10 @@ function convertList<T>(
 }
 
 /** A: a v2 `authMethods` list → v1, omitting unknown types (and invalid entries) with their indices. */
-export function authMethodsToV1(list: readonly unknown[], opts: ConvertOptions): Converted<AuthMethodList<v1.AuthMethod>> {
+export function authMethodsToV1(
+  list: readonly unknown[],
+  opts: ConvertOptions,
+): Converted<AuthMethodList<v1.AuthMethod>> {
   return convertList(
     list,
     (x) => authMethodToV1(x as v2.AuthMethod, opts),
@@ -227,7 +232,10 @@ export function authMethodsToV1(list: readonly unknown[], opts: ConvertOptions):
 }
 
 /** B: a v1 `authMethods` list → v2, omitting invalid entries (v1 skips them too) with their indices. */
-export function authMethodsToV2(list: readonly unknown[], opts: ConvertOptions): Converted<AuthMethodList<v2.AuthMethod>> {
+export function authMethodsToV2(
+  list: readonly unknown[],
+  opts: ConvertOptions,
+): Converted<AuthMethodList<v2.AuthMethod>> {
   return convertList(
     list,
     (x) => authMethodToV2(x as v1.AuthMethod, opts),
@@ -240,7 +248,10 @@ export function restoreOmitted(list: readonly unknown[], omitted: unknown): unkn
   const out = [...list];
   if (!Array.isArray(omitted)) return out;
   const items = omitted
-    .filter((o): o is { index: number; entry: unknown } => isObject(o) && Number.isInteger(o.index) && (o.index as number) >= 0 && has(o, "entry"))
+    .filter(
+      (o): o is { index: number; entry: unknown } =>
+        isObject(o) && Number.isInteger(o.index) && (o.index as number) >= 0 && has(o, "entry"),
+    )
     .sort((a, b) => a.index - b.index);
   for (const { index, entry } of items) out.splice(Math.min(index, out.length), 0, cloneJson(entry));
   return out;

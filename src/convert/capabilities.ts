@@ -150,7 +150,9 @@ function planFor(kind: CapsKind, to: Version, unstable: boolean): Plan {
       };
     })
     .sort((a, b) => (a.dst?.length ?? 0) - (b.dst?.length ?? 0));
-  const containers = new Set(steps.filter((st) => st.src !== null && st.childKeys.length > 0).map((st) => encodePath(st.src ?? [])));
+  const containers = new Set(
+    steps.filter((st) => st.src !== null && st.childKeys.length > 0).map((st) => encodePath(st.src ?? [])),
+  );
   const plan: Plan = { steps, known: new Set(allSrc.map((p) => p[0] ?? "")), unknownRow, containers };
   plans.set(key, plan);
   return plan;
@@ -327,7 +329,13 @@ function reverseEnv(ctx: CapsContext): SynthEnv {
 }
 
 /** Converts one capability object (`kind`) to version `to`, restoring and writing the stash. */
-function convertCaps(kind: CapsKind, raw: Obj, to: Version, opts: ConvertOptions, ctx: CapsContext): { value: Obj; lost: Loss[] } {
+function convertCaps(
+  kind: CapsKind,
+  raw: Obj,
+  to: Version,
+  opts: ConvertOptions,
+  ctx: CapsContext,
+): { value: Obj; lost: Loss[] } {
   const from: Version = to === 2 ? 1 : 2;
   const groups = capabilityGroups[kind];
   // Envelopes of the target version written by the reverse conversion: consume them first.
@@ -345,7 +353,12 @@ function convertCaps(kind: CapsKind, raw: Obj, to: Version, opts: ConvertOptions
   const groupKey = to === 1 ? groups.v1 : groups.v2;
   const group = envs.map((e) => e?.residual?.[groupKey]).find(isObject);
 
-  const env: SynthEnv = { unstable: ctx.unstable, serveFs: ctx.serveFs, serveTerminal: ctx.serveTerminal, logout: ctx.logout };
+  const env: SynthEnv = {
+    unstable: ctx.unstable,
+    serveFs: ctx.serveFs,
+    serveTerminal: ctx.serveTerminal,
+    logout: ctx.logout,
+  };
   const out = mapCaps(kind, src, to, env, group);
   if (group !== undefined) applyFixups(out, group, to);
   if (kind === "client") applyClientPolicy(out, to, ctx);
@@ -441,10 +454,7 @@ export interface CapsOptions {
   readonly extras?: Obj;
 }
 
-function fullContext(
-  c: ClientCapsToV1Context & { readonly logout?: boolean },
-  o: CapsOptions,
-): CapsContext {
+function fullContext(c: ClientCapsToV1Context & { readonly logout?: boolean }, o: CapsOptions): CapsContext {
   return {
     unstable: c.unstable ?? false,
     terminalAuth: c.terminalAuth ?? true,
@@ -511,7 +521,13 @@ export function agentCapabilitiesToV2(
   const raw: unknown = caps;
   if (!isObject(raw)) return notObject("agentCapabilities");
   const logout = ctx.reverseAuthMethodsNonEmpty ?? false;
-  const r = convertCaps("agent", raw, 2, opts, fullContext({ ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}), logout }, internal));
+  const r = convertCaps(
+    "agent",
+    raw,
+    2,
+    opts,
+    fullContext({ ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}), logout }, internal),
+  );
   return ok(r.value as v2.AgentCapabilities, r.lost);
 }
 

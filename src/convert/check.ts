@@ -1,6 +1,14 @@
 // Validation helpers shared by the converters: a converter body throws `ConvertFailure` with the
 // typed -32602 and `attempt` turns it into a result, so checks read as straight-line code.
-import { ConvertFailure, errors, type Conv, type ConvertError, type Converted, type Loss, type Path } from "./result.js";
+import {
+  ConvertFailure,
+  errors,
+  type Conv,
+  type ConvertError,
+  type Converted,
+  type Loss,
+  type Path,
+} from "./result.js";
 
 /** `a.b[2].c` for a path inside the converted value. */
 export function fieldOf(path: Path): string {

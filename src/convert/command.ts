@@ -100,7 +100,10 @@ function listOf<T>(
 }
 
 /** A↓ `available_commands_update` (the body, or the whole update: `sessionUpdate` is kept). */
-export function availableCommandsToV1(u: v2.AvailableCommandsUpdate, opts: ConvertOptions): Conv<v1.AvailableCommandsUpdate> {
+export function availableCommandsToV1(
+  u: v2.AvailableCommandsUpdate,
+  opts: ConvertOptions,
+): Conv<v1.AvailableCommandsUpdate> {
   return attempt(() => listOf(u, opts, commandToV1Inner) as Converted<v1.AvailableCommandsUpdate>);
 }
 
@@ -108,6 +111,9 @@ export function availableCommandsToV1(u: v2.AvailableCommandsUpdate, opts: Conve
  * B↓ `available_commands_update`. Names with whitespace or duplicates, which v2 forbids, are
  * forwarded as they are (T §2.8): the bridge never invents names.
  */
-export function availableCommandsToV2(u: v1.AvailableCommandsUpdate, opts: ConvertOptions): Conv<v2.AvailableCommandsUpdate> {
+export function availableCommandsToV2(
+  u: v1.AvailableCommandsUpdate,
+  opts: ConvertOptions,
+): Conv<v2.AvailableCommandsUpdate> {
   return attempt(() => listOf(u, opts, commandToV2Inner) as Converted<v2.AvailableCommandsUpdate>);
 }

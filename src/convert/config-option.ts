@@ -41,8 +41,6 @@ export interface Acc {
   readonly lost: Loss[];
 }
 
-
-
 export function expectObject(x: unknown, path: Path): Obj {
   if (!isObject(x)) invalid(path, x === undefined ? "missing" : "not_object");
   return x;
@@ -139,7 +137,9 @@ function optionToV1(x: unknown, at: Path, ctx: ToV1Context, acc: Acc): Obj | und
   expectString(src[OPTION.v2], [...at, OPTION.v2]);
   if (type === SELECT) {
     expectString(src.currentValue, [...at, "currentValue"]);
-    const items = expectArray(src.options, [...at, "options"]).map((item, j) => expectObject(item, [...at, "options", j]));
+    const items = expectArray(src.options, [...at, "options"]).map((item, j) =>
+      expectObject(item, [...at, "options", j]),
+    );
     return renamed(src, OPTION.v2, OPTION.v1, 1, at, acc, (out, env) => {
       // A B bridge stashed v1 options v2 could not carry (empty select or groups): restore them.
       out.options = hasResidual(env, RK.options)
@@ -149,7 +149,8 @@ function optionToV1(x: unknown, at: Path, ctx: ToV1Context, acc: Acc): Obj | und
   }
   if (type === BOOLEAN) {
     const current = src.currentValue;
-    if (typeof current !== "boolean") invalid([...at, "currentValue"], current === undefined ? "missing" : "not_boolean");
+    if (typeof current !== "boolean")
+      invalid([...at, "currentValue"], current === undefined ? "missing" : "not_boolean");
     return renamed(src, OPTION.v2, OPTION.v1, 1, at, acc, (out, _env, stash) => {
       if (ctx.booleanOptions) return;
       const { on, off } = T.booleanAsSelect;
@@ -171,11 +172,14 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
   expectString(src[OPTION.v1], [...at, OPTION.v1]);
   if (type !== SELECT && type !== BOOLEAN) invalid([...at, "type"], "unknown_variant", { type });
   if (type === BOOLEAN) {
-    if (typeof src.currentValue !== "boolean") invalid([...at, "currentValue"], src.currentValue === undefined ? "missing" : "not_boolean");
+    if (typeof src.currentValue !== "boolean")
+      invalid([...at, "currentValue"], src.currentValue === undefined ? "missing" : "not_boolean");
     return renamed(src, OPTION.v1, OPTION.v2, 2, at, acc);
   }
   const current = expectString(src.currentValue, [...at, "currentValue"]);
-  const items = expectArray(src.options, [...at, "options"]).map((item, j) => expectObject(item, [...at, "options", j]));
+  const items = expectArray(src.options, [...at, "options"]).map((item, j) =>
+    expectObject(item, [...at, "options", j]),
+  );
   if (isBooleanAsSelect(src)) {
     // An A bridge's boolean shown as a select (H §5.4): the boolean again.
     return renamed(src, OPTION.v1, OPTION.v2, 2, at, acc, (out, env) => {
@@ -275,7 +279,10 @@ export function listToV2(list: unknown, at: Path, omitted: unknown, acc: Acc): O
   const out = expectArray(list, at).map((item, i) => optionToV2(item, [...at, i], acc));
   if (Array.isArray(omitted)) {
     const back = omitted
-      .filter((o): o is { index: number; raw: unknown } => isObject(o) && Number.isSafeInteger(o.index) && (o.index as number) >= 0 && has(o, "raw"))
+      .filter(
+        (o): o is { index: number; raw: unknown } =>
+          isObject(o) && Number.isSafeInteger(o.index) && (o.index as number) >= 0 && has(o, "raw"),
+      )
       .sort((a, b) => a.index - b.index);
     for (const o of back) out.splice(Math.min(o.index, out.length), 0, o.raw as Obj);
   }
@@ -294,7 +301,11 @@ export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: Convert
 }
 
 /** A v1 option list toward v2; `omitted` = the carrier's `residual.omittedConfigOptions`, if any. */
-export function configOptionsToV2(list: unknown, opts: ConvertOptions, omitted?: unknown): Conv<v2.SessionConfigOption[]> {
+export function configOptionsToV2(
+  list: unknown,
+  opts: ConvertOptions,
+  omitted?: unknown,
+): Conv<v2.SessionConfigOption[]> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     return ok(listToV2(list, [], omitted, acc) as v2.SessionConfigOption[], acc.lost);
@@ -313,14 +324,21 @@ function isBooleanAsSelect(option: Obj): boolean {
 export function agentModeOptionIndex(list: unknown): number | undefined {
   if (!Array.isArray(list)) return undefined;
   const i = list.findIndex(
-    (o) => isObject(o) && o.type === SELECT && o.category === T.modeCategory && isString(o[OPTION.v1]) && !isBooleanAsSelect(o),
+    (o) =>
+      isObject(o) &&
+      o.type === SELECT &&
+      o.category === T.modeCategory &&
+      isString(o[OPTION.v1]) &&
+      !isBooleanAsSelect(o),
   );
   return i < 0 ? undefined : i;
 }
 
 /** `mode` unless a v1 option already has that id, then `acp-bridge.mode` (then `.2`, `.3`...). */
 export function syntheticModeOptionId(list: unknown): string {
-  const taken = new Set(Array.isArray(list) ? list.flatMap((o) => (isObject(o) && isString(o[OPTION.v1]) ? [o[OPTION.v1]] : [])) : []);
+  const taken = new Set(
+    Array.isArray(list) ? list.flatMap((o) => (isObject(o) && isString(o[OPTION.v1]) ? [o[OPTION.v1]] : [])) : [],
+  );
   const ids = T.syntheticModeOption.ids;
   const free = ids.find((id) => !taken.has(id));
   if (free !== undefined) return free;
@@ -371,14 +389,18 @@ export function buildModeOption(modes: Obj, configId: string, at: Path, acc: Acc
   const options: Obj[] = list.map((m, i) => {
     const mode = expectObject(m, [...at, "availableModes", i]);
     const id = expectString(mode.id, [...at, "availableModes", i, "id"]);
-    if (has(mode, "value")) acc.lost.push({ path: [...at, "availableModes", i, "value"], reason: '"value" names the mode id in v2' });
+    if (has(mode, "value"))
+      acc.lost.push({ path: [...at, "availableModes", i, "value"], reason: '"value" names the mode id in v2' });
     return { value: id, ...omit(mode, "id", "value") };
   });
   if (!options.some((o) => o.value === current)) {
     // v2 needs currentValue among the values.
     options.push({ value: current, name: current });
     stash.invented(SN.currentMode);
-    acc.lost.push({ path: [...at, "availableModes"], reason: "current mode missing from availableModes: added as a value" });
+    acc.lost.push({
+      path: [...at, "availableModes"],
+      reason: "current mode missing from availableModes: added as a value",
+    });
   }
   if (has(modes, "_meta")) {
     stash.keep(RK.modesMeta, modes._meta);
@@ -387,7 +409,8 @@ export function buildModeOption(modes: Obj, configId: string, at: Path, acc: Acc
   const extra = omit(modes, "currentModeId", "availableModes", "_meta");
   if (Object.keys(extra).length > 0) {
     stash.keep(RK.modesExtra, extra);
-    for (const k of Object.keys(extra)) acc.lost.push({ path: [...at, k], reason: "SessionModeState has no v2 counterpart" });
+    for (const k of Object.keys(extra))
+      acc.lost.push({ path: [...at, k], reason: "SessionModeState has no v2 counterpart" });
   }
   const out: Obj = {
     [OPTION.v2]: configId,
@@ -444,7 +467,13 @@ function carrierToV1(x: unknown, ctx: ToV1Context, acc: Acc): Obj {
 function carrierToV2(x: unknown, ctx: ToV2Context, acc: Acc): Obj {
   const src = expectObject(x, []);
   const { meta, env } = unstash(src._meta, 2);
-  const list = mergedListToV2(src.configOptions, ["configOptions"], residualOf(env, RK.omittedConfigOptions), ctx.modes, acc);
+  const list = mergedListToV2(
+    src.configOptions,
+    ["configOptions"],
+    residualOf(env, RK.omittedConfigOptions),
+    ctx.modes,
+    acc,
+  );
   return setMeta({ ...src, configOptions: list }, meta);
 }
 
@@ -477,7 +506,11 @@ export function setConfigOptionResponseToV2(
  * v1. The engine's stream function is `configOptionUpdateToV1Updates` (mode.ts), which adds the
  * `current_mode_update` and honours a B bridge's stashed one.
  */
-export function configOptionUpdateToV1(update: unknown, ctx: ToV1Context, opts: ConvertOptions): Conv<v1.ConfigOptionUpdate> {
+export function configOptionUpdateToV1(
+  update: unknown,
+  ctx: ToV1Context,
+  opts: ConvertOptions,
+): Conv<v1.ConfigOptionUpdate> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     return ok(carrierToV1(update, ctx, acc) as v1.ConfigOptionUpdate, acc.lost);
@@ -485,7 +518,11 @@ export function configOptionUpdateToV1(update: unknown, ctx: ToV1Context, opts: 
 }
 
 /** B: v1 `config_option_update` toward v2, with the synthetic mode option merged in (T §2.7). */
-export function configOptionUpdateToV2(update: unknown, ctx: ToV2Context, opts: ConvertOptions): Conv<v2.ConfigOptionUpdate> {
+export function configOptionUpdateToV2(
+  update: unknown,
+  ctx: ToV2Context,
+  opts: ConvertOptions,
+): Conv<v2.ConfigOptionUpdate> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     return ok(carrierToV2(update, ctx, acc) as v2.ConfigOptionUpdate, acc.lost);
@@ -527,10 +564,12 @@ export function setConfigOptionRequestToV2(
     } else if (typeof value === "string") {
       if (findOption(ctx.options, configId)?.type === BOOLEAN) {
         const { on, off } = T.booleanAsSelect;
-        if (value !== on.value && value !== off.value) invalid(["value"], "not_boolean_choice", { value, allowed: [on.value, off.value] });
+        if (value !== on.value && value !== off.value)
+          invalid(["value"], "not_boolean_choice", { value, allowed: [on.value, off.value] });
         out.type = BOOLEAN_VALUE;
         out.value = value === on.value;
-        if (src.type !== BOOLEAN_VALUE) lost.push({ path: ["type"], reason: "select value of a boolean option sent as a boolean" });
+        if (src.type !== BOOLEAN_VALUE)
+          lost.push({ path: ["type"], reason: "select value of a boolean option sent as a boolean" });
         lost.push({ path: ["value"], reason: "select value of a boolean option sent as a boolean" });
       } else {
         out.type = ID;
@@ -540,7 +579,10 @@ export function setConfigOptionRequestToV2(
         }
       }
     } else {
-      invalid(["value"], value === undefined ? "missing" : typeof value === "boolean" ? "boolean_without_type" : "not_string");
+      invalid(
+        ["value"],
+        value === undefined ? "missing" : typeof value === "boolean" ? "boolean_without_type" : "not_string",
+      );
     }
     return ok(setMeta(out, stash.into(meta)) as v2.SetSessionConfigOptionRequest, lost);
   });

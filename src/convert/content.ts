@@ -31,8 +31,6 @@ import { invalid, prefixLosses } from "./check.js";
 
 export { fieldOf, invalid, prefixError, prefixLosses, unwrap } from "./check.js";
 
-
-
 export function expectObject(x: unknown, path: Path): Obj {
   if (!isObject(x)) invalid(path, "expected_object");
   return x;
@@ -58,9 +56,6 @@ export function expectOptional(o: Obj, key: string, type: "string" | "number" | 
   if (!good) invalid([...path, key], `expected_${type}`);
 }
 
-
-
-
 // ---- v2 → v1 ----
 
 function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean): Converted<v1.ContentBlock> {
@@ -79,7 +74,8 @@ function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean):
   const lost: Loss[] = [];
   if (hasResidual(env, "size")) out.size = residualOf(env, "size");
   if (isString(residualOf(env, "uri"))) out.uri = residualOf(env, "uri");
-  if (isString(residualOf(env, "resourceUri")) && isObject(out.resource)) out.resource = { ...out.resource, uri: residualOf(env, "resourceUri") };
+  if (isString(residualOf(env, "resourceUri")) && isObject(out.resource))
+    out.resource = { ...out.resource, uri: residualOf(env, "resourceUri") };
   if (type === "resource_link" && Object.hasOwn(out, "icons")) {
     stash.keep("icons", out.icons);
     delete out.icons;

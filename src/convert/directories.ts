@@ -66,7 +66,10 @@ export function checkPathField(value: unknown, field: string, platform: Platform
  * give -32602 `{field, index, reason, value?}`; rule 7 (`[]` without the capability) strips the key.
  * Never injects or drops a root, except the opt-in `dedupeRoots` (each removal reported as a loss).
  */
-export function validateAdditionalDirectories(rawParams: unknown, ctx: DirectoriesContext): Conv<Record<string, unknown>> {
+export function validateAdditionalDirectories(
+  rawParams: unknown,
+  ctx: DirectoriesContext,
+): Conv<Record<string, unknown>> {
   if (!isObject(rawParams)) return fail(errors.invalidParams({ field: "params", index: null, reason: "not_object" }));
   if (!Object.hasOwn(rawParams, FIELD)) return ok(rawParams);
   const checked = checkList(rawParams[FIELD], FIELD, ctx.platform);

@@ -34,7 +34,6 @@ export interface ElicitationToV2Context {
   readonly requestIdToV2: (id: v1.RequestId) => RequestIdToV2 | undefined;
 }
 
-
 function isV2RequestId(x: unknown): x is v2.RequestId {
   return isString(x) || (typeof x === "number" && Number.isSafeInteger(x));
 }
@@ -66,7 +65,8 @@ const propertiesField = (name: string) => `requestedSchema.properties.${name}`;
 function propertyToV1(p: Obj, opts: ConvertOptions, name: string): Converted<Obj> {
   const { meta, env } = unstash(p._meta, 1);
   const out: Obj = { ...p };
-  for (const key of ["enum", "oneOf", "pattern"]) if (hasResidual(env, key) && !has(out, key)) out[key] = residualOf(env, key);
+  for (const key of ["enum", "oneOf", "pattern"])
+    if (hasResidual(env, key) && !has(out, key)) out[key] = residualOf(env, key);
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
   if (p.type === "string" && has(p, "format")) {
@@ -333,10 +333,14 @@ function completeCopy(n: unknown): Converted<Obj> {
 }
 
 /** `elicitation/complete` is identical in both versions (T §5.1): passed through. */
-export function elicitationCompleteToV1(n: v2.CompleteElicitationNotification): Conv<v1.CompleteElicitationNotification> {
+export function elicitationCompleteToV1(
+  n: v2.CompleteElicitationNotification,
+): Conv<v1.CompleteElicitationNotification> {
   return attempt(() => completeCopy(n) as unknown as Converted<v1.CompleteElicitationNotification>);
 }
 
-export function elicitationCompleteToV2(n: v1.CompleteElicitationNotification): Conv<v2.CompleteElicitationNotification> {
+export function elicitationCompleteToV2(
+  n: v1.CompleteElicitationNotification,
+): Conv<v2.CompleteElicitationNotification> {
   return attempt(() => completeCopy(n) as unknown as Converted<v2.CompleteElicitationNotification>);
 }

@@ -53,7 +53,11 @@ export const INVALID_VERSION_MESSAGE = "initialize.protocolVersion must be a val
 const MAX_PROTOCOL_VERSION = 0xffff;
 
 /** Residual keys on the params/result `_meta` (root level). */
-const ROOT = { absent: capabilityGroups.absent, values: capabilityGroups.v1Values, shadowed: authResidual.shadowed } as const;
+const ROOT = {
+  absent: capabilityGroups.absent,
+  values: capabilityGroups.v1Values,
+  shadowed: authResidual.shadowed,
+} as const;
 /** Residual key on a synthesized `info`: the malformed or `null` source value it replaced. */
 const RAW_INFO = "raw";
 
@@ -72,7 +76,9 @@ export interface ClientFacing {
 export function clientFacingVersion(params: unknown): Conv<ClientFacing> {
   const r = isObject(params) ? params.protocolVersion : undefined;
   if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > MAX_PROTOCOL_VERSION) {
-    return fail(errors.invalidParams({ field: "protocolVersion", reason: "invalid_protocol_version" }, INVALID_VERSION_MESSAGE));
+    return fail(
+      errors.invalidParams({ field: "protocolVersion", reason: "invalid_protocol_version" }, INVALID_VERSION_MESSAGE),
+    );
   }
   if (r === 0) return fail(unsupportedVersion(0));
   if (r === 1) return ok({ version: 1, requested: 1, lenient: true });
@@ -118,7 +124,11 @@ export function answeredVersion(result: unknown): 1 | 2 | undefined {
   return v === 1 || v === 2 ? v : undefined;
 }
 
-const V1_DEFAULT_CLIENT_CAPS = { fs: { readTextFile: false, writeTextFile: false }, terminal: false, auth: { terminal: false } };
+const V1_DEFAULT_CLIENT_CAPS = {
+  fs: { readTextFile: false, writeTextFile: false },
+  terminal: false,
+  auth: { terminal: false },
+};
 
 /**
  * After a v1 agent answered INIT2 with 1, `reinit` sends INIT1 only when it tells the agent more than
@@ -134,13 +144,18 @@ export function v1InitAddsInformation(init1: unknown): boolean {
 function normalized(x: unknown): unknown {
   if (Array.isArray(x)) return x.map(normalized);
   if (!isObject(x)) return x;
-  return Object.fromEntries(Object.keys(x).sort().map((k) => [k, normalized(x[k])]));
+  return Object.fromEntries(
+    Object.keys(x)
+      .sort()
+      .map((k) => [k, normalized(x[k])]),
+  );
 }
 
 /** `initMode: "dual"` (H §1.4): INIT2 plus the v1 root keys, so a v1 agent reads them too. */
 export function dualInitializeRequest(init2: v2.InitializeRequest, init1: v1.InitializeRequest): v2.InitializeRequest {
   const out: Obj = { ...cloneJson(init2) };
-  for (const k of ["clientInfo", "clientCapabilities"] as const) if (init1[k] !== undefined) put(out, k, cloneJson(init1[k]));
+  for (const k of ["clientInfo", "clientCapabilities"] as const)
+    if (init1[k] !== undefined) put(out, k, cloneJson(init1[k]));
   return out as v2.InitializeRequest;
 }
 
@@ -172,11 +187,14 @@ export function tunnelAdvertised(capabilities: unknown): boolean {
 function markerFields(m: BridgeMarker | undefined): Obj | undefined {
   return m === undefined
     ? undefined
-    : { bridge: { name: m.bridge.name, version: m.bridge.version }, clientProtocol: m.clientProtocol, agentProtocol: m.agentProtocol };
+    : {
+        bridge: { name: m.bridge.name, version: m.bridge.version },
+        clientProtocol: m.clientProtocol,
+        agentProtocol: m.agentProtocol,
+      };
 }
 
 // ---- shared pieces ---------------------------------------------------------------------------------
-
 
 function isImplementation(x: unknown): x is Obj & { name: string; version: string } {
   return isObject(x) && isString(x.name) && isString(x.version);
@@ -301,7 +319,14 @@ export function initializeRequestToV2(
     const { meta, env } = unstash(src._meta, 2);
     const root = new Root(new Stash(1, opts));
     root.shadow(src, ["info", "capabilities"]);
-    const out = copyExcept(src, ["protocolVersion", "clientInfo", "clientCapabilities", "_meta", "info", "capabilities"]);
+    const out = copyExcept(src, [
+      "protocolVersion",
+      "clientInfo",
+      "clientCapabilities",
+      "_meta",
+      "info",
+      "capabilities",
+    ]);
     out.protocolVersion = ctx.protocolVersion ?? 2;
     out.info = infoToV2(src.clientInfo, "clientInfo", opts, ctx.syntheticInfo ?? SYNTHETIC_INFO, root);
 
@@ -358,7 +383,14 @@ export function initializeRequestToV1(
     const { meta, env } = unstash(src._meta, 1);
     const root = new Root(new Stash(2, opts));
     root.shadow(src, ["clientInfo", "clientCapabilities"]);
-    const out = copyExcept(src, ["protocolVersion", "info", "capabilities", "_meta", "clientInfo", "clientCapabilities"]);
+    const out = copyExcept(src, [
+      "protocolVersion",
+      "info",
+      "capabilities",
+      "_meta",
+      "clientInfo",
+      "clientCapabilities",
+    ]);
     out.protocolVersion = ctx.protocolVersion ?? 1;
 
     const info = src.info;
@@ -419,7 +451,15 @@ export function initializeResponseToV1(
     const { meta, env } = unstash(src._meta, 1);
     const root = new Root(new Stash(2, opts));
     root.shadow(src, ["agentInfo", "agentCapabilities"]);
-    const out = copyExcept(src, ["protocolVersion", "info", "capabilities", "authMethods", "_meta", "agentInfo", "agentCapabilities"]);
+    const out = copyExcept(src, [
+      "protocolVersion",
+      "info",
+      "capabilities",
+      "authMethods",
+      "_meta",
+      "agentInfo",
+      "agentCapabilities",
+    ]);
     out.protocolVersion = ctx.protocolVersion ?? 1;
 
     const info = src.info;
@@ -439,7 +479,9 @@ export function initializeResponseToV1(
       root.lose(...under(["authMethods"], r.lost));
       if (r.value.omitted.length > 0) root.stash.keep(authResidual.omitted, r.value.omitted);
     } else {
-      root.missing("authMethods", list, "absent or malformed authMethods: v1 gets []", (o) => Array.isArray(o.authMethods));
+      root.missing("authMethods", list, "absent or malformed authMethods: v1 gets []", (o) =>
+        Array.isArray(o.authMethods),
+      );
     }
     out.authMethods = restoreOmitted(methods, residualOf(env, authResidual.omitted));
     restoreRoot(out, env, (k) => k !== "agentCapabilities");
@@ -459,7 +501,10 @@ export function initializeResponseToV1(
 
     restoreRoot(out, env, (k) => k === "agentCapabilities");
     const lost = root.finish(out, meta, markerFields(ctx.bridgeMarker));
-    return ok(ordered(out, ["protocolVersion", "agentInfo", "agentCapabilities", "authMethods"]) as v1.InitializeResponse, lost);
+    return ok(
+      ordered(out, ["protocolVersion", "agentInfo", "agentCapabilities", "authMethods"]) as v1.InitializeResponse,
+      lost,
+    );
   });
 }
 
@@ -487,7 +532,15 @@ export function initializeResponseToV2(
     const { meta, env } = unstash(src._meta, 2);
     const root = new Root(new Stash(1, opts));
     root.shadow(src, ["info", "capabilities"]);
-    const out = copyExcept(src, ["protocolVersion", "agentInfo", "agentCapabilities", "authMethods", "_meta", "info", "capabilities"]);
+    const out = copyExcept(src, [
+      "protocolVersion",
+      "agentInfo",
+      "agentCapabilities",
+      "authMethods",
+      "_meta",
+      "info",
+      "capabilities",
+    ]);
     out.protocolVersion = ctx.protocolVersion ?? 2;
     out.info = infoToV2(src.agentInfo, "agentInfo", opts, ctx.syntheticInfo ?? SYNTHETIC_INFO, root);
 
@@ -506,7 +559,9 @@ export function initializeResponseToV2(
     // Whether a v1 client sees authMethods after the reverse conversion, without and with the stash
     // (an entry of a v1-only type is visible only through its stash): decides `auth.logout` (H §3.3).
     const v2Methods = Array.isArray(out.authMethods) ? out.authMethods : [];
-    const seenPlain = v2Methods.some((m) => isObject(m) && (m.type === "agent" || m.type === "terminal") && v1Visible(m, opts));
+    const seenPlain = v2Methods.some(
+      (m) => isObject(m) && (m.type === "agent" || m.type === "terminal") && v1Visible(m, opts),
+    );
     const seenOn = v2Methods.some((m) => v1Visible(m, opts));
     const caps = src.agentCapabilities;
     if (!isObject(caps)) root.missing("agentCapabilities", caps, "absent or malformed agentCapabilities");

@@ -99,7 +99,8 @@ export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index =
     return fail(unsupported(index, transport, src.name, mcpReasons.toV2));
   }
   // v2 wants an RFC 3986 URL (the schema's `format: "uri"`); a server at no URL cannot be reached.
-  if (transport === "http" && typeof src.url === "string" && !isUri(src.url)) return fail(malformed(index, "url", "not_a_uri"));
+  if (transport === "http" && typeof src.url === "string" && !isUri(src.url))
+    return fail(malformed(index, "url", "not_a_uri"));
   const { meta, env } = unstash(src._meta, 2);
   const stash = new Stash(1, ctx);
   const lost: Loss[] = [];

@@ -12,7 +12,15 @@ import {
   type MessageKind,
   replacementId,
 } from "../../mappings/message.js";
-import { contentBlockToV1, contentBlockToV2, expectObject, expectString, invalid, prefixLosses, unwrap } from "./content.js";
+import {
+  contentBlockToV1,
+  contentBlockToV2,
+  expectObject,
+  expectString,
+  invalid,
+  prefixLosses,
+  unwrap,
+} from "./content.js";
 import { has, isObject, isString, jsonEqual } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
 import {
@@ -194,7 +202,8 @@ export function chunkToV1(
       stash.keep("messageId", id);
       lost.push({ path: ["messageId"], reason: "the v2 id is shown to v1 under another id" });
     }
-    if (!s.started && s.deferredMeta !== undefined) stash.keep("op", "upsert").keep("count", 1).keep("meta", s.deferredMeta);
+    if (!s.started && s.deferredMeta !== undefined)
+      stash.keep("op", "upsert").keep("count", 1).keep("meta", s.deferredMeta);
     setMeta(out, stash.into(meta));
     s = { v1Id: s.v1Id, blocks: appendMerged(s.blocks, [block.value]), started: true, rev: s.rev };
     return ok({ update: out as v1.ContentChunk, sent: s }, lost);
@@ -259,7 +268,8 @@ export function upsertToV1Chunks(
       if (blocks.length === 0) {
         // T §2.2 A↓-3: nothing to show yet; the metadata waits for the first real chunk.
         const deferredMeta = hasMeta ? applyMetaPatch(s.deferredMeta, meta) : s.deferredMeta;
-        for (const k of Object.keys(extra)) lost.push({ path: [k], reason: "nothing is sent to v1 for an empty message" });
+        for (const k of Object.keys(extra))
+          lost.push({ path: [k], reason: "nothing is sent to v1 for an empty message" });
         return ok({ chunks, sent: { ...s, deferredMeta } }, lost);
       }
       // T §2.2 A↓-2: one chunk per block; the first carries the upsert's metadata.
@@ -299,7 +309,8 @@ export function upsertToV1Chunks(
         // T §2.2 A↓-4 replacement: the new content as a new v1 message `<id>~r<rev>`.
         notice();
         const rev = s.rev + 1;
-        const base = s.v1Id === undefined || s.rev === 0 ? (s.v1Id ?? id) : s.v1Id.slice(0, -replacementId("", s.rev).length);
+        const base =
+          s.v1Id === undefined || s.rev === 0 ? (s.v1Id ?? id) : s.v1Id.slice(0, -replacementId("", s.rev).length);
         const v1Id = replacementId(base, rev);
         const stash = marker("replace").keep("count", blocks.length);
         blocks.forEach((b, i) => {
@@ -310,7 +321,8 @@ export function upsertToV1Chunks(
         next = { v1Id, blocks: merged, started: true, rev };
       }
     }
-    if (pendingExtra) for (const k of Object.keys(pendingExtra)) lost.push({ path: [k], reason: "no v1 chunk carries it" });
+    if (pendingExtra)
+      for (const k of Object.keys(pendingExtra)) lost.push({ path: [k], reason: "no v1 chunk carries it" });
     return ok({ chunks, sent: next }, lost);
   });
 }
@@ -332,7 +344,10 @@ export function nextGeneratedId(
   kind: MessageKind,
 ): { messageId: string; state: ChunkIdState } {
   const n = state.counter[kind] + 1;
-  return { messageId: generatedMessageId(sessionId, kind, n), state: { ...state, counter: { ...state.counter, [kind]: n } } };
+  return {
+    messageId: generatedMessageId(sessionId, kind, n),
+    state: { ...state, counter: { ...state.counter, [kind]: n } },
+  };
 }
 
 /**
@@ -345,12 +360,21 @@ export function assignChunkId(
   kind: MessageKind,
   v1Id: string | undefined,
 ): { messageId: string; synthetic: boolean; state: ChunkIdState } {
-  if (v1Id !== undefined) return { messageId: v1Id, synthetic: false, state: { ...state, open: { kind, messageId: v1Id, generated: false } } };
+  if (v1Id !== undefined)
+    return {
+      messageId: v1Id,
+      synthetic: false,
+      state: { ...state, open: { kind, messageId: v1Id, generated: false } },
+    };
   const open = state.open;
   // An ID-less chunk continues the open message of its kind; one inheriting a v1 agent's id is marked.
   if (open?.kind === kind) return { messageId: open.messageId, synthetic: !open.generated, state };
   const g = nextGeneratedId(state, sessionId, kind);
-  return { messageId: g.messageId, synthetic: true, state: { ...g.state, open: { kind, messageId: g.messageId, generated: true } } };
+  return {
+    messageId: g.messageId,
+    synthetic: true,
+    state: { ...g.state, open: { kind, messageId: g.messageId, generated: true } },
+  };
 }
 
 /** A boundary (T §2.1 B↓-3: another kind, tool call, plan, permission, turn end, replay) closes it. */
@@ -391,9 +415,15 @@ export function chunkToV2(chunk: v1.ContentChunk, ctx: ChunkToV2Context, opts: C
   return attempt(() => plainChunkToV2(chunk, ctx, opts, unstash(isObject(chunk) ? chunk._meta : undefined, 2).meta));
 }
 
-function plainChunkToV2(chunk: unknown, ctx: ChunkToV2Context, opts: ConvertOptions, meta: unknown): Converted<v2.ContentChunk> {
+function plainChunkToV2(
+  chunk: unknown,
+  ctx: ChunkToV2Context,
+  opts: ConvertOptions,
+  meta: unknown,
+): Converted<v2.ContentChunk> {
   const src = expectObject(chunk, []);
-  if (src.messageId !== undefined && src.messageId !== null && !isString(src.messageId)) invalid(["messageId"], "expected_string");
+  if (src.messageId !== undefined && src.messageId !== null && !isString(src.messageId))
+    invalid(["messageId"], "expected_string");
   const block = unwrap(contentBlockToV2(src.content as v1.ContentBlock, opts), ["content"]);
   const out: Obj = { ...src, messageId: ctx.messageId, content: block.value };
   const stash = new Stash(1, opts);
@@ -447,7 +477,8 @@ export function v1ChunkToV2Updates(
         const block = unwrap(contentBlockToV2(src.content as v1.ContentBlock, opts), ["content"]);
         const content = [...(pending.update.content as unknown[]), block.value];
         const update = { ...pending.update, content };
-        if (pending.remaining <= 1) return ok({ updates: [update as v2.SessionUpdate], pending: undefined }, block.lost);
+        if (pending.remaining <= 1)
+          return ok({ updates: [update as v2.SessionUpdate], pending: undefined }, block.lost);
         return ok({ updates, pending: { ...pending, remaining: pending.remaining - 1, update } }, block.lost);
       }
       updates.push(...flushPendingUpsert(pending));
@@ -455,10 +486,12 @@ export function v1ChunkToV2Updates(
     const tag = kindInfo(ctx.kind);
     if (isSynthetic(env, NOTICE)) return ok({ updates, pending: undefined });
     const raw = residualOf(env, "raw");
-    if (isObject(raw) && isString(raw.sessionUpdate)) return ok({ updates: [...updates, raw as v2.SessionUpdate], pending: undefined });
+    if (isObject(raw) && isString(raw.sessionUpdate))
+      return ok({ updates: [...updates, raw as v2.SessionUpdate], pending: undefined });
     if (env && isString(op) && OPS.has(op)) {
       const update: Obj = {};
-      for (const [k, v] of Object.entries(src)) if (k !== "messageId" && k !== "content" && k !== "_meta") update[k] = v;
+      for (const [k, v] of Object.entries(src))
+        if (k !== "messageId" && k !== "content" && k !== "_meta") update[k] = v;
       update.sessionUpdate = tag.upsert;
       update.messageId = ctx.messageId;
       const lost = restoreOp(update, op as Op, env, src, opts);

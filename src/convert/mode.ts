@@ -66,7 +66,9 @@ function modesFromBridgeOption(option: Obj, at: Path): Obj {
   const current = expectString(option.currentValue, [...at, "currentValue"]);
   let items = expectArray(option.options, [...at, "options"]);
   if (isSynthetic(env, SN.currentMode)) items = items.slice(0, -1);
-  const availableModes = items.map((item, i) => valueToMode(expectObject(item, [...at, "options", i]), [...at, "options", i]));
+  const availableModes = items.map((item, i) =>
+    valueToMode(expectObject(item, [...at, "options", i]), [...at, "options", i]),
+  );
   const extra = residualOf(env, RK.modesExtra);
   const modes: Obj = { ...(isObject(extra) ? extra : {}), currentModeId: current, availableModes };
   if (hasResidual(env, RK.modesMeta)) modes._meta = residualOf(env, RK.modesMeta);
@@ -152,7 +154,9 @@ function boundOption(list: unknown, configId: string): Obj | undefined {
 /** The mode values of a select option, flattened (for comparisons). */
 function modeValues(option: Obj | undefined): unknown[] {
   const items: unknown[] = option && Array.isArray(option.options) ? option.options : [];
-  return items.flatMap((o): unknown[] => (isObject(o) && has(o, GROUP.v2) && Array.isArray(o.options) ? o.options : [o]));
+  return items.flatMap((o): unknown[] =>
+    isObject(o) && has(o, GROUP.v2) && Array.isArray(o.options) ? o.options : [o],
+  );
 }
 
 /**
@@ -174,7 +178,9 @@ export function modeSetChanged(prev: unknown, next: unknown): boolean {
   const a = modeBinding(prev);
   const b = modeBinding(next);
   if (!a || !b) return a !== b;
-  return !jsonEqual(modeValues((prev as Obj[])[a.index]), modeValues((next as Obj[])[b.index])) || a.configId !== b.configId;
+  return (
+    !jsonEqual(modeValues((prev as Obj[])[a.index]), modeValues((next as Obj[])[b.index])) || a.configId !== b.configId
+  );
 }
 
 /**
@@ -251,8 +257,7 @@ export function agentConfigFromResult(res: unknown): AgentConfig {
  * `set_config_option`); `modes` = the synthetic option (translate to `session/set_mode`).
  */
 export type AgentModeBinding =
-  | { readonly kind: "option"; readonly configId: string }
-  | { readonly kind: "modes"; readonly configId: string };
+  { readonly kind: "option"; readonly configId: string } | { readonly kind: "modes"; readonly configId: string };
 
 function roleOf(cfg: AgentConfig): ReturnType<typeof modesRole> | undefined {
   try {

@@ -4,7 +4,15 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { kindInfo, messageTable, noticeFallbackText } from "../../mappings/message.js";
-import { contentBlockToV1, contentBlockToV2, expectObject, expectString, invalid, prefixLosses, unwrap } from "./content.js";
+import {
+  contentBlockToV1,
+  contentBlockToV2,
+  expectObject,
+  expectString,
+  invalid,
+  prefixLosses,
+  unwrap,
+} from "./content.js";
 import { isString } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, setMeta, Stash } from "./stash.js";
@@ -103,14 +111,21 @@ export interface NoticeGate {
  * client opted in, else dropped (`null`) or, for a warning or error notice with the fallback on,
  * an `agent_message_chunk` carrying the notice in its stash (`raw`, restored by B).
  */
-export function gatedUpdateToV1(update: v2.SessionUpdate, gate: NoticeGate, opts: ConvertOptions): Conv<v1.SessionUpdate | null> {
+export function gatedUpdateToV1(
+  update: v2.SessionUpdate,
+  gate: NoticeGate,
+  opts: ConvertOptions,
+): Conv<v1.SessionUpdate | null> {
   return attempt<v1.SessionUpdate | null>(() => {
     const src = expectObject(update, []);
     const tag = expectString(src.sessionUpdate, ["sessionUpdate"]);
     const dropped = (why: string): Converted<null> => ok(null, [{ path: [] as Path, reason: why }]);
     if (tag === COMPACTION_UPDATE || tag === COMPACTION_CHUNK) {
       if (!gate.compaction) return dropped("the v1 client did not opt into compaction updates");
-      const r = tag === COMPACTION_UPDATE ? compactionUpdate(src, opts, contentBlockToV1) : summaryChunk(src, opts, contentBlockToV1);
+      const r =
+        tag === COMPACTION_UPDATE
+          ? compactionUpdate(src, opts, contentBlockToV1)
+          : summaryChunk(src, opts, contentBlockToV1);
       return ok(r.value as v1.SessionUpdate, r.lost);
     }
     if (tag !== NOTICE) invalid(["sessionUpdate"], "unknown_variant", { value: tag });
@@ -122,6 +137,8 @@ export function gatedUpdateToV1(update: v2.SessionUpdate, gate: NoticeGate, opts
     const out: Obj = { sessionUpdate: kindInfo("agent").chunk, content: { type: "text", text } };
     if (gate.fallbackMessageId !== undefined) out.messageId = gate.fallbackMessageId;
     setMeta(out, new Stash(2, opts).keep("raw", src).into(undefined));
-    return ok(out as v1.SessionUpdate, [{ path: [], reason: "the v1 client did not opt into notices: shown as a message" }]);
+    return ok(out as v1.SessionUpdate, [
+      { path: [], reason: "the v1 client did not opt into notices: shown as a message" },
+    ]);
   });
 }

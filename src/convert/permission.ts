@@ -24,7 +24,6 @@ const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 /** Synthetic on a v2 request: the v1 agent had not announced the subject's tool call (a chained A does not either). */
 const UNANNOUNCED = "toolCallUnannounced";
 
-
 /** A v1 `tool_call_update` message. */
 export type V1ToolCallUpdateMessage = v1.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
 /** A v2 `tool_call_update` message. */
@@ -76,7 +75,10 @@ function checkOption(o: unknown, field: string): Obj & { kind: string } {
 /** One option whose kind v1 lacks, shown as `reject_once` with the original kind on its `_meta`. */
 function fallbackOption(o: Obj & { kind: string }, opts: ConvertOptions): Obj {
   const { meta } = unstash(o._meta, 1);
-  return setMeta({ ...o, kind: permissionTable.unknownKindFallback }, new Stash(2, opts).keep("kind", o.kind).into(meta));
+  return setMeta(
+    { ...o, kind: permissionTable.unknownKindFallback },
+    new Stash(2, opts).keep("kind", o.kind).into(meta),
+  );
 }
 
 /** A↓ one option: a known kind passes; an unknown one is shown as `reject_once` (never allow_*). */
@@ -128,7 +130,10 @@ function optionsToV1(options: unknown[], opts: ConvertOptions): { options: Obj[]
  * send before it. A `tool_call` subject announces its tool call if needed (titled with the request
  * title when it has none); a `command`, absent, `null` or unknown subject gets a synthetic one.
  */
-export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: PermissionToV1Context): Conv<PermissionRequestToV1> {
+export function permissionRequestToV1(
+  params: v2.RequestPermissionRequest,
+  ctx: PermissionToV1Context,
+): Conv<PermissionRequestToV1> {
   return attempt<PermissionRequestToV1>(() => {
     if (!isObject(params)) bad("params", "not_object");
     const p: Obj = params;
@@ -138,7 +143,8 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
     const description = isString(p.description) ? p.description : undefined;
     if (!Array.isArray(p.options)) bad("options", "not_array");
     const subject = p.subject;
-    if (subject !== undefined && subject !== null && !(isObject(subject) && isString(subject.type))) bad("subject", "not_subject");
+    if (subject !== undefined && subject !== null && !(isObject(subject) && isString(subject.type)))
+      bad("subject", "not_subject");
     const subjectType = isObject(subject) ? (subject.type as string) : undefined;
     const known = subjectType === "tool_call" || subjectType === "command" || subject === undefined || subject === null;
     if (!known && ctx.unknownSubjectPolicy === "reject") {
@@ -151,7 +157,11 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
     const stash = new Stash(2, ctx.opts);
     const lost: Loss[] = [];
     const before: V1ToolCallMessage[] = [];
-    const tcCtx: ToolCallToV1Context = { opts: ctx.opts, renderTerminal: ctx.renderTerminal, diffRendering: ctx.diffRendering };
+    const tcCtx: ToolCallToV1Context = {
+      opts: ctx.opts,
+      renderTerminal: ctx.renderTerminal,
+      diffRendering: ctx.diffRendering,
+    };
     let toolCall: Obj;
     let syntheticToolCallId: string | undefined;
 
@@ -160,7 +170,10 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
       if (!isObject(tc) || !isString(tc.toolCallId)) bad("subject.toolCall", "not_tool_call");
       if (!ctx.isAnnounced(tc.toolCallId) && !isSynthetic(env, UNANNOUNCED)) {
         // permissionTitleIntoToolCall:"ifMissing": a tool call without a title shows the prompt's.
-        const created = unwrap(toolCallToV1(tc as v2.ToolCallUpdate, { ...tcCtx, titleHint: title, forPermission: true }), ["subject", "toolCall"]);
+        const created = unwrap(
+          toolCallToV1(tc as v2.ToolCallUpdate, { ...tcCtx, titleHint: title, forPermission: true }),
+          ["subject", "toolCall"],
+        );
         before.push({ sessionUpdate: "tool_call", ...created.value });
       }
       const r = unwrap(toolCallUpdateToV1(tc as v2.ToolCallUpdate, tcCtx), ["subject", "toolCall"]);
@@ -170,7 +183,8 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
       delete rest.toolCall;
       if (Object.keys(rest).length > 1) {
         stash.keep("subject", rest);
-        for (const k of Object.keys(rest)) if (k !== "type") lost.push({ path: ["subject", k], reason: "v1 has no permission subject" });
+        for (const k of Object.keys(rest))
+          if (k !== "type") lost.push({ path: ["subject", k], reason: "v1 has no permission subject" });
       }
     } else {
       let id: string;
@@ -216,7 +230,8 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
     // The title is prompt copy only: v1 shows the tool call's own title (T §4 A↓-1).
     if (!isSynthetic(env, "title")) {
       stash.keep("title", title);
-      if (derivedTitle(toolCall) !== title) lost.push({ path: ["title"], reason: "v1 permission requests have no title" });
+      if (derivedTitle(toolCall) !== title)
+        lost.push({ path: ["title"], reason: "v1 permission requests have no title" });
     }
     if (has(p, "description")) {
       stash.keep("description", p.description);
@@ -242,10 +257,14 @@ export function permissionRequestToV1(params: v2.RequestPermissionRequest, ctx: 
 }
 
 /** The v1 params alone (for callers that only need them, e.g. the property tests). */
-export function permissionParamsToV1(params: v2.RequestPermissionRequest, ctx: PermissionToV1Context): Conv<v1.RequestPermissionRequest> {
+export function permissionParamsToV1(
+  params: v2.RequestPermissionRequest,
+  ctx: PermissionToV1Context,
+): Conv<v1.RequestPermissionRequest> {
   const r = permissionRequestToV1(params, ctx);
   if (!r.ok) return r;
-  if (r.value.kind !== "prompt") return { ok: false, error: errors.invalidParams({ reason: "refused_subject", field: "subject" }) };
+  if (r.value.kind !== "prompt")
+    return { ok: false, error: errors.invalidParams({ reason: "refused_subject", field: "subject" }) };
   return ok(r.value.params, r.lost);
 }
 
@@ -311,7 +330,10 @@ function optionsToV2(options: unknown[], removed: unknown): Obj[] {
  * (announced first if the client has not seen it), a title from it, its last title or its kind;
  * a stash from A restores the original title, description, subject and options exactly.
  */
-export function permissionRequestToV2(params: v1.RequestPermissionRequest, ctx: PermissionToV2Context): Conv<PermissionRequestToV2> {
+export function permissionRequestToV2(
+  params: v1.RequestPermissionRequest,
+  ctx: PermissionToV2Context,
+): Conv<PermissionRequestToV2> {
   return attempt<PermissionRequestToV2>(() => {
     if (!isObject(params)) bad("params", "not_object");
     const p: Obj = params;
@@ -339,7 +361,12 @@ export function permissionRequestToV2(params: v1.RequestPermissionRequest, ctx: 
     else if (!(invented && stashedSubject === undefined)) {
       const seen = ctx.seen(id);
       const r = unwrap(
-        toolCallUpdateToV2(tc as v1.ToolCallUpdate, { opts: ctx.opts, seen, cwd: ctx.cwd, extensionTerminals: ctx.extensionTerminals }),
+        toolCallUpdateToV2(tc as v1.ToolCallUpdate, {
+          opts: ctx.opts,
+          seen,
+          cwd: ctx.cwd,
+          extensionTerminals: ctx.extensionTerminals,
+        }),
         ["toolCall"],
       );
       lost.push(...under(["toolCall"], r.lost));
@@ -366,10 +393,14 @@ export function permissionRequestToV2(params: v1.RequestPermissionRequest, ctx: 
 }
 
 /** The v2 params alone (`options: []` gives the typed error). */
-export function permissionParamsToV2(params: v1.RequestPermissionRequest, ctx: PermissionToV2Context): Conv<v2.RequestPermissionRequest> {
+export function permissionParamsToV2(
+  params: v1.RequestPermissionRequest,
+  ctx: PermissionToV2Context,
+): Conv<v2.RequestPermissionRequest> {
   const r = permissionRequestToV2(params, ctx);
   if (!r.ok) return r;
-  if (r.value.kind !== "prompt") return { ok: false, error: errors.invalidParams({ reason: "no_options", field: "options" }) };
+  if (r.value.kind !== "prompt")
+    return { ok: false, error: errors.invalidParams({ reason: "no_options", field: "options" }) };
   return ok(r.value.params, r.lost);
 }
 
@@ -399,7 +430,8 @@ function checkOutcome(outcome: unknown, field: string): Obj & { outcome: string 
 export function permissionOutcomeToV1(outcome: v2.RequestPermissionOutcome): Conv<v1.RequestPermissionOutcome> {
   return attempt(() => {
     const o = checkOutcome(outcome, "outcome");
-    if (o.outcome === "selected" || o.outcome === "cancelled") return ok({ ...o } as unknown as v1.RequestPermissionOutcome);
+    if (o.outcome === "selected" || o.outcome === "cancelled")
+      return ok({ ...o } as unknown as v1.RequestPermissionOutcome);
     return ok({ outcome: "cancelled" }, [
       { path: [], reason: `v1 has no permission outcome "${o.outcome}"; answered cancelled` },
     ]);
@@ -412,7 +444,10 @@ export function permissionOutcomeToV2(outcome: v1.RequestPermissionOutcome): Con
 }
 
 /** B↑ response: an unknown outcome becomes `cancelled`, the original stashed in the response `_meta`. */
-export function permissionResponseToV1(resp: v2.RequestPermissionResponse, opts: ConvertOptions): Conv<v1.RequestPermissionResponse> {
+export function permissionResponseToV1(
+  resp: v2.RequestPermissionResponse,
+  opts: ConvertOptions,
+): Conv<v1.RequestPermissionResponse> {
   return attempt(() => {
     if (!isObject(resp)) bad("result", "not_object");
     const { meta } = unstash(resp._meta, 1);

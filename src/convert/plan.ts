@@ -16,7 +16,6 @@ export type PlansMap = ReadonlyMap<string, v2.PlanUpdateContent>;
 
 type Obj = Record<string, unknown>;
 
-
 function checkEntry(entry: unknown, field: string): Obj {
   if (!isObject(entry)) bad(field, "not_object");
   if (!isString(entry.status)) bad(`${field}.status`, "not_string");
@@ -179,7 +178,10 @@ interface PlanLayout {
 }
 
 /** The `plans` / `opaquePlans` / `trigger` stash, or `undefined` when absent or malformed. */
-function readLayout(residual: Readonly<Record<string, unknown>> | undefined, entryCount: number): PlanLayout | undefined {
+function readLayout(
+  residual: Readonly<Record<string, unknown>> | undefined,
+  entryCount: number,
+): PlanLayout | undefined {
   if (!residual) return undefined;
   const { plans, opaquePlans = [], trigger } = residual;
   if (!Array.isArray(plans) || !Array.isArray(opaquePlans)) return undefined;
@@ -228,7 +230,12 @@ export function planToV2Updates(plan: v1.Plan, lastEmitted: PlansMap, opts: Conv
     if (layout) {
       let k = 0;
       for (const p of layout.plans) {
-        const content: Obj = { ...p.extra, type: planTable.itemsType, planId: p.planId, entries: entries.slice(k, k + p.count) };
+        const content: Obj = {
+          ...p.extra,
+          type: planTable.itemsType,
+          planId: p.planId,
+          entries: entries.slice(k, k + p.count),
+        };
         if (p.hasMeta) content._meta = p.meta;
         contents.push(content);
         k += p.count;
@@ -264,7 +271,10 @@ export function planToV2Updates(plan: v1.Plan, lastEmitted: PlansMap, opts: Conv
 }
 
 /** B state: `lastEmitted` after sending `updates`. */
-export function recordEmitted(lastEmitted: PlansMap, updates: readonly v2.PlanUpdate[]): Map<string, v2.PlanUpdateContent> {
+export function recordEmitted(
+  lastEmitted: PlansMap,
+  updates: readonly v2.PlanUpdate[],
+): Map<string, v2.PlanUpdateContent> {
   const next = new Map(lastEmitted);
   for (const u of updates) next.set(u.plan.planId, u.plan);
   return next;
@@ -277,7 +287,10 @@ export function recordEmitted(lastEmitted: PlansMap, updates: readonly v2.PlanUp
  * as a v1 (unstable) `plan_update`, entries downgraded. A plan type v1 lacks becomes an empty items
  * plan (it still replaces that planId's content) carrying the original as stash `raw`.
  */
-export function planUpdateToV1Native(update: v2.PlanUpdate | v2u.PlanUpdate, opts: ConvertOptions): Conv<v1u.PlanUpdate> {
+export function planUpdateToV1Native(
+  update: v2.PlanUpdate | v2u.PlanUpdate,
+  opts: ConvertOptions,
+): Conv<v1u.PlanUpdate> {
   return attempt(() => {
     if (!isObject(update)) bad("update", "not_object");
     const content = checkContent(update.plan, "plan");

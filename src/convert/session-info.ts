@@ -21,7 +21,14 @@ function daysIn(year: number, month: number): number {
 export function isRfc3339(s: string): boolean {
   const m = RFC3339.exec(s);
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
   if (hour > 23 || minute > 59 || second > 60) return false;
   if (m[8] !== "Z" && m[8] !== "z" && (Number(m[10]) > 23 || Number(m[11]) > 59)) return false;

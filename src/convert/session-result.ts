@@ -41,7 +41,12 @@ export interface ResultToV2Context {
 }
 
 /** The carrier-level keys the target version cannot carry are stashed and restored verbatim. */
-function resultToV1(x: unknown, sessionIdRequired: boolean, ctx: ToV1Context, opts: ConvertOptions): Conv<ResultToV1<Obj>> {
+function resultToV1(
+  x: unknown,
+  sessionIdRequired: boolean,
+  ctx: ToV1Context,
+  opts: ConvertOptions,
+): Conv<ResultToV1<Obj>> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     const src = !sessionIdRequired && (x === null || x === undefined) ? {} : expectObject(x, []);
@@ -56,7 +61,10 @@ function resultToV1(x: unknown, sessionIdRequired: boolean, ctx: ToV1Context, op
       // v2 receivers read `null` as omitted.
       if (src.availableCommands !== null) availableCommands = expectArray(src.availableCommands, ["availableCommands"]);
       stash.keep(RK.availableCommands, src.availableCommands);
-      acc.lost.push({ path: ["availableCommands"], reason: "v1 results have no availableCommands (sent as available_commands_update)" });
+      acc.lost.push({
+        path: ["availableCommands"],
+        reason: "v1 results have no availableCommands (sent as available_commands_update)",
+      });
     }
 
     let modeOption: Obj | undefined;
@@ -134,7 +142,8 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
         case "option": {
           const option = buildModeOption(modes as Obj, syntheticModeOptionId(rawList), ["modes"], acc);
           if (rawList === undefined) stash.invented(SN.configOptions);
-          if (rawList !== null) acc.lost.push({ path: ["configOptions"], reason: "the mode option is added to the list" });
+          if (rawList !== null)
+            acc.lost.push({ path: ["configOptions"], reason: "the mode option is added to the list" });
           list = [option, ...(list ?? [])];
           break;
         }

@@ -15,7 +15,13 @@ import {
   type Platform,
 } from "./directories.js";
 import { isObject, jsonEqual } from "./json.js";
-import { mcpServersToV1, mcpServersToV2, type DroppedMcpServer, type McpToV1Context, type McpToV2Context } from "./mcp.js";
+import {
+  mcpServersToV1,
+  mcpServersToV2,
+  type DroppedMcpServer,
+  type McpToV1Context,
+  type McpToV2Context,
+} from "./mcp.js";
 import {
   attempt,
   ConvertFailure,
@@ -176,7 +182,8 @@ function commonToV1(src: Obj, ctx: SessionToV1Context, requireServers: boolean, 
   } else if (requireServers) {
     out.mcpServers = [];
     stash.invented("mcpServers");
-    if (!Object.hasOwn(src, "mcpServers")) lost.push({ path: ["mcpServers"], reason: "v1 requires mcpServers: sent as []" });
+    if (!Object.hasOwn(src, "mcpServers"))
+      lost.push({ path: ["mcpServers"], reason: "v1 requires mcpServers: sent as []" });
   }
   convertSystemPrompt(out, 1, ctx, lost);
   return out;
@@ -214,7 +221,10 @@ function creationToV1<T>(x: unknown, ctx: SessionToV1Context, hasSessionId: bool
 }
 
 /** A: v1 `session/new` params → v2. */
-export function newSessionRequestToV2(x: v1.NewSessionRequest, ctx: SessionToV2Context): Conv<LifecycleToV2<v2.NewSessionRequest>> {
+export function newSessionRequestToV2(
+  x: v1.NewSessionRequest,
+  ctx: SessionToV2Context,
+): Conv<LifecycleToV2<v2.NewSessionRequest>> {
   return creationToV2(x, ctx, false);
 }
 
@@ -304,8 +314,12 @@ export function resumeSessionRequestToV1(x: v2.ResumeSessionRequest, ctx: Resume
     if (rf === null || (replay && !jsonEqual(rf, START)) || (load && !replay)) {
       lost.push({ path: ["replayFrom"], reason: "the v1 method carries the replay choice, not the cursor" });
     }
-    if (load) return ok({ method: "session/load", params: finish(out, stash, meta) as v1.LoadSessionRequest, replay }, lost);
-    return ok({ method: "session/resume", params: finish(out, stash, meta) as v1.ResumeSessionRequest, replay: false }, lost);
+    if (load)
+      return ok({ method: "session/load", params: finish(out, stash, meta) as v1.LoadSessionRequest, replay }, lost);
+    return ok(
+      { method: "session/resume", params: finish(out, stash, meta) as v1.ResumeSessionRequest, replay: false },
+      lost,
+    );
   });
 }
 
@@ -321,7 +335,10 @@ export function forkSessionRequestToV2(
 }
 
 /** B: v2 (unstable) `session/fork` → v1 (unstable); `mcpServers` is optional in both. */
-export function forkSessionRequestToV1(x: v2u.ForkSessionRequest, ctx: SessionToV1Context): Conv<v1u.ForkSessionRequest> {
+export function forkSessionRequestToV1(
+  x: v2u.ForkSessionRequest,
+  ctx: SessionToV1Context,
+): Conv<v1u.ForkSessionRequest> {
   return creationToV1(x, ctx, true, false);
 }
 
@@ -417,14 +434,19 @@ function sessionsOf(src: Obj): unknown[] {
 }
 
 /** A: v2 `session/list` result → v1 (`nextCursor` wrapped, each SessionInfo converted). */
-export function listSessionsResponseToV1(x: v2.ListSessionsResponse, opts: ConvertOptions): Conv<v1.ListSessionsResponse> {
+export function listSessionsResponseToV1(
+  x: v2.ListSessionsResponse,
+  opts: ConvertOptions,
+): Conv<v1.ListSessionsResponse> {
   return attempt(() => {
     const src: unknown = x;
     if (!isObject(src)) bad("result", "not_object");
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const out: Obj = { ...src };
-    out.sessions = sessionsOf(src).map((s, i) => take(sessionInfoToV1(s as v2.SessionInfo, opts), ["sessions", i], lost));
+    out.sessions = sessionsOf(src).map((s, i) =>
+      take(sessionInfoToV1(s as v2.SessionInfo, opts), ["sessions", i], lost),
+    );
     checkCursor(src.nextCursor, "nextCursor");
     cursorToV1(out, "nextCursor", env);
     return ok(finish(out, new Stash(2, opts), meta) as v1.ListSessionsResponse, lost);
@@ -432,7 +454,10 @@ export function listSessionsResponseToV1(x: v2.ListSessionsResponse, opts: Conve
 }
 
 /** B: v1 `session/list` result → v2 (`nextCursor` unwrapped, `updatedAt` made RFC 3339). */
-export function listSessionsResponseToV2(x: v1.ListSessionsResponse, opts: ConvertOptions): Conv<v2.ListSessionsResponse> {
+export function listSessionsResponseToV2(
+  x: v1.ListSessionsResponse,
+  opts: ConvertOptions,
+): Conv<v2.ListSessionsResponse> {
   return attempt(() => {
     const src: unknown = x;
     if (!isObject(src)) bad("result", "not_object");
@@ -440,7 +465,9 @@ export function listSessionsResponseToV2(x: v1.ListSessionsResponse, opts: Conve
     const { meta } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
     const out: Obj = { ...src };
-    out.sessions = sessionsOf(src).map((s, i) => take(sessionInfoToV2(s as v1.SessionInfo, opts), ["sessions", i], lost));
+    out.sessions = sessionsOf(src).map((s, i) =>
+      take(sessionInfoToV2(s as v1.SessionInfo, opts), ["sessions", i], lost),
+    );
     checkCursor(src.nextCursor, "nextCursor");
     cursorToV2(out, "nextCursor", stash, lost);
     return ok(finish(out, stash, meta) as v2.ListSessionsResponse, lost);
@@ -499,7 +526,10 @@ export function sessionInfoToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v
         stash.keep("updatedAt", u);
         if (fixed === undefined) Reflect.deleteProperty(out, "updatedAt");
         else out.updatedAt = fixed;
-        lost.push({ path: ["updatedAt"], reason: fixed === undefined ? "not a timestamp: omitted" : "reformatted to RFC 3339" });
+        lost.push({
+          path: ["updatedAt"],
+          reason: fixed === undefined ? "not a timestamp: omitted" : "reformatted to RFC 3339",
+        });
       }
     }
     return ok(finish(out, stash, meta) as v2.SessionInfo, lost);

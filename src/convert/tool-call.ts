@@ -354,7 +354,10 @@ export function toolCallMessageToV2(m: V1ToolCallMessage, ctx: ToolCallMessageTo
     if (tag === "tool_call" && isSynthetic(env, FOR_PERMISSION))
       return ok([], [{ path: [], reason: "a bridge announced it for a permission subject, which carries it in v2" }]);
     if (tag === "tool_call_update" && isSynthetic(env, RERENDER))
-      return ok([], [{ path: [], reason: "a bridge's re-render of terminal output (the terminal updates come on the channel)" }]);
+      return ok(
+        [],
+        [{ path: [], reason: "a bridge's re-render of terminal output (the terminal updates come on the channel)" }],
+      );
     const r = unwrap(bodyToV2(body, ctx, tag === "tool_call", true), []);
     const chunks = asChunks(r.value, env, ctx, tag === "tool_call" && !ctx.seen);
     if (chunks) return ok(chunks, r.lost);
@@ -538,7 +541,9 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
     const r = diffToV2(src as Parameters<typeof diffToV2>[0], { opts: ctx.opts, cwd: ctx.cwd, toolKind: ctx.toolKind });
     // A path no session cwd can make absolute (v2 wants one): the item, not the tool call, degrades.
     if (!r.ok && (r.error.data as { reason?: unknown } | undefined)?.reason === "not_absolute")
-      return ok(placeholderItem("unsupportedToolOutput", { type }, 1, src, ctx.opts), [{ path: ["path"], reason: "a diff path v2 cannot make absolute: shown as text" }]);
+      return ok(placeholderItem("unsupportedToolOutput", { type }, 1, src, ctx.opts), [
+        { path: ["path"], reason: "a diff path v2 cannot make absolute: shown as text" },
+      ]);
     return unwrap(r, at);
   }
   const { meta, env } = unstash(src._meta, 2);

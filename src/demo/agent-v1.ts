@@ -28,7 +28,9 @@ import { exitAfterFlush, inArrivalOrder, stdioStreams, wireLogSink } from "./std
 export const AGENT_INFO = { name: "acp-bridge-demo-agent-v1", title: "acp-bridge demo agent (v1)", version: "1.0.0" };
 export const LOGIN_METHOD_ID = "demo-login";
 
-const AUTH_METHODS: acp.AuthMethod[] = [{ id: LOGIN_METHOD_ID, name: "Demo login", description: "Signs in without credentials." }];
+const AUTH_METHODS: acp.AuthMethod[] = [
+  { id: LOGIN_METHOD_ID, name: "Demo login", description: "Signs in without credentials." },
+];
 
 const COMMANDS: acp.AvailableCommand[] = [
   { name: "test", description: "Run the tests", input: { hint: "test name filter" } },
@@ -100,7 +102,10 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
     return live;
   };
 
-  const activate = (stored: StoredSession<acp.SessionUpdate>, mcpServers: readonly acp.McpServer[] | undefined): Live => {
+  const activate = (
+    stored: StoredSession<acp.SessionUpdate>,
+    mcpServers: readonly acp.McpServer[] | undefined,
+  ): Live => {
     const summary = (mcpServers ?? []).map((s) => ({ name: s.name, type: "type" in s ? s.type : "stdio" }));
     const existing = sessions.get(stored.sessionId);
     if (existing) {
@@ -116,12 +121,26 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
   const checkRoots = (cwd: string, dirs: readonly string[] | undefined): void => {
     if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ field: "cwd", reason: "must be an absolute path" });
     (dirs ?? []).forEach((d, index) => {
-      if (!isAbsolute(d)) throw acp.RequestError.invalidParams({ field: "additionalDirectories", index, reason: "must be an absolute path" });
+      if (!isAbsolute(d))
+        throw acp.RequestError.invalidParams({
+          field: "additionalDirectories",
+          index,
+          reason: "must be an absolute path",
+        });
     });
   };
 
   const record = (live: Live, update: acp.SessionUpdate): void => {
-    if (!["user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"].includes(update.sessionUpdate)) {
+    if (
+      ![
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+        "plan",
+      ].includes(update.sessionUpdate)
+    ) {
       return;
     }
     live.stored.history.push(update);
@@ -166,7 +185,11 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
       });
     },
     async toolProgress(tool) {
-      await send(client, live, { sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: "in_progress" });
+      await send(client, live, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: tool.toolCallId,
+        status: "in_progress",
+      });
     },
     async toolFinish(tool, result) {
       await send(client, live, { sessionUpdate: "tool_call_update", ...toolResult(tool, result) });
@@ -175,7 +198,13 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
       // v1: the client answers `cancelled` itself after session/cancel; the turn does not wait for it.
       const request = client.request(acp.methods.client.session.requestPermission, {
         sessionId: live.stored.sessionId,
-        toolCall: { toolCallId: tool.toolCallId, title: tool.title, kind: tool.kind, status: "pending", rawInput: tool.rawInput },
+        toolCall: {
+          toolCallId: tool.toolCallId,
+          title: tool.title,
+          kind: tool.kind,
+          status: "pending",
+          rawInput: tool.rawInput,
+        },
         options: [
           { optionId: "allow", name: "Allow", kind: "allow_once" },
           { optionId: "reject", name: "Reject", kind: "reject_once" },
@@ -197,7 +226,12 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
     crash: () => exitAfterFlush(CRASH_EXIT_CODE),
   });
 
-  const runTurn = async (client: acp.AgentContext, live: Live, prompt: acp.ContentBlock[], signal: AbortSignal): Promise<TurnOutcome> => {
+  const runTurn = async (
+    client: acp.AgentContext,
+    live: Live,
+    prompt: acp.ContentBlock[],
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> => {
     const text = promptText(prompt);
     const script = planTurn(text, {
       cwd: live.stored.cwd,
@@ -215,7 +249,11 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
     }
     if (live.stored.title === null) {
       live.stored.title = titleFrom(text);
-      await send(client, live, { sessionUpdate: "session_info_update", title: live.stored.title, updatedAt: new Date().toISOString() });
+      await send(client, live, {
+        sessionUpdate: "session_info_update",
+        title: live.stored.title,
+        updatedAt: new Date().toISOString(),
+      });
     }
     return runScript(script, host(client, live), signal);
   };
@@ -226,13 +264,19 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
     return live.chain;
   };
 
-  const sessionResult = (stored: StoredSession<acp.SessionUpdate>) => ({ modes: modes(stored.config), configOptions: configOptions(stored.config) });
+  const sessionResult = (stored: StoredSession<acp.SessionUpdate>) => ({
+    modes: modes(stored.config),
+    configOptions: configOptions(stored.config),
+  });
 
   const announceCommands = (client: acp.AgentContext, sessionId: string): void => {
     // After the response, so the client knows the session.
     setImmediate(() => {
       client
-        .notify(acp.methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } })
+        .notify(acp.methods.client.session.update, {
+          sessionId,
+          update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS },
+        })
         .catch(() => undefined);
     });
   };
@@ -247,7 +291,8 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
       agentInfo: AGENT_INFO,
     }))
     .onRequest(acp.methods.agent.authenticate, ({ params }) => {
-      if (params.methodId !== LOGIN_METHOD_ID) throw acp.RequestError.invalidParams({ field: "methodId", reason: "unknown auth method" });
+      if (params.methodId !== LOGIN_METHOD_ID)
+        throw acp.RequestError.invalidParams({ field: "methodId", reason: "unknown auth method" });
       authenticated = true;
       return {};
     })
@@ -297,7 +342,8 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
     })
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params, client }) => {
       const live = openSession(params.sessionId);
-      if (params.configId !== "model") throw acp.RequestError.invalidParams({ field: "configId", reason: `unknown config option ${params.configId}` });
+      if (params.configId !== "model")
+        throw acp.RequestError.invalidParams({ field: "configId", reason: `unknown config option ${params.configId}` });
       const { type, value } = params as { type?: string; value: unknown };
       if (type !== undefined || typeof value !== "string" || !(MODELS as readonly string[]).includes(value)) {
         throw acp.RequestError.invalidParams({ field: "value", reason: `expected one of ${MODELS.join(", ")}` });
@@ -323,7 +369,8 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
         if (ctl.signal.aborted) return { stopReason: "cancelled" };
         const outcome = await runTurn(client, live, params.prompt, ctl.signal);
         // v1 convention for a failed turn: the prompt gets a JSON-RPC error.
-        if (outcome.stopReason === "error") throw new acp.RequestError(outcome.error.code, outcome.error.message, outcome.error.data);
+        if (outcome.stopReason === "error")
+          throw new acp.RequestError(outcome.error.code, outcome.error.message, outcome.error.data);
         return { stopReason: outcome.stopReason };
       } finally {
         live.pending.delete(ctl);
@@ -382,10 +429,18 @@ function toolResult(tool: ToolSpec, result: ToolResult): acp.ToolCallUpdate {
   if (result.status === "cancelled") return { toolCallId: tool.toolCallId, status: "failed" };
   const text: acp.ToolCallContent = { type: "content", content: { type: "text", text: result.text } };
   if (result.status === "failed") return { toolCallId: tool.toolCallId, status: "failed", content: [text] };
-  const diffs = (tool.diff ?? []).map(
-    (c): acp.ToolCallContent => ({ type: "diff", path: c.path, ...(c.oldText === null ? {} : { oldText: c.oldText }), newText: c.newText }),
-  );
-  return { toolCallId: tool.toolCallId, status: "completed", content: [text, ...diffs], rawOutput: { exitCode: 0, output: result.text } };
+  const diffs = (tool.diff ?? []).map((c): acp.ToolCallContent => ({
+    type: "diff",
+    path: c.path,
+    ...(c.oldText === null ? {} : { oldText: c.oldText }),
+    newText: c.newText,
+  }));
+  return {
+    toolCallId: tool.toolCallId,
+    status: "completed",
+    content: [text, ...diffs],
+    rawOutput: { exitCode: 0, output: result.text },
+  };
 }
 
 /** Runs the agent on this process's stdio until the client goes away. */

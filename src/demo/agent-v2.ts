@@ -81,7 +81,11 @@ function configOptions(config: Record<string, string>): acp.SessionConfigOption[
 
 /** What a session retains for replay: one entry per message, tool call and plan, in first-seen order. */
 type Entity =
-  | { readonly kind: "user_message" | "agent_message" | "agent_thought"; readonly messageId: string; content: acp.ContentBlock[] }
+  | {
+      readonly kind: "user_message" | "agent_message" | "agent_thought";
+      readonly messageId: string;
+      content: acp.ContentBlock[];
+    }
   | { readonly kind: "tool_call"; readonly toolCallId: string; state: acp.ToolCallUpdate }
   | { readonly kind: "plan"; readonly planId: string; entries: acp.PlanEntry[] };
 
@@ -237,7 +241,10 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       }
     },
     async plan(planId, entries) {
-      await send(client, live, { sessionUpdate: "plan_update", plan: { type: "items", planId, entries: [...entries] } });
+      await send(client, live, {
+        sessionUpdate: "plan_update",
+        plan: { type: "items", planId, entries: [...entries] },
+      });
     },
     async toolAnnounce(tool) {
       await send(client, live, {
@@ -251,7 +258,11 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       });
     },
     async toolProgress(tool) {
-      await send(client, live, { sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: "in_progress" });
+      await send(client, live, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: tool.toolCallId,
+        status: "in_progress",
+      });
     },
     async toolFinish(tool, result) {
       await send(client, live, { sessionUpdate: "tool_call_update", ...toolResult(tool, result) });
@@ -268,7 +279,10 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
             sessionId,
             title: `${tool.title}?`,
             description: `The agent wants to run \`${tool.rawInput.command ?? tool.title}\`.`,
-            subject: { type: "tool_call", toolCall: { toolCallId: tool.toolCallId, title: tool.title, kind: tool.kind } },
+            subject: {
+              type: "tool_call",
+              toolCall: { toolCallId: tool.toolCallId, title: tool.title, kind: tool.kind },
+            },
             options: [
               { optionId: "allow", name: "Allow", kind: "allow_once" },
               { optionId: "reject", name: "Reject", kind: "reject_once" },
@@ -281,7 +295,8 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
         if (!(e instanceof acp.RequestError) || e.code !== -32800) throw e;
         answer = "cancelled";
       }
-      if (answer !== "cancelled" && !signal.aborted) await send(client, live, { sessionUpdate: "state_update", state: "running" });
+      if (answer !== "cancelled" && !signal.aborted)
+        await send(client, live, { sessionUpdate: "state_update", state: "running" });
       return answer;
     },
     crash: () => exitAfterFlush(CRASH_EXIT_CODE),
@@ -301,7 +316,11 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       const text = promptText(prompt);
       if (live.stored.title === null) {
         live.stored.title = titleFrom(text);
-        await send(client, live, { sessionUpdate: "session_info_update", title: live.stored.title, updatedAt: new Date().toISOString() });
+        await send(client, live, {
+          sessionUpdate: "session_info_update",
+          title: live.stored.title,
+          updatedAt: new Date().toISOString(),
+        });
       }
       const script = planTurn(text, {
         cwd: live.stored.cwd,
@@ -313,7 +332,10 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       outcome = await runScript(script, host(client, live), turn.abort.signal);
     } catch (e) {
       process.stderr.write(`agent-v2: turn failed: ${String(e)}\n`);
-      outcome = { stopReason: "error", error: { code: -32603, message: "Internal error", data: { reason: String(e) } } };
+      outcome = {
+        stopReason: "error",
+        error: { code: -32603, message: "Internal error", data: { reason: String(e) } },
+      };
     }
     try {
       await send(client, live, idleUpdate(outcome));
@@ -337,7 +359,12 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
   const checkRoots = (cwd: string, dirs: readonly string[] | undefined): void => {
     if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ field: "cwd", reason: "must be an absolute path" });
     (dirs ?? []).forEach((d, index) => {
-      if (!isAbsolute(d)) throw acp.RequestError.invalidParams({ field: "additionalDirectories", index, reason: "must be an absolute path" });
+      if (!isAbsolute(d))
+        throw acp.RequestError.invalidParams({
+          field: "additionalDirectories",
+          index,
+          reason: "must be an absolute path",
+        });
     });
   };
 
@@ -350,7 +377,8 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       authMethods: AUTH_METHODS,
     }))
     .onRequest(acp.methods.agent.auth.login, ({ params }) => {
-      if (params.methodId !== LOGIN_METHOD_ID) throw acp.RequestError.invalidParams({ field: "methodId", reason: "unknown auth method" });
+      if (params.methodId !== LOGIN_METHOD_ID)
+        throw acp.RequestError.invalidParams({ field: "methodId", reason: "unknown auth method" });
       authenticated = true;
       return {};
     })
@@ -381,7 +409,10 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       if (!stored) throw acp.RequestError.sessionNotFound(params.sessionId);
       const replay = params.replayFrom ?? null;
       if (replay !== null && replay.type !== "start") {
-        throw acp.RequestError.invalidParams({ field: "replayFrom", reason: `unsupported replay cursor ${JSON.stringify(replay.type)}` });
+        throw acp.RequestError.invalidParams({
+          field: "replayFrom",
+          reason: `unsupported replay cursor ${JSON.stringify(replay.type)}`,
+        });
       }
       checkRoots(params.cwd, params.additionalDirectories);
       acp.assertSupportedMcpServers(params.mcpServers, CAPABILITIES.session.mcp);
@@ -390,7 +421,8 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
       const live = activate(stored, params.mcpServers);
       const sessionId = stored.sessionId;
       if (replay !== null) {
-        for (const update of replayOf(stored.history)) await client.notify(acp.methods.client.session.update, { sessionId, update });
+        for (const update of replayOf(stored.history))
+          await client.notify(acp.methods.client.session.update, { sessionId, update });
       }
       // Mandatory snapshot after replay and before the response.
       const snapshot: acp.SessionUpdate = live.turn
@@ -419,10 +451,14 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params, client }) => {
       const live = openSession(params.sessionId);
       const allowed = CONFIG_VALUES[params.configId];
-      if (!allowed) throw acp.RequestError.invalidParams({ field: "configId", reason: `unknown config option ${params.configId}` });
+      if (!allowed)
+        throw acp.RequestError.invalidParams({ field: "configId", reason: `unknown config option ${params.configId}` });
       const { type, value } = params as { type: string; value: unknown };
       if (type !== "id" || typeof value !== "string" || !allowed.includes(value)) {
-        throw acp.RequestError.invalidParams({ field: "value", reason: `expected one of ${allowed.join(", ")} (type "id")` });
+        throw acp.RequestError.invalidParams({
+          field: "value",
+          reason: `expected one of ${allowed.join(", ")} (type "id")`,
+        });
       }
       live.stored.config[params.configId] = value;
       store.save(live.stored);
@@ -478,16 +514,18 @@ export function replayOf(history: readonly Entity[]): acp.SessionUpdate[] {
 
 function permissionAnswer(outcome: acp.RequestPermissionOutcome): PermissionAnswer {
   if (outcome.outcome === "cancelled") return "cancelled";
-  if (outcome.outcome === "selected") return (outcome as acp.SelectedPermissionOutcome).optionId === "allow" ? "allow" : "reject";
+  if (outcome.outcome === "selected")
+    return (outcome as acp.SelectedPermissionOutcome).optionId === "allow" ? "allow" : "reject";
   return "reject";
 }
 
 function diffContent(changes: readonly FileChange[]): acp.ToolCallContent {
   return {
     type: "diff",
-    changes: changes.map(
-      (c): acp.DiffChange =>
-        c.oldText === null ? { operation: "add", path: c.path, fileType: "text" } : { operation: "modify", path: c.path, fileType: "text" },
+    changes: changes.map((c): acp.DiffChange =>
+      c.oldText === null
+        ? { operation: "add", path: c.path, fileType: "text" }
+        : { operation: "modify", path: c.path, fileType: "text" },
     ),
     patch: { format: "git_patch", text: gitPatch(changes) },
   };

@@ -49,7 +49,8 @@ function printTranscript(events: TraceEvent[]): void {
     "acp-bridge>agent": paint(35, "   bridge  → v2 agent  "),
     "agent>acp-bridge": paint(35, "   bridge  ← v2 agent  "),
   };
-  for (const e of events) process.stdout.write(`${dim(e.ts.toFixed(3).padStart(7))} ${arrow[`${e.from}>${e.to}`] ?? ""} ${summary(e)}\n`);
+  for (const e of events)
+    process.stdout.write(`${dim(e.ts.toFixed(3).padStart(7))} ${arrow[`${e.from}>${e.to}`] ?? ""} ${summary(e)}\n`);
 }
 
 async function main(): Promise<void> {
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
   const app = client({ name: "acp-bridge demo client" })
     .onRequest(methods.client.session.requestPermission, ({ params }): RequestPermissionResponse => {
       const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options[0];
-      return allow ? { outcome: { outcome: "selected", optionId: allow.optionId } } : { outcome: { outcome: "cancelled" } };
+      return allow
+        ? { outcome: { outcome: "selected", optionId: allow.optionId } }
+        : { outcome: { outcome: "cancelled" } };
     })
     .onNotification(methods.client.session.update, ({ params }) => {
       updates.push(params.update.sessionUpdate);

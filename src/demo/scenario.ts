@@ -58,7 +58,12 @@ export interface ToolSpec {
 }
 
 export type Step =
-  | { readonly type: "say"; readonly role: "agent" | "thought"; readonly messageId: string; readonly chunks: readonly string[] }
+  | {
+      readonly type: "say";
+      readonly role: "agent" | "thought";
+      readonly messageId: string;
+      readonly chunks: readonly string[];
+    }
   | { readonly type: "plan"; readonly planId: string; readonly entries: readonly PlanEntrySpec[] }
   | { readonly type: "wait"; readonly ms: number }
   | { readonly type: "tool"; readonly tool: ToolSpec }
@@ -86,7 +91,9 @@ export type ToolResult =
   | { readonly status: "failed"; readonly text: string }
   | { readonly status: "cancelled" };
 
-export type ReadResult = { readonly ok: true; readonly content: string } | { readonly ok: false; readonly code: number; readonly message: string };
+export type ReadResult =
+  | { readonly ok: true; readonly content: string }
+  | { readonly ok: false; readonly code: number; readonly message: string };
 
 export interface TurnError {
   readonly code: number;
@@ -94,7 +101,8 @@ export interface TurnError {
   readonly data?: unknown;
 }
 
-export type TurnOutcome = { readonly stopReason: "end_turn" | "cancelled" } | { readonly stopReason: "error"; readonly error: TurnError };
+export type TurnOutcome =
+  { readonly stopReason: "end_turn" | "cancelled" } | { readonly stopReason: "error"; readonly error: TurnError };
 
 /** What a version-specific agent provides to run a script. */
 export interface TurnHost {
@@ -125,7 +133,11 @@ export function parseTags(text: string): { tags: Set<Tag>; slowMs?: number } {
 /** The text of a prompt's text blocks (other blocks do not script anything). */
 export function promptText(prompt: readonly unknown[]): string {
   return prompt
-    .map((b) => (typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text) : ""))
+    .map((b) =>
+      typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text"
+        ? String((b as { text?: unknown }).text)
+        : "",
+    )
     .join("\n");
 }
 
@@ -171,7 +183,8 @@ export function planTurn(text: string, ctx: TurnContext): Script {
   if (tags.has("diff")) steps.push({ type: "tool", tool: diffTool(ctx) });
   if (tags.has("fs")) steps.push({ type: "read_file", path: join(ctx.cwd, "README.md"), messageId: ctx.nextId("m") });
   if (tags.has("mcp")) say("agent", [JSON.stringify({ mcpServers: ctx.mcpServers })]);
-  if (tags.has("dirs")) say("agent", [JSON.stringify({ cwd: ctx.cwd, additionalDirectories: ctx.additionalDirectories })]);
+  if (tags.has("dirs"))
+    say("agent", [JSON.stringify({ cwd: ctx.cwd, additionalDirectories: ctx.additionalDirectories })]);
   if (tags.has("crash")) {
     say("agent", ["About to crash."]);
     steps.push({ type: "crash" });
@@ -389,7 +402,9 @@ export class SessionStore<H> {
     if (this.dir) {
       for (const f of readdirSync(this.dir)) if (f.endsWith(".json")) this.get(f.slice(0, -5));
     }
-    return [...this.memory.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    return [...this.memory.values()].sort((a, b) =>
+      a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0,
+    );
   }
   /**
    * One page of `session/list` (the SessionInfo shape is the same in both versions): sessions in
@@ -398,7 +413,18 @@ export class SessionStore<H> {
   page(
     cwd: string | null | undefined,
     cursor: string | null | undefined,
-  ): { sessions: { sessionId: string; cwd: string; additionalDirectories?: string[]; title?: string | null; updatedAt?: string | null }[]; nextCursor?: string } | undefined {
+  ):
+    | {
+        sessions: {
+          sessionId: string;
+          cwd: string;
+          additionalDirectories?: string[];
+          title?: string | null;
+          updatedAt?: string | null;
+        }[];
+        nextCursor?: string;
+      }
+    | undefined {
     const all = this.list().filter((s) => cwd == null || s.cwd === cwd);
     const start = cursor == null ? 0 : Number(cursor);
     if (!Number.isInteger(start) || start < 0 || start > all.length) return undefined;
@@ -413,7 +439,6 @@ export class SessionStore<H> {
       ...(start + LIST_PAGE < all.length ? { nextCursor: String(start + LIST_PAGE) } : {}),
     };
   }
-
 }
 
 /** Options the demo agents read from the environment. */

@@ -49,7 +49,10 @@ export class LineSplitter {
 }
 
 /** Passes bytes through unchanged and reports each complete line. */
-export function tapReadable(input: ReadableStream<Uint8Array>, onLine: (line: string) => void): ReadableStream<Uint8Array> {
+export function tapReadable(
+  input: ReadableStream<Uint8Array>,
+  onLine: (line: string) => void,
+): ReadableStream<Uint8Array> {
   const split = new LineSplitter(onLine);
   return input.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -65,7 +68,10 @@ export function tapReadable(input: ReadableStream<Uint8Array>, onLine: (line: st
 }
 
 /** A writable that reports each complete line, then writes through; a write settles when the target's does. */
-export function tapWritable(output: WritableStream<Uint8Array>, onLine: (line: string) => void): WritableStream<Uint8Array> {
+export function tapWritable(
+  output: WritableStream<Uint8Array>,
+  onLine: (line: string) => void,
+): WritableStream<Uint8Array> {
   const split = new LineSplitter(onLine);
   const writer = output.getWriter();
   return new WritableStream<Uint8Array>({
@@ -122,7 +128,10 @@ export function stdioStreams(sink?: LineSink): ByteStreams {
  * message after the previous one's handler has started keeps wire order, which the demo's session
  * rules (held prompts, close, cancel) depend on.
  */
-export function inArrivalOrder<M>(stream: { readonly readable: ReadableStream<M>; readonly writable: WritableStream<M> }): {
+export function inArrivalOrder<M>(stream: {
+  readonly readable: ReadableStream<M>;
+  readonly writable: WritableStream<M>;
+}): {
   readable: ReadableStream<M>;
   writable: WritableStream<M>;
 } {

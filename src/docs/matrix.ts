@@ -12,13 +12,23 @@ export function renderMatrix(): string {
   const out: string[] = [];
   out.push("### Methods", "");
   out.push("| v1 | v2 | v1 client → v2 agent | v2 client → v1 agent | spec | note |", "|---|---|---|---|---|---|");
-  for (const r of methodTable) out.push(`| ${code(r.v1)} | ${code(r.v2)} | ${r.a} | ${r.b} | ${r.spec} | ${cell(r.note ?? "")} |`);
-  out.push("", "Methods starting with `_` are forwarded untouched both ways; `_acp-bridge/…` is reserved for bridge-to-bridge traffic.", "");
+  for (const r of methodTable)
+    out.push(`| ${code(r.v1)} | ${code(r.v2)} | ${r.a} | ${r.b} | ${r.spec} | ${cell(r.note ?? "")} |`);
+  out.push(
+    "",
+    "Methods starting with `_` are forwarded untouched both ways; `_acp-bridge/…` is reserved for bridge-to-bridge traffic.",
+    "",
+  );
   out.push("### Capabilities", "");
-  out.push("| side | v1 path | v2 path | how | v1 client → v2 agent | v2 client → v1 agent |", "|---|---|---|---|---|---|");
+  out.push(
+    "| side | v1 path | v2 path | how | v1 client → v2 agent | v2 client → v1 agent |",
+    "|---|---|---|---|---|---|",
+  );
   for (const r of capabilityTable)
-    out.push(`| ${r.caps} | ${code(r.v1)} | ${code(r.v2)} | ${r.kind}${r.unstable ? " (unstable)" : ""} | ${cell(r.a)} | ${cell(r.b)} |`);
-  out.push("", "### Values v1 cannot carry (v2 → v1; the original rides in `_meta[\"acp-bridge\"]`)", "");
+    out.push(
+      `| ${r.caps} | ${code(r.v1)} | ${code(r.v2)} | ${r.kind}${r.unstable ? " (unstable)" : ""} | ${cell(r.a)} | ${cell(r.b)} |`,
+    );
+  out.push("", '### Values v1 cannot carry (v2 → v1; the original rides in `_meta["acp-bridge"]`)', "");
   out.push("| field | v2 value | shown to v1 as |", "|---|---|---|");
   for (const [name, d] of [
     ["tool call kind", toolCallTable.kind],
@@ -27,8 +37,11 @@ export function renderMatrix(): string {
     for (const [from, to] of Object.entries(d.renamed)) out.push(`| ${name} | \`${from}\` | \`${to}\` |`);
     out.push(`| ${name} | any other (\`_x\`, future) | \`${d.unknown}\` |`);
   }
-  for (const r of stopReasonTable.rows) if (r.v1 === null) out.push(`| stop reason | \`${r.v2}\` | a JSON-RPC error with the idle's error |`);
-  out.push(`| stop reason | absent, \`null\`, unknown | \`${stopReasonTable.substitute}\` (\`${stopReasonTable.cancelled}\` after a cancel) |`);
+  for (const r of stopReasonTable.rows)
+    if (r.v1 === null) out.push(`| stop reason | \`${r.v2}\` | a JSON-RPC error with the idle's error |`);
+  out.push(
+    `| stop reason | absent, \`null\`, unknown | \`${stopReasonTable.substitute}\` (\`${stopReasonTable.cancelled}\` after a cancel) |`,
+  );
   return out.join("\n");
 }
 

@@ -82,7 +82,6 @@ function passPairing(v: Version): Pairing {
   };
 }
 
-
 export function createBridgeConfig(
   options: BridgeOptions,
   log: Logger,

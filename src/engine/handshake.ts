@@ -144,7 +144,8 @@ export async function negotiate(
       sent = pv;
       const again = await send(sent);
       if (isResp(again) && !again.error && protocolOf(again) === pv) resp = again;
-      else if (pv === 1) resp = first; // v1 agent refused a repeat: keep what it answered (reduced caps)
+      else if (pv === 1)
+        resp = first; // v1 agent refused a repeat: keep what it answered (reduced caps)
       else return isResp(again) ? { error: again.error ?? rpcErrors.internal("Agent handshake failed") } : again;
     }
     const accepted = config.pairing(vc, sent).accept(clientParams, asRecord(resp.result));

@@ -32,7 +32,9 @@ export function objectResult(resp: ResponseMessage): Answer {
 
 /** The client's answer when the agent's result cannot be converted. */
 export function malformed(method: string, detail: unknown): Answer {
-  return { error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail }) };
+  return {
+    error: rpcErrors.internal("Agent sent a malformed result", { reason: "malformed_agent_result", method, detail }),
+  };
 }
 
 export function isExtension(method: string): boolean {
@@ -77,7 +79,12 @@ export abstract class TranslatingMode implements Translator {
     if (m.kind === "response" ? m.msg.result === undefined : m.msg.method.startsWith(EXTENSION_PREFIX)) return;
     // Content chunks are coalesced (T §2.4 A↓-3: no byte identity promised), and a record, like any
     // notification `_meta`, would stop the coalescing.
-    if (m.kind === "notification" && isObject(m.msg.params) && isObject(m.msg.params.update) && m.msg.params.update.sessionUpdate === "tool_call_content_chunk")
+    if (
+      m.kind === "notification" &&
+      isObject(m.msg.params) &&
+      isObject(m.msg.params.update) &&
+      m.msg.params.update.sessionUpdate === "tool_call_content_chunk"
+    )
       return;
     recordKeyOrder(m.msg as unknown as Record<string, unknown>, version);
   }
@@ -142,7 +149,10 @@ export abstract class TranslatingMode implements Translator {
   }
 
   protected unknownMethod(method: string): RpcError {
-    return rpcErrors.methodNotFound({ method, reason: "unknown method: it cannot be translated between ACP v1 and v2" });
+    return rpcErrors.methodNotFound({
+      method,
+      reason: "unknown method: it cannot be translated between ACP v1 and v2",
+    });
   }
 
   protected abstract clientRequest(msg: RequestMessage): void;

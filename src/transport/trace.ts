@@ -33,7 +33,8 @@ export function traceEvent(msg: unknown, from: string, to: string, ts: number): 
   if (typeof m.method === "string") {
     const session = sessionOf(m.params);
     const withSession = session === undefined ? {} : { session };
-    if (m.id !== undefined) return { type: "request", ...base, id: m.id, method: m.method, ...withSession, params: m.params };
+    if (m.id !== undefined)
+      return { type: "request", ...base, id: m.id, method: m.method, ...withSession, params: m.params };
     return { type: "notification", ...base, method: m.method, ...withSession, params: m.params };
   }
   const isError = m.error !== undefined;

@@ -1,11 +1,7 @@
 // JSON-RPC 2.0 message shapes and classification for raw ACP traffic. Types and error constructors
 // come from json-rpc-2.0; its server/client classes do not fit a proxy (they own ids, drop foreign
 // responses), so routing is ours.
-import {
-  createJSONRPCErrorResponse,
-  type JSONRPCErrorResponse,
-  type JSONRPCID,
-} from "json-rpc-2.0";
+import { createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID } from "json-rpc-2.0";
 
 export type Id = JSONRPCID;
 
@@ -54,7 +50,8 @@ export function classify(v: unknown): Classified {
   if (!isObject(v)) return { kind: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
   const id = v.id;
   const hasId = Object.hasOwn(v, "id");
-  if (v.jsonrpc !== "2.0") return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: 'jsonrpc must be "2.0"' };
+  if (v.jsonrpc !== "2.0")
+    return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: 'jsonrpc must be "2.0"' };
   if (typeof v.method === "string") {
     if (v.params !== undefined && typeof v.params !== "object")
       return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "params must be an object or array" };
@@ -62,7 +59,8 @@ export function classify(v: unknown): Classified {
     if (!isId(id)) return { kind: "invalid", id: null, reason: "id must be a string, number or null" };
     return { kind: "request", msg: v as unknown as RequestMessage };
   }
-  if (Object.hasOwn(v, "method")) return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "method must be a string" };
+  if (Object.hasOwn(v, "method"))
+    return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "method must be a string" };
   if (hasId && (Object.hasOwn(v, "result") || Object.hasOwn(v, "error"))) {
     if (!isId(id)) return { kind: "invalid", id: null, reason: "id must be a string, number or null" };
     if (Object.hasOwn(v, "error")) {
@@ -72,7 +70,11 @@ export function classify(v: unknown): Classified {
     }
     return { kind: "response", msg: v as unknown as ResponseMessage };
   }
-  return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "neither a request, a notification nor a response" };
+  return {
+    kind: "invalid",
+    id: hasId && isId(id) ? id : null,
+    reason: "neither a request, a notification nor a response",
+  };
 }
 
 export function errorResponse(id: Id, error: RpcError): JSONRPCErrorResponse {
@@ -92,14 +94,34 @@ export function notification(method: string, params: unknown): NotificationMessa
 }
 
 export const rpcErrors = {
-  parse: (data?: unknown): RpcError => ({ code: -32700, message: "Parse error", ...(data === undefined ? {} : { data }) }),
+  parse: (data?: unknown): RpcError => ({
+    code: -32700,
+    message: "Parse error",
+    ...(data === undefined ? {} : { data }),
+  }),
   invalidRequest: (message = "Invalid Request", data?: unknown): RpcError => ({
     code: -32600,
     message,
     ...(data === undefined ? {} : { data }),
   }),
-  methodNotFound: (data?: unknown): RpcError => ({ code: -32601, message: "Method not found", ...(data === undefined ? {} : { data }) }),
-  invalidParams: (data?: unknown): RpcError => ({ code: -32602, message: "Invalid params", ...(data === undefined ? {} : { data }) }),
-  internal: (message = "Internal error", data?: unknown): RpcError => ({ code: -32603, message, ...(data === undefined ? {} : { data }) }),
-  cancelled: (data?: unknown): RpcError => ({ code: -32800, message: "Request cancelled", ...(data === undefined ? {} : { data }) }),
+  methodNotFound: (data?: unknown): RpcError => ({
+    code: -32601,
+    message: "Method not found",
+    ...(data === undefined ? {} : { data }),
+  }),
+  invalidParams: (data?: unknown): RpcError => ({
+    code: -32602,
+    message: "Invalid params",
+    ...(data === undefined ? {} : { data }),
+  }),
+  internal: (message = "Internal error", data?: unknown): RpcError => ({
+    code: -32603,
+    message,
+    ...(data === undefined ? {} : { data }),
+  }),
+  cancelled: (data?: unknown): RpcError => ({
+    code: -32800,
+    message: "Request cancelled",
+    ...(data === undefined ? {} : { data }),
+  }),
 };

@@ -53,7 +53,9 @@ export function keyOrderOf(msg: Obj, version: 1 | 2): KeyOrderRecord | undefined
   const keys: Record<string, string[]> = {};
   collect(root, "", keys);
   if (Object.keys(keys).length === 0) return undefined;
-  return meta === null ? { v: version, hadMeta: true, metaWasNull: true, keys } : { v: version, hadMeta: meta !== undefined, keys };
+  return meta === null
+    ? { v: version, hadMeta: true, metaWasNull: true, keys }
+    : { v: version, hadMeta: meta !== undefined, keys };
 }
 
 /** Adds the record to the message's root `_meta` (a new `_meta` object; the message is ours to change). */
@@ -87,7 +89,12 @@ function prefixesOf(pointers: readonly string[]): Set<string> {
   return set;
 }
 
-function reorder(value: unknown, pointer: string, keys: Readonly<Record<string, readonly string[]>>, walk: Set<string>): unknown {
+function reorder(
+  value: unknown,
+  pointer: string,
+  keys: Readonly<Record<string, readonly string[]>>,
+  walk: Set<string>,
+): unknown {
   if (!walk.has(pointer)) return value;
   if (Array.isArray(value)) return value.map((v, i) => reorder(v, `${pointer}/${String(i)}`, keys, walk));
   if (!isObject(value)) return value;
@@ -123,7 +130,9 @@ export function restoreKeyOrder(msg: object, version: 1 | 2): object {
   if (valid && record.v !== version) return msg;
   const rest = Object.fromEntries(Object.entries(meta).filter(([k]) => k !== KEY_ORDER_KEY));
   const empty = Object.keys(rest).length === 0;
-  const stripped: Obj = Object.fromEntries(Object.entries(root).filter(([k]) => k !== "_meta" || !empty || !valid || record.hadMeta));
+  const stripped: Obj = Object.fromEntries(
+    Object.entries(root).filter(([k]) => k !== "_meta" || !empty || !valid || record.hadMeta),
+  );
   if (Object.hasOwn(stripped, "_meta")) stripped._meta = valid && empty && record.metaWasNull === true ? null : rest;
   const ordered = valid ? reorder(stripped, "", record.keys, prefixesOf(Object.keys(record.keys))) : stripped;
   return { ...m, [field]: ordered };

@@ -180,7 +180,10 @@ describe("H §3.2 AuthMethod descriptors", () => {
   });
 
   it("rejects a v1 terminal env that is not a string map", () => {
-    const r = authMethodToV2({ type: "terminal", id: "t", name: "T", env: { A: 1 } } as unknown as v1.AuthMethod, defaultOptions);
+    const r = authMethodToV2(
+      { type: "terminal", id: "t", name: "T", env: { A: 1 } } as unknown as v1.AuthMethod,
+      defaultOptions,
+    );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.data).toMatchObject({ field: "env", reason: "not_string_map" });
   });
@@ -209,7 +212,11 @@ describe("H §3.2-3.3 authMethods lists (conformance H §9 case 13)", () => {
     const r = authMethodsToV2([{ id: "a", name: "A" }, { name: "no id" }, 5], defaultOptions);
     expect(r.value.methods).toEqual([{ type: "agent", methodId: "a", name: "A" }]);
     expect(r.value.omitted.map((o) => o.index)).toEqual([1, 2]);
-    expect(restoreOmitted([{ id: "a", name: "A" }], r.value.omitted)).toEqual([{ id: "a", name: "A" }, { name: "no id" }, 5]);
+    expect(restoreOmitted([{ id: "a", name: "A" }], r.value.omitted)).toEqual([
+      { id: "a", name: "A" },
+      { name: "no id" },
+      5,
+    ]);
   });
 
   it("ignores a malformed omitted stash", () => {
@@ -228,7 +235,11 @@ describe("H §3 auth (properties)", () => {
     name: "AuthMethod v1 ⇄ v2",
     v1: { schema: "v1", def: "AuthMethod" },
     // Unknown v2 types have no v1 form (the list omits them: InitializeResponse properties).
-    v2: { schema: "v2", def: "AuthMethod", arb: arb("v2", "AuthMethod").filter(knownV2Types) as fc.Arbitrary<v2.AuthMethod> },
+    v2: {
+      schema: "v2",
+      def: "AuthMethod",
+      arb: arb("v2", "AuthMethod").filter(knownV2Types) as fc.Arbitrary<v2.AuthMethod>,
+    },
     toV2: authMethodToV2,
     toV1: authMethodToV1,
     interpreted: {

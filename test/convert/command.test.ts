@@ -42,7 +42,12 @@ describe("available_commands_update (T §2.8, T §6 AvailableCommand(Input).type
     const out = value(availableCommandsToV2(v1u, opts));
     expect(out).toEqual({
       availableCommands: [
-        { type: "command", name: "web", description: "Search", input: { type: "text", hint: "query", _meta: { a: 1 } } },
+        {
+          type: "command",
+          name: "web",
+          description: "Search",
+          input: { type: "text", hint: "query", _meta: { a: 1 } },
+        },
         { type: "command", name: "plan", description: "Plan", input: null, _meta: { k: true } },
       ],
     });
@@ -64,7 +69,12 @@ describe("available_commands_update (T §2.8, T §6 AvailableCommand(Input).type
   });
 
   it("turns an unknown input type into a hint-only input when it has a string hint, and restores it", () => {
-    const item = { type: "command", name: "pick", description: "Pick", input: { type: "_choice", hint: "one of", options: ["a"] } };
+    const item = {
+      type: "command",
+      name: "pick",
+      description: "Pick",
+      input: { type: "_choice", hint: "one of", options: ["a"] },
+    };
     const out = value(availableCommandToV1(item as never, opts));
     expect(out).toEqual({
       name: "pick",
@@ -77,7 +87,13 @@ describe("available_commands_update (T §2.8, T §6 AvailableCommand(Input).type
   });
 
   it("drops an unknown input type without a string hint", () => {
-    const item = { type: "command", name: "pick", description: "Pick", input: { type: "_form", fields: [] }, _meta: { x: 1 } };
+    const item = {
+      type: "command",
+      name: "pick",
+      description: "Pick",
+      input: { type: "_form", fields: [] },
+      _meta: { x: 1 },
+    };
     const out = value(availableCommandToV1(item as never, options("off")));
     expect(out).toEqual({ name: "pick", description: "Pick", _meta: { x: 1 } });
     expectValid("v1", "AvailableCommand", out);

@@ -34,7 +34,14 @@ const modelV2 = {
   currentValue: "m1",
   options: [{ value: "m1", name: "M1" }],
 };
-const modelV1 = { id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "M1" }] };
+const modelV1 = {
+  id: "model",
+  name: "Model",
+  category: "model",
+  type: "select",
+  currentValue: "m1",
+  options: [{ value: "m1", name: "M1" }],
+};
 
 const groupedV2 = {
   configId: "effort",
@@ -48,7 +55,13 @@ const groupedV2 = {
   _meta: { traceparent: "t" },
 };
 
-const boolV2 = { configId: "web", name: "Web search", description: "Allow browsing", type: "boolean", currentValue: true };
+const boolV2 = {
+  configId: "web",
+  name: "Web search",
+  description: "Allow browsing",
+  type: "boolean",
+  currentValue: true,
+};
 
 describe("config option renames (H §5.1)", () => {
   it("renames configId to id and groupId to group toward v1, keeping everything else", () => {
@@ -126,7 +139,9 @@ describe("v1 selects v2 cannot carry as they are (H §5.1, schema minItems)", ()
     };
     const v2 = value(configOptionToV2(v1, compact));
     expectValid("v2", "SessionConfigOption", v2);
-    expect((v2 as { options: unknown[] }).options).toEqual([{ groupId: "g1", name: "One", options: [{ value: "a", name: "A" }] }]);
+    expect((v2 as { options: unknown[] }).options).toEqual([
+      { groupId: "g1", name: "One", options: [{ value: "a", name: "A" }] },
+    ]);
     expect(value(configOptionToV1(v2, v1Client, compact))).toEqual(v1);
   });
 });
@@ -135,7 +150,13 @@ describe("boolean options toward v1 clients (H §5.4, H §9 case 11)", () => {
   it("passes a boolean option to a v1 client that advertised session.configOptions.boolean", () => {
     const out = value(configOptionToV1(boolV2, v1BoolClient, compact));
     expectValid("v1", "SessionConfigOption", out);
-    expect(out).toEqual({ id: "web", name: "Web search", description: "Allow browsing", type: "boolean", currentValue: true });
+    expect(out).toEqual({
+      id: "web",
+      name: "Web search",
+      description: "Allow browsing",
+      type: "boolean",
+      currentValue: true,
+    });
   });
 
   it("shows a boolean option as a two-value select otherwise, marked with residual.type", () => {
@@ -195,7 +216,10 @@ describe("option lists and unknown option types (H §5.4, §7.6)", () => {
     const v1 = value(setConfigOptionResponseToV1(res, v1BoolClient, compact));
     expectValid("v1", "SetSessionConfigOptionResponse", v1);
     expect(v1).toEqual({
-      configOptions: [modelV1, { id: "web", name: "Web search", description: "Allow browsing", type: "boolean", currentValue: true }],
+      configOptions: [
+        modelV1,
+        { id: "web", name: "Web search", description: "Allow browsing", type: "boolean", currentValue: true },
+      ],
       _meta: {
         traceparent: "x",
         "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { omittedConfigOptions: [{ index: 1, raw: custom }] } },
@@ -217,7 +241,10 @@ describe("option lists and unknown option types (H §5.4, §7.6)", () => {
 
 describe("config_option_update (T §2.7)", () => {
   it("renames options toward v1 and stashes unknown types on the update's _meta", () => {
-    const u = { sessionUpdate: "config_option_update", configOptions: [{ configId: "x", name: "X", type: "_t" }, modelV2] };
+    const u = {
+      sessionUpdate: "config_option_update",
+      configOptions: [{ configId: "x", name: "X", type: "_t" }, modelV2],
+    };
     const v1 = value(configOptionUpdateToV1(u, v1Client, compact));
     expectValid("v1", "SessionUpdate", v1);
     expect(v1).toMatchObject({ sessionUpdate: "config_option_update", configOptions: [modelV1] });
@@ -227,7 +254,13 @@ describe("config_option_update (T §2.7)", () => {
   });
 
   it("puts the synthetic mode option first when the v1 agent has modes (H §9 case 12)", () => {
-    const modes = { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] };
+    const modes = {
+      currentModeId: "ask",
+      availableModes: [
+        { id: "ask", name: "Ask" },
+        { id: "code", name: "Code" },
+      ],
+    };
     const u = { sessionUpdate: "config_option_update", configOptions: [modelV1] };
     const v2 = value(configOptionUpdateToV2(u, { modes }, compact));
     expectValid("v2", "SessionUpdate", v2);
@@ -291,17 +324,27 @@ describe("session/set_config_option params (H §5.1, §5.4, §7.6)", () => {
 
   it("sends a select value on a boolean shown as a select as a v2 boolean (H §5.4)", () => {
     const cache = [boolV2, modelV2];
-    const r = setConfigOptionRequestToV2({ sessionId: "s1", configId: "web", value: "false" }, { options: cache }, compact);
+    const r = setConfigOptionRequestToV2(
+      { sessionId: "s1", configId: "web", value: "false" },
+      { options: cache },
+      compact,
+    );
     const v2 = value(r);
     expectValid("v2", "SetSessionConfigOptionRequest", v2);
     expect(v2).toEqual({ sessionId: "s1", configId: "web", type: "boolean", value: false });
-    expect(value(setConfigOptionRequestToV2({ sessionId: "s1", configId: "web", value: "true" }, { options: cache }, compact))).toMatchObject({
+    expect(
+      value(
+        setConfigOptionRequestToV2({ sessionId: "s1", configId: "web", value: "true" }, { options: cache }, compact),
+      ),
+    ).toMatchObject({
       value: true,
     });
   });
 
   it("refuses a select value other than true/false on a boolean shown as a select", () => {
-    const e = error(setConfigOptionRequestToV2({ sessionId: "s1", configId: "web", value: "maybe" }, { options: [boolV2] }, compact));
+    const e = error(
+      setConfigOptionRequestToV2({ sessionId: "s1", configId: "web", value: "maybe" }, { options: [boolV2] }, compact),
+    );
     expect(e).toMatchObject({ code: -32602, data: { field: "value", reason: "not_boolean_choice" } });
   });
 
@@ -321,11 +364,15 @@ describe("session/set_config_option params (H §5.1, §5.4, §7.6)", () => {
   });
 
   it("refuses a v2 id value that is not a string and a v1 boolean value without its type", () => {
-    expect(error(setConfigOptionRequestToV1({ sessionId: "s", configId: "x", type: "id", value: 1 })).data).toMatchObject({
+    expect(
+      error(setConfigOptionRequestToV1({ sessionId: "s", configId: "x", type: "id", value: 1 })).data,
+    ).toMatchObject({
       field: "value",
       reason: "not_string",
     });
-    expect(error(setConfigOptionRequestToV2({ sessionId: "s", configId: "x", value: true }, {}, compact)).data).toMatchObject({
+    expect(
+      error(setConfigOptionRequestToV2({ sessionId: "s", configId: "x", value: true }, {}, compact)).data,
+    ).toMatchObject({
       field: "value",
       reason: "boolean_without_type",
     });
@@ -355,7 +402,11 @@ describe("config option properties (H §5.1, §5.4)", () => {
 
   convertsLosslessly({
     name: "SessionConfigOption, v1 client without boolean options",
-    v1: { schema: "v1", def: "SessionConfigOption", arb: arb("v1", "SessionConfigOption").filter((o) => (o as Json).type === "select") },
+    v1: {
+      schema: "v1",
+      def: "SessionConfigOption",
+      arb: arb("v1", "SessionConfigOption").filter((o) => (o as Json).type === "select"),
+    },
     v2: { schema: "v2", def: "SessionConfigOption", arb: arb("v2", "SessionConfigOption").filter(knownType) },
     toV2: (x, o) => configOptionToV2(x, o),
     toV1: toV1(v1Client),
@@ -368,7 +419,9 @@ describe("config option properties (H §5.1, §5.4)", () => {
     v2: {
       schema: "v2",
       def: "SetSessionConfigOptionRequest",
-      arb: arb("v2", "SetSessionConfigOptionRequest").filter((r) => ["id", "boolean"].includes((r as Json).type as string)),
+      arb: arb("v2", "SetSessionConfigOptionRequest").filter((r) =>
+        ["id", "boolean"].includes((r as Json).type as string),
+      ),
     },
     toV2: (x, o) => setConfigOptionRequestToV2(x, {}, o),
     toV1: (x) => setConfigOptionRequestToV1(x),
@@ -392,7 +445,9 @@ describe("config option properties (H §5.1, §5.4)", () => {
     v1: {
       schema: "v1",
       def: "SetSessionConfigOptionResponse",
-      arb: arb("v1", "SetSessionConfigOptionResponse").filter((r) => ((r as Json).configOptions as Json[]).every((o) => o.type === "select")),
+      arb: arb("v1", "SetSessionConfigOptionResponse").filter((r) =>
+        ((r as Json).configOptions as Json[]).every((o) => o.type === "select"),
+      ),
     },
     v2: { schema: "v2", def: "SetSessionConfigOptionResponse" },
     toV2: (x, o) => setConfigOptionResponseToV2(x, {}, o),

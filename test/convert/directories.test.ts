@@ -40,7 +40,13 @@ function toV2Ctx(agentSupportsDirectories: boolean, extra: Partial<SessionToV2Co
 }
 
 function toV1Ctx(agentSupportsDirectories: boolean, extra: Partial<SessionToV1Context> = {}): SessionToV1Context {
-  return { ...defaultOptions, platform: "posix", agentSupportsDirectories, agentMcp: { stdio: true, http: true }, ...extra };
+  return {
+    ...defaultOptions,
+    platform: "posix",
+    agentSupportsDirectories,
+    agentMcp: { stdio: true, http: true },
+    ...extra,
+  };
 }
 
 /** Every lifecycle request in both directions, reduced to "params out" for the matrix (H §9 case 10). */
@@ -123,8 +129,18 @@ describe("H §4.10 additionalDirectories validation on every lifecycle request (
     ["a string", "x", true, { field: "additionalDirectories", index: null, reason: "not_array", value: "x" }],
     ["a null entry", ["/a", null], true, { field: "additionalDirectories", index: 1, reason: "not_string" }],
     ["an empty entry", [""], true, { field: "additionalDirectories", index: 0, reason: "empty", value: "" }],
-    ["a relative entry", ["/a", "docs"], true, { field: "additionalDirectories", index: 1, reason: "not_absolute", value: "docs" }],
-    ["roots without the capability", ["/w/lib"], false, { field: "additionalDirectories", index: null, reason: "unsupported" }],
+    [
+      "a relative entry",
+      ["/a", "docs"],
+      true,
+      { field: "additionalDirectories", index: 1, reason: "not_absolute", value: "docs" },
+    ],
+    [
+      "roots without the capability",
+      ["/w/lib"],
+      false,
+      { field: "additionalDirectories", index: null, reason: "unsupported" },
+    ],
     ["null without the capability", null, false, { field: "additionalDirectories", index: null, reason: "null" }],
   ];
 
@@ -190,7 +206,10 @@ describe("H §4.10 rule 5: absolute paths per platform", () => {
   for (const [path, platform, absolute] of cases) {
     it(`${absolute ? "accepts" : "rejects"} ${JSON.stringify(path)} on ${platform}`, () => {
       expect(isAbsolutePath(path, platform)).toBe(absolute);
-      const r = validateAdditionalDirectories({ cwd: "x", additionalDirectories: [path] }, { agentSupports: true, platform });
+      const r = validateAdditionalDirectories(
+        { cwd: "x", additionalDirectories: [path] },
+        { agentSupports: true, platform },
+      );
       expect(r.ok).toBe(absolute);
     });
   }
@@ -294,7 +313,10 @@ describe("H §4.5 seed-000 session/list additionalDirectories filter", () => {
   ];
   for (const [filter, data] of bad) {
     it(`rejects the filter ${JSON.stringify(filter)} with ${String(data.reason)}`, () => {
-      const r = takeListDirectoriesFilter({ additionalDirectories: filter }, { agentSupports: true, platform: "posix" });
+      const r = takeListDirectoriesFilter(
+        { additionalDirectories: filter },
+        { agentSupports: true, platform: "posix" },
+      );
       expect(!r.ok && r.error.data).toMatchObject({ field: "additionalDirectories", ...data });
     });
   }

@@ -29,7 +29,10 @@ function valid<T>(version: SchemaVersion, def: string, r: Conv<T>): T {
 
 type Json = Record<string, unknown>;
 
-const identityToV1 = (opts: ConvertOptions = defaultOptions): ElicitationToV1Context => ({ opts, requestIdToV1: (id) => id });
+const identityToV1 = (opts: ConvertOptions = defaultOptions): ElicitationToV1Context => ({
+  opts,
+  requestIdToV1: (id) => id,
+});
 const identityToV2 = (opts: ConvertOptions = defaultOptions): ElicitationToV2Context => ({
   opts,
   requestIdToV2: (id) => (id === null ? undefined : { requestId: id }),
@@ -68,7 +71,10 @@ describe("T §5.1 A↓ elicitation/create (v2 agent → v1 client)", () => {
     expect(out.requestedSchema).toEqual({
       type: "object",
       properties: {
-        when: { type: "string", _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { format: "_duration" } } } },
+        when: {
+          type: "string",
+          _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { format: "_duration" } } },
+        },
         mail: { type: "string", format: "email" },
       },
     });
@@ -76,14 +82,29 @@ describe("T §5.1 A↓ elicitation/create (v2 agent → v1 client)", () => {
   });
 
   it("drops an unknown format without a stash when the stash is off", () => {
-    const out = toV1(form({ type: "object", properties: { x: { type: "string", format: "future_x" } } }), identityToV1(options("off")));
+    const out = toV1(
+      form({ type: "object", properties: { x: { type: "string", format: "future_x" } } }),
+      identityToV1(options("off")),
+    );
     expect(out.requestedSchema).toEqual({ type: "object", properties: { x: { type: "string" } } });
   });
 
   it("rewrites a request scope's requestId to the v1 client's id", () => {
-    const ctx: ElicitationToV1Context = { opts: defaultOptions, requestIdToV1: (id) => (id === 12 ? "client-7" : undefined) };
-    const out = toV1({ message: "Open", mode: "url", elicitationId: "e1", url: "https://example.com/x", requestId: 12 }, ctx);
-    expect(out).toEqual({ message: "Open", mode: "url", elicitationId: "e1", url: "https://example.com/x", requestId: "client-7" });
+    const ctx: ElicitationToV1Context = {
+      opts: defaultOptions,
+      requestIdToV1: (id) => (id === 12 ? "client-7" : undefined),
+    };
+    const out = toV1(
+      { message: "Open", mode: "url", elicitationId: "e1", url: "https://example.com/x", requestId: 12 },
+      ctx,
+    );
+    expect(out).toEqual({
+      message: "Open",
+      mode: "url",
+      elicitationId: "e1",
+      url: "https://example.com/x",
+      requestId: "client-7",
+    });
   });
 
   it("answers -32602 for a requestId the bridge never relayed", () => {
@@ -96,7 +117,15 @@ describe("T §5.1 A↓ elicitation/create (v2 agent → v1 client)", () => {
   });
 
   it("passes session scopes, tool call ids, url mode and unknown modes through unchanged", () => {
-    const url = { message: "m", mode: "url", elicitationId: "e", url: "https://e.x/", sessionId: "s", toolCallId: "t", _meta: { a: 1 } };
+    const url = {
+      message: "m",
+      mode: "url",
+      elicitationId: "e",
+      url: "https://e.x/",
+      sessionId: "s",
+      toolCallId: "t",
+      _meta: { a: 1 },
+    };
     expect(toV1(url)).toEqual(url);
     const other = { message: "m", mode: "_wizard", steps: [1], sessionId: "s" };
     expect(toV1(other)).toEqual(other);
@@ -115,7 +144,10 @@ describe("T §5.1 B↓ elicitation/create (v1 agent → v2 client)", () => {
   });
 
   it("drops empty enum and oneOf lists (v2 minItems 1) and restores them toward v1", () => {
-    const source = form({ type: "object", properties: { pick: { type: "string", enum: [], oneOf: [], title: "Pick" } } });
+    const source = form({
+      type: "object",
+      properties: { pick: { type: "string", enum: [], oneOf: [], title: "Pick" } },
+    });
     const out = toV2(source);
     expect((out.requestedSchema as Json).properties).toEqual({
       pick: {
@@ -152,7 +184,10 @@ describe("T §5.1 B↓ elicitation/create (v1 agent → v2 client)", () => {
   });
 
   it("rewrites a requestId through the id map", () => {
-    const ctx: ElicitationToV2Context = { opts: defaultOptions, requestIdToV2: (id) => (id === 4 ? { requestId: "v2-req" } : undefined) };
+    const ctx: ElicitationToV2Context = {
+      opts: defaultOptions,
+      requestIdToV2: (id) => (id === 4 ? { requestId: "v2-req" } : undefined),
+    };
     expect(toV2({ message: "m", mode: "url", elicitationId: "e", url: "https://e.x/", requestId: 4 }, ctx)).toEqual({
       message: "m",
       mode: "url",
@@ -163,7 +198,8 @@ describe("T §5.1 B↓ elicitation/create (v1 agent → v2 client)", () => {
   });
 
   it("scopes an elicitation on an acknowledged prompt to the prompt's session and stashes the request", () => {
-    const map = (id: v1.RequestId): RequestIdToV2 | undefined => (id === 4 ? { requestId: 30, ackedPromptOf: "sess" } : undefined);
+    const map = (id: v1.RequestId): RequestIdToV2 | undefined =>
+      id === 4 ? { requestId: 30, ackedPromptOf: "sess" } : undefined;
     const r = elicitationRequestToV2(
       { message: "m", mode: "url", elicitationId: "e", url: "https://e.x/", requestId: 4 },
       { opts: defaultOptions, requestIdToV2: map },
@@ -211,9 +247,15 @@ describe("T §5.1 B↓ elicitation/create (v1 agent → v2 client)", () => {
 
   it("rejects a requestedSchema that is not an object schema", () => {
     for (const requestedSchema of [7, { type: "array" }, { properties: [] }, { properties: { a: 1 } }]) {
-      const r = elicitationRequestToV2(form({}, { sessionId: "s" }) as unknown as v1.CreateElicitationRequest, identityToV2());
+      const r = elicitationRequestToV2(
+        form({}, { sessionId: "s" }) as unknown as v1.CreateElicitationRequest,
+        identityToV2(),
+      );
       expect(r.ok).toBe(true);
-      const bad = elicitationRequestToV2({ ...form({}), requestedSchema } as unknown as v1.CreateElicitationRequest, identityToV2());
+      const bad = elicitationRequestToV2(
+        { ...form({}), requestedSchema } as unknown as v1.CreateElicitationRequest,
+        identityToV2(),
+      );
       expect(bad.ok).toBe(false);
     }
   });
@@ -221,14 +263,24 @@ describe("T §5.1 B↓ elicitation/create (v1 agent → v2 client)", () => {
 
 describe("T §5.1 elicitation responses", () => {
   it("B↑ removes v2-only content values and stashes them in the response _meta; A↑ restores them", () => {
-    const resp = { action: "accept", content: { name: "x", n: 2, ok: true, tags: ["a"], obj: { deep: 1 }, nul: null, mixed: [1, "a"] } };
+    const resp = {
+      action: "accept",
+      content: { name: "x", n: 2, ok: true, tags: ["a"], obj: { deep: 1 }, nul: null, mixed: [1, "a"] },
+    };
     const r = elicitationResponseToV1(resp as v2.CreateElicitationResponse, defaultOptions);
     const out = value(r);
     expectValid("v1", "CreateElicitationResponse", out);
     expect(out).toEqual({
       action: "accept",
       content: { name: "x", n: 2, ok: true, tags: ["a"] },
-      _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { content: { obj: { deep: 1 }, nul: null, mixed: [1, "a"] } } } },
+      _meta: {
+        "acp-bridge": {
+          v: 1,
+          from: 2,
+          hadMeta: false,
+          residual: { content: { obj: { deep: 1 }, nul: null, mixed: [1, "a"] } },
+        },
+      },
     });
     expect(r.ok && r.lost.map((l) => l.path)).toEqual([
       ["content", "obj"],
@@ -240,8 +292,16 @@ describe("T §5.1 elicitation responses", () => {
 
   it("relays decline, cancel and unknown actions unchanged", () => {
     for (const resp of [{ action: "decline" }, { action: "cancel", _meta: { a: 1 } }, { action: "_later", when: 5 }]) {
-      expect(valid("v1", "CreateElicitationResponse", elicitationResponseToV1(resp as v2.CreateElicitationResponse, defaultOptions))).toEqual(resp);
-      expect(valid("v2", "CreateElicitationResponse", elicitationResponseToV2(resp as v1.CreateElicitationResponse))).toEqual(resp);
+      expect(
+        valid(
+          "v1",
+          "CreateElicitationResponse",
+          elicitationResponseToV1(resp as v2.CreateElicitationResponse, defaultOptions),
+        ),
+      ).toEqual(resp);
+      expect(
+        valid("v2", "CreateElicitationResponse", elicitationResponseToV2(resp as v1.CreateElicitationResponse)),
+      ).toEqual(resp);
     }
   });
 
@@ -257,7 +317,8 @@ describe("T §5.1 elicitation responses", () => {
 const promptish = (id: v1.RequestId): boolean => typeof id === "string" && id.startsWith("prompt:");
 const propToV2 = (opts: ConvertOptions): ElicitationToV2Context => ({
   opts,
-  requestIdToV2: (id) => (id === null ? undefined : { requestId: id, ...(promptish(id) ? { ackedPromptOf: `s-${id}` } : {}) }),
+  requestIdToV2: (id) =>
+    id === null ? undefined : { requestId: id, ...(promptish(id) ? { ackedPromptOf: `s-${id}` } : {}) },
 });
 
 const v1Request = (arb("v1", "CreateElicitationRequest") as fc.Arbitrary<Json>)
@@ -270,13 +331,23 @@ const v1Request = (arb("v1", "CreateElicitationRequest") as fc.Arbitrary<Json>)
 
 convertsLosslessly<v1.CreateElicitationRequest, v2.CreateElicitationRequest>({
   name: "T §5.1 CreateElicitationRequest",
-  v1: { schema: "v1", def: "CreateElicitationRequest", arb: v1Request as unknown as fc.Arbitrary<v1.CreateElicitationRequest> },
+  v1: {
+    schema: "v1",
+    def: "CreateElicitationRequest",
+    arb: v1Request as unknown as fc.Arbitrary<v1.CreateElicitationRequest>,
+  },
   v2: { schema: "v2", def: "CreateElicitationRequest" },
   toV2: (x, opts) => elicitationRequestToV2(x, propToV2(opts)),
   toV1: (x, opts) => elicitationRequestToV1(x, identityToV1(opts)),
   levels: ["compact", "full"],
   interpreted: {
-    v1: [["mode"], ["requestId"], ["requestedSchema"], ["requestedSchema", "properties"], ["requestedSchema", "properties", "*"]],
+    v1: [
+      ["mode"],
+      ["requestId"],
+      ["requestedSchema"],
+      ["requestedSchema", "properties"],
+      ["requestedSchema", "properties", "*"],
+    ],
     v2: [
       ["mode"],
       ["requestId"],

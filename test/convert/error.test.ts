@@ -43,7 +43,10 @@ describe("JSON-RPC errors (H §7.1)", () => {
   it("wraps a -32002 without data and restores its absence", () => {
     const e = { code: -32002, message: "Session not found" };
     const out = value(errorToV2(e, { sessionId: "s9" }, opts));
-    expect(out.data).toEqual({ sessionId: "s9", _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, synthetic: ["data"] } } });
+    expect(out.data).toEqual({
+      sessionId: "s9",
+      _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, synthetic: ["data"] } },
+    });
     expect(value(errorToV1(out))).toEqual(e);
   });
 

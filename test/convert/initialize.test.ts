@@ -94,13 +94,20 @@ describe("H §1.3 client-facing version", () => {
     }
   });
 
-  it.each([[-1], [1.5], ["2"], [65536], [null], [undefined]])("rejects protocolVersion %j with -32602 and the SDK's message", (pv) => {
-    const r = clientFacingVersion(pv === undefined ? {} : { protocolVersion: pv });
-    expect(r).toEqual({
-      ok: false,
-      error: { code: -32602, message: INVALID_VERSION_MESSAGE, data: { field: "protocolVersion", reason: "invalid_protocol_version" } },
-    });
-  });
+  it.each([[-1], [1.5], ["2"], [65536], [null], [undefined]])(
+    "rejects protocolVersion %j with -32602 and the SDK's message",
+    (pv) => {
+      const r = clientFacingVersion(pv === undefined ? {} : { protocolVersion: pv });
+      expect(r).toEqual({
+        ok: false,
+        error: {
+          code: -32602,
+          message: INVALID_VERSION_MESSAGE,
+          data: { field: "protocolVersion", reason: "invalid_protocol_version" },
+        },
+      });
+    },
+  );
 
   it("rejects params that are not an object with -32602", () => {
     const r = clientFacingVersion([1]);
@@ -136,7 +143,11 @@ describe("H §1.4 agent-side probe helpers", () => {
     expect(
       v1InitAddsInformation({
         protocolVersion: 1,
-        clientCapabilities: { terminal: false, auth: { terminal: false }, fs: { writeTextFile: false, readTextFile: false } },
+        clientCapabilities: {
+          terminal: false,
+          auth: { terminal: false },
+          fs: { writeTextFile: false, readTextFile: false },
+        },
       }),
     ).toBe(false);
     expect(v1InitAddsInformation({ protocolVersion: 1, clientInfo: { name: "zed", version: "1" } })).toBe(true);
@@ -145,7 +156,11 @@ describe("H §1.4 agent-side probe helpers", () => {
 
   it("adds the v1 root keys to INIT2 in dual mode", () => {
     const init2 = { protocolVersion: 2, info: { name: "zed", version: "1" } };
-    const init1 = { protocolVersion: 1, clientInfo: { name: "zed", version: "1" }, clientCapabilities: { terminal: false } };
+    const init1 = {
+      protocolVersion: 1,
+      clientInfo: { name: "zed", version: "1" },
+      clientCapabilities: { terminal: false },
+    };
     const dual = dualInitializeRequest(init2, init1);
     expect(dual).toEqual({ ...init2, clientInfo: init1.clientInfo, clientCapabilities: init1.clientCapabilities });
     expectValid("v2", "InitializeRequest", dual);
@@ -205,7 +220,10 @@ describe("H §1.5, §2.1 initialize request, A (v1 client → v2 agent)", () => 
     const out = reqToV2(p);
     expect(out.info).toEqual(p.clientInfo);
     expect(out._meta).toEqual(p._meta);
-    expect(out.capabilities).toMatchObject({ elicitation: p.clientCapabilities.elicitation, auth: { _meta: { b: 2 } } });
+    expect(out.capabilities).toMatchObject({
+      elicitation: p.clientCapabilities.elicitation,
+      auth: { _meta: { b: 2 } },
+    });
     expect((out.capabilities as Json)._meta).toMatchObject({ c: 3 });
   });
 
@@ -228,7 +246,9 @@ describe("H §1.5, §2.1 initialize request, A (v1 client → v2 agent)", () => 
   });
 
   it("omits auth.terminal when the bridge cannot relaunch the agent (H §3.4)", () => {
-    const out = reqToV2({ protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } }, off, { terminalAuth: false });
+    const out = reqToV2({ protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } }, off, {
+      terminalAuth: false,
+    });
     expect(out.capabilities).toEqual({ auth: {} });
   });
 
@@ -248,18 +268,31 @@ describe("H §1.5, §2.1 initialize request, A (v1 client → v2 agent)", () => 
       }),
     );
     expect(value(initializeRequestToV1(v2p, defaultOptions, { unstable: true, tunnel: true }))).toEqual(p);
-    const plain = value(initializeRequestToV1({ protocolVersion: 2, info: { name: "c", version: "1" } }, defaultOptions, { unstable: true }));
+    const plain = value(
+      initializeRequestToV1({ protocolVersion: 2, info: { name: "c", version: "1" } }, defaultOptions, {
+        unstable: true,
+      }),
+    );
     expect((plain.clientCapabilities as Json).plan).toEqual({});
   });
 
   it("advertises the tunnel in capabilities._meta and a chained B consumes it (H §6.4)", () => {
-    const out = reqToV2({ protocolVersion: 1, clientCapabilities: { terminal: false, fs: { readTextFile: false, writeTextFile: false } } }, defaultOptions, {
-      advertiseTunnel: true,
-    });
+    const out = reqToV2(
+      {
+        protocolVersion: 1,
+        clientCapabilities: { terminal: false, fs: { readTextFile: false, writeTextFile: false } },
+      },
+      defaultOptions,
+      {
+        advertiseTunnel: true,
+      },
+    );
     expect(tunnelAdvertised(out.capabilities)).toBe(true);
     const back = reqToV1(out);
     expect(JSON.stringify(back)).not.toContain("acp-bridge");
-    expect(tunnelAdvertised(reqToV2({ protocolVersion: 1 }, defaultOptions, { advertiseTunnel: true }).capabilities)).toBe(true);
+    expect(
+      tunnelAdvertised(reqToV2({ protocolVersion: 1 }, defaultOptions, { advertiseTunnel: true }).capabilities),
+    ).toBe(true);
   });
 });
 
@@ -285,7 +318,10 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
   });
 
   it("restores a stashed v1 fs/terminal offer only with the tunnel (H §6.4)", () => {
-    const v2p = reqToV2({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true, _meta: { m: 1 } }, terminal: true } });
+    const v2p = reqToV2({
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true, _meta: { m: 1 } }, terminal: true },
+    });
     expect(reqToV1(v2p, defaultOptions, { tunnel: true }).clientCapabilities).toEqual({
       fs: { readTextFile: true, writeTextFile: true, _meta: { m: 1 } },
       terminal: true,
@@ -297,15 +333,25 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
   });
 
   it("sends auth.terminal false when the bridge cannot relaunch the agent (H §3.4)", () => {
-    const out = reqToV1({ protocolVersion: 2, info: zed, capabilities: { auth: { terminal: {} } } }, off, { terminalAuth: false });
+    const out = reqToV1({ protocolVersion: 2, info: zed, capabilities: { auth: { terminal: {} } } }, off, {
+      terminalAuth: false,
+    });
     expect(out.clientCapabilities).toMatchObject({ auth: { terminal: false } });
   });
 
   it("stashes the marker content of auth.terminal and v2-only keys, and restores them", () => {
-    const p = { protocolVersion: 2, info: zed, capabilities: { auth: { terminal: { _meta: { t: 1 } } }, zzfuture: { x: 1 } } };
+    const p = {
+      protocolVersion: 2,
+      info: zed,
+      capabilities: { auth: { terminal: { _meta: { t: 1 } } }, zzfuture: { x: 1 } },
+    };
     const v1p = reqToV1(p);
     expect((v1p.clientCapabilities as Json)._meta).toEqual(
-      stash(2, { residual: { v2ClientCaps: { unknown: { zzfuture: { x: 1 } }, markers: { "auth.terminal": { _meta: { t: 1 } } } } } }),
+      stash(2, {
+        residual: {
+          v2ClientCaps: { unknown: { zzfuture: { x: 1 } }, markers: { "auth.terminal": { _meta: { t: 1 } } } },
+        },
+      }),
     );
     expect(reqToV2(v1p)).toEqual(p);
   });
@@ -336,13 +382,21 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
   });
 
   it("identifies the bridge to the v1 agent, and a chained A reads and consumes the marker (T §5.5)", () => {
-    const marker: BridgeMarker = { bridge: { name: "acp-bridge", version: "0.1.0" }, clientProtocol: 2, agentProtocol: 1 };
-    const out = reqToV1({ protocolVersion: 2, info: zed, _meta: { traceparent: "t" } }, defaultOptions, { bridgeMarker: marker });
+    const marker: BridgeMarker = {
+      bridge: { name: "acp-bridge", version: "0.1.0" },
+      clientProtocol: 2,
+      agentProtocol: 1,
+    };
+    const out = reqToV1({ protocolVersion: 2, info: zed, _meta: { traceparent: "t" } }, defaultOptions, {
+      bridgeMarker: marker,
+    });
     expect(bridgeMarkerOf(out._meta)).toEqual(marker);
     expect(bridgeMarkerOf({ "acp-bridge": { bridge: { name: 1 } } })).toBeUndefined();
     const again = reqToV2(out);
     expect(again._meta).toEqual({ traceparent: "t" });
-    expect(JSON.stringify(reqToV1({ protocolVersion: 2, info: zed }, off, { bridgeMarker: marker }))).toContain('"bridge"');
+    expect(JSON.stringify(reqToV1({ protocolVersion: 2, info: zed }, off, { bridgeMarker: marker }))).toContain(
+      '"bridge"',
+    );
   });
 });
 
@@ -370,7 +424,9 @@ describe("H §2.2, §3.3 initialize result, B (v1 agent → v2 client)", () => {
           delete: {},
           additionalDirectories: {},
           _meta: stash(1, {
-            residual: { v1AgentCaps: { loadSession: true, sessionCapabilities: { list: {} }, mcpSse: true, authLogout: {} } },
+            residual: {
+              v1AgentCaps: { loadSession: true, sessionCapabilities: { list: {} }, mcpSse: true, authLogout: {} },
+            },
           }),
         },
       },
@@ -388,12 +444,19 @@ describe("H §2.2, §3.3 initialize result, B (v1 agent → v2 client)", () => {
     const out = value(r);
     expect(out.info).toEqual(syntheticInfo);
     expect(out.capabilities?.session?.mcp).toEqual({ stdio: {} });
-    expect(out.capabilities?.session?._meta).toMatchObject({ "acp-bridge": { residual: { v1AgentCaps: { mcpSse: true } } } });
+    expect(out.capabilities?.session?._meta).toMatchObject({
+      "acp-bridge": { residual: { v1AgentCaps: { mcpSse: true } } },
+    });
     expect(out.authMethods).toEqual([
       { type: "terminal", methodId: "tty", name: "Login", args: ["--login"], env: [{ name: "ACP_LOGIN", value: "1" }] },
     ]);
     expect(r.ok && r.lost.map((l) => l.path.join("."))).toContain("agentCapabilities.mcpCapabilities.sse");
-    expect(agentFlagsFromV1(v1r.agentCapabilities, v1r.authMethods)).toMatchObject({ mcpSse: true, mcpStdio: true, load: false, logout: false });
+    expect(agentFlagsFromV1(v1r.agentCapabilities, v1r.authMethods)).toMatchObject({
+      mcpSse: true,
+      mcpStdio: true,
+      load: false,
+      logout: false,
+    });
   });
 
   it("always advertises session, even for an agent without agentCapabilities", () => {
@@ -405,12 +468,18 @@ describe("H §2.2, §3.3 initialize result, B (v1 agent → v2 client)", () => {
   it("keeps auth.logout absent for an agent whose only method is of a v1-only type (visible through the stash)", () => {
     const v1r = {
       protocolVersion: 1,
-      agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} }, mcpCapabilities: { sse: false } },
+      agentCapabilities: {
+        loadSession: true,
+        sessionCapabilities: { list: {}, resume: {}, close: {} },
+        mcpCapabilities: { sse: false },
+      },
       authMethods: [{ type: "_vendor", id: "v", name: "V" }],
     };
     const v2r = resToV2(v1r);
     // the plain reverse is exact; only the stash makes the entry visible, so the group is written anyway
-    expect((v2r.capabilities as Json).session).toMatchObject({ _meta: stash(1, { residual: { v1AgentCaps: { loadSession: true } } }) });
+    expect((v2r.capabilities as Json).session).toMatchObject({
+      _meta: stash(1, { residual: { v1AgentCaps: { loadSession: true } } }),
+    });
     expect(value(initializeResponseToV1(v2r as v2.InitializeResponse, defaultOptions))).toEqual(v1r);
   });
 
@@ -438,7 +507,12 @@ describe("H §2.2, §3.3 initialize result, A (v2 agent → v1 client)", () => {
     protocolVersion: 2,
     info: { name: "agent", version: "2.0.0" },
     capabilities: {
-      session: { prompt: { image: {}, audio: {} }, mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {} },
+      session: {
+        prompt: { image: {}, audio: {} },
+        mcp: { stdio: {}, http: {} },
+        delete: {},
+        additionalDirectories: {},
+      },
     },
     authMethods: [{ type: "agent", methodId: "login", name: "Log in" }],
   };
@@ -475,7 +549,13 @@ describe("H §2.2, §3.3 initialize result, A (v2 agent → v1 client)", () => {
       mcpCapabilities: { sse: false },
       _meta: stash(2, { residual: { v2AgentCaps: { absent: ["session"] } } }),
     });
-    expect(agentFlagsFromV2({})).toMatchObject({ hasSession: false, load: false, list: false, resume: false, close: false });
+    expect(agentFlagsFromV2({})).toMatchObject({
+      hasSession: false,
+      load: false,
+      list: false,
+      resume: false,
+      close: false,
+    });
     expect(resToV2(out)).toEqual({ protocolVersion: 2, info: agent.info, capabilities: {} });
   });
 
@@ -490,7 +570,9 @@ describe("H §2.2, §3.3 initialize result, A (v2 agent → v1 client)", () => {
   it("stashes a missing session.mcp.stdio (v1 cannot say no) and the engine flag reads false (H §4.2)", () => {
     const caps = { session: { mcp: { http: {} } } };
     const out = resToV1({ protocolVersion: 2, info: agent.info, capabilities: caps, authMethods: [] });
-    expect(out.agentCapabilities).toMatchObject({ _meta: stash(2, { residual: { v2AgentCaps: { absent: ["session.mcp.stdio"] } } }) });
+    expect(out.agentCapabilities).toMatchObject({
+      _meta: stash(2, { residual: { v2AgentCaps: { absent: ["session.mcp.stdio"] } } }),
+    });
     expect(agentFlagsFromV2(caps)).toMatchObject({ hasSession: true, mcpStdio: false, mcpHttp: true });
   });
 
@@ -500,7 +582,11 @@ describe("H §2.2, §3.3 initialize result, A (v2 agent → v1 client)", () => {
     const out = resToV1(v2r);
     expect(out.agentCapabilities).toMatchObject({
       promptCapabilities: { image: true, audio: false },
-      _meta: stash(2, { residual: { v2AgentCaps: { markers: { "session.prompt.image": { _meta: { q: 1 } }, "session.prompt.audio": null } } } }),
+      _meta: stash(2, {
+        residual: {
+          v2AgentCaps: { markers: { "session.prompt.image": { _meta: { q: 1 } }, "session.prompt.audio": null } },
+        },
+      }),
     });
     expect(resToV2(out)).toEqual(v2r);
   });
@@ -537,7 +623,11 @@ describe("H §2.2, §3.3 initialize result, A (v2 agent → v1 client)", () => {
   });
 
   it("puts the bridge marker in the v1 result for a chained B (T §5.5)", () => {
-    const marker: BridgeMarker = { bridge: { name: "acp-bridge", version: "0.1.0" }, clientProtocol: 1, agentProtocol: 2 };
+    const marker: BridgeMarker = {
+      bridge: { name: "acp-bridge", version: "0.1.0" },
+      clientProtocol: 1,
+      agentProtocol: 2,
+    };
     const out = resToV1(agent, defaultOptions, { bridgeMarker: marker });
     expect(bridgeMarkerOf(out._meta)).toEqual(marker);
     expect(resToV2(out)).toEqual(agent);
@@ -582,7 +672,11 @@ describe("H §9 conformance 4: chained bridges are transparent", () => {
     const atAgent = reqToV1(reqToV2(client), defaultOptions, { tunnel: false });
     expect(atAgent).toEqual({
       ...client,
-      clientCapabilities: { ...client.clientCapabilities, fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        ...client.clientCapabilities,
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+      },
     });
   });
 
@@ -591,7 +685,11 @@ describe("H §9 conformance 4: chained bridges are transparent", () => {
   });
 
   it("v2 client → B → A → v2 agent and back: both ends see the original messages", () => {
-    const v2client = { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: { auth: { terminal: {} } } };
+    const v2client = {
+      protocolVersion: 2,
+      info: { name: "zed", version: "1" },
+      capabilities: { auth: { terminal: {} } },
+    };
     expect(reqToV2(reqToV1(v2client))).toEqual(v2client);
     const v2agent = {
       protocolVersion: 2,
@@ -676,7 +774,9 @@ describe("H §2.4 engine flags", () => {
   });
 
   it("reads v2 agent flags: list, resume and close come with session; logout with authMethods", () => {
-    expect(agentFlagsFromV2({ session: { mcp: { stdio: {} }, delete: {} } }, [{ type: "agent", methodId: "a", name: "A" }])).toMatchObject({
+    expect(
+      agentFlagsFromV2({ session: { mcp: { stdio: {} }, delete: {} } }, [{ type: "agent", methodId: "a", name: "A" }]),
+    ).toMatchObject({
       hasSession: true,
       load: true,
       list: true,
@@ -708,7 +808,11 @@ describe("H §2.1-2.2 capability table (mappings/capabilities.ts)", () => {
     };
     let nodes: Record<string, unknown>[] = [defs[def]!];
     for (const key of path) {
-      nodes = nodes.flatMap((n) => props(n).map((p) => p[key]).filter((x): x is Record<string, unknown> => x !== undefined));
+      nodes = nodes.flatMap((n) =>
+        props(n)
+          .map((p) => p[key])
+          .filter((x): x is Record<string, unknown> => x !== undefined),
+      );
       if (nodes.length === 0) return false;
     }
     return true;
@@ -716,7 +820,10 @@ describe("H §2.1-2.2 capability table (mappings/capabilities.ts)", () => {
 
   it("names only paths that exist in the pinned schemas", () => {
     for (const row of capabilityTable) {
-      const [d1, d2] = row.caps === "client" ? ["ClientCapabilities", "ClientCapabilities"] : ["AgentCapabilities", "AgentCapabilities"];
+      const [d1, d2] =
+        row.caps === "client"
+          ? ["ClientCapabilities", "ClientCapabilities"]
+          : ["AgentCapabilities", "AgentCapabilities"];
       if (row.v1 !== null && row.v1 !== "*") expect(hasPath("v1u", d1, row.v1.split(".")), `v1 ${row.v1}`).toBe(true);
       if (row.v2 !== null && row.v2 !== "*") expect(hasPath("v2u", d2, row.v2.split(".")), `v2 ${row.v2}`).toBe(true);
     }
@@ -740,7 +847,9 @@ describe("H §2.1-2.2 capability table (mappings/capabilities.ts)", () => {
 describe("H §2 capability objects on their own", () => {
   it("rejects a capability object that is not an object", () => {
     expect(clientCapabilitiesToV2(5 as unknown as v1.ClientCapabilities, defaultOptions).ok).toBe(false);
-    expect(agentCapabilitiesToV1(null as unknown as v2.AgentCapabilities, defaultOptions, { authMethodsNonEmpty: false }).ok).toBe(false);
+    expect(
+      agentCapabilitiesToV1(null as unknown as v2.AgentCapabilities, defaultOptions, { authMethodsNonEmpty: false }).ok,
+    ).toBe(false);
   });
 
   it("never throws on arbitrary JSON capability values", () => {
@@ -765,7 +874,11 @@ describe("H §1.5, §2.1-2.2 initialize (properties)", () => {
       name: `InitializeRequest ${s1} ⇄ ${s2}`,
       // protocolVersion is negotiated by the engine, not carried: each side gets its own.
       v1: { schema: s1, def: "InitializeRequest", arb: arb(s1, "InitializeRequest").map(withVersion(1)) },
-      v2: { schema: s2, def: "InitializeRequest", arb: arb(s2, "InitializeRequest").map(withVersion(2)) as fc.Arbitrary<v2.InitializeRequest> },
+      v2: {
+        schema: s2,
+        def: "InitializeRequest",
+        arb: arb(s2, "InitializeRequest").map(withVersion(2)) as fc.Arbitrary<v2.InitializeRequest>,
+      },
       toV2: (x, o) => initializeRequestToV2(x, o, { unstable }),
       // The tunnel is what lets a stashed fs/terminal offer reach the v1 agent (H §6.4).
       toV1: (x, o) => initializeRequestToV1(x, o, { unstable, tunnel: true }),
@@ -775,7 +888,11 @@ describe("H §1.5, §2.1-2.2 initialize (properties)", () => {
     convertsLosslessly<v1.InitializeResponse, v2.InitializeResponse>({
       name: `InitializeResponse ${s1} ⇄ ${s2}`,
       v1: { schema: s1, def: "InitializeResponse", arb: arb(s1, "InitializeResponse").map(withVersion(1)) },
-      v2: { schema: s2, def: "InitializeResponse", arb: arb(s2, "InitializeResponse").map(withVersion(2)) as fc.Arbitrary<v2.InitializeResponse> },
+      v2: {
+        schema: s2,
+        def: "InitializeResponse",
+        arb: arb(s2, "InitializeResponse").map(withVersion(2)) as fc.Arbitrary<v2.InitializeResponse>,
+      },
       toV2: (x, o) => initializeResponseToV2(x, o, { unstable }),
       toV1: (x, o) => initializeResponseToV1(x, o, { unstable }),
       levels: ["compact", "full"],

@@ -40,7 +40,12 @@ function failure(r: Conv<unknown>) {
 }
 
 const stdio1 = { name: "fs", command: "/bin/mcp", args: ["--ro"], env: [{ name: "K", value: "v" }] };
-const http1 = { type: "http" as const, name: "web", url: "https://mcp.example.com/x", headers: [{ name: "A", value: "b" }] };
+const http1 = {
+  type: "http" as const,
+  name: "web",
+  url: "https://mcp.example.com/x",
+  headers: [{ name: "A", value: "b" }],
+};
 const sse1 = { type: "sse" as const, name: "legacy", url: "https://old.example.com/sse", headers: [] };
 
 describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => {
@@ -69,7 +74,13 @@ describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => 
 
   it("rejects an SSE server with -32602 naming the type, index and server", () => {
     const e = failure(mcpServersToV2([stdio1, sse1], a()));
-    expect(e.data).toEqual({ field: "mcpServers", type: "sse", index: 1, name: "legacy", reason: "transport not supported" });
+    expect(e.data).toEqual({
+      field: "mcpServers",
+      type: "sse",
+      index: 1,
+      name: "legacy",
+      reason: "transport not supported",
+    });
     expect(e.message).toContain("sse");
   });
 
@@ -84,7 +95,13 @@ describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => 
 
   it("rejects stdio servers by default when the agent lacks session.mcp.stdio, naming the server", () => {
     const e = failure(mcpServersToV2([http1, stdio1], a({ stdio: false, http: true })));
-    expect(e.data).toEqual({ field: "mcpServers", type: "stdio", index: 1, name: "fs", reason: "transport not supported" });
+    expect(e.data).toEqual({
+      field: "mcpServers",
+      type: "stdio",
+      index: 1,
+      name: "fs",
+      reason: "transport not supported",
+    });
     expect(e.message).toContain('"fs"');
   });
 
@@ -131,14 +148,24 @@ describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => 
   });
 
   it("rejects a list that is not an array, and malformed entries", () => {
-    expect(failure(mcpServersToV2(null as never, a())).data).toEqual({ field: "mcpServers", index: null, reason: "not_array" });
-    expect(failure(mcpServersToV2([stdio1, 5] as never, a())).data).toEqual({ field: "mcpServers", index: 1, reason: "not_object" });
+    expect(failure(mcpServersToV2(null as never, a())).data).toEqual({
+      field: "mcpServers",
+      index: null,
+      reason: "not_array",
+    });
+    expect(failure(mcpServersToV2([stdio1, 5] as never, a())).data).toEqual({
+      field: "mcpServers",
+      index: 1,
+      reason: "not_object",
+    });
     expect(failure(mcpServersToV2([{ ...stdio1, name: 3 }] as never, a())).data).toEqual({
       field: "mcpServers[0].name",
       index: 0,
       reason: "not_string",
     });
-    expect(failure(mcpServersToV2([{ ...stdio1, type: 1 }] as never, a())).data).toMatchObject({ field: "mcpServers[0].type" });
+    expect(failure(mcpServersToV2([{ ...stdio1, type: 1 }] as never, a())).data).toMatchObject({
+      field: "mcpServers[0].type",
+    });
   });
 
   it("does not mutate its input", () => {
@@ -177,7 +204,12 @@ describe("H §4.2 MCP servers, B: v2 client → v1 agent (H §9 case 9)", () => 
 
   it("adds headers [] to an http server", () => {
     const r = mcpServerToV1({ type: "http", name: "web", url: "https://x.example" }, b());
-    expect(valid(r, "v1", "McpServer")).toMatchObject({ type: "http", name: "web", url: "https://x.example", headers: [] });
+    expect(valid(r, "v1", "McpServer")).toMatchObject({
+      type: "http",
+      name: "web",
+      url: "https://x.example",
+      headers: [],
+    });
   });
 
   it("writes no stash with the stash off, but still reports the additions", () => {
@@ -188,17 +220,31 @@ describe("H §4.2 MCP servers, B: v2 client → v1 agent (H §9 case 9)", () => 
 
   it("rejects a custom transport with -32602 naming type and index", () => {
     const e = failure(mcpServersToV1([stdio2, { type: "_custom", name: "c" } as unknown as v2.McpServer], b()));
-    expect(e.data).toEqual({ field: "mcpServers", type: "_custom", index: 1, name: "c", reason: "transport not supported by v1 agent" });
+    expect(e.data).toEqual({
+      field: "mcpServers",
+      type: "_custom",
+      index: 1,
+      name: "c",
+      reason: "transport not supported by v1 agent",
+    });
   });
 
   it("rejects a future transport and SSE unless the v1 agent takes them", () => {
     const sse = { type: "sse", name: "s", url: "https://x.example" } as unknown as v2.McpServer;
-    expect(failure(mcpServerToV1(sse, b())).data).toMatchObject({ type: "sse", reason: "transport not supported by v1 agent" });
-    expect(valid(mcpServerToV1(sse, b({ ...both, sse: true })), "v1", "McpServer")).toMatchObject({ type: "sse", headers: [] });
+    expect(failure(mcpServerToV1(sse, b())).data).toMatchObject({
+      type: "sse",
+      reason: "transport not supported by v1 agent",
+    });
+    expect(valid(mcpServerToV1(sse, b({ ...both, sse: true })), "v1", "McpServer")).toMatchObject({
+      type: "sse",
+      headers: [],
+    });
   });
 
   it("rejects http when the v1 agent lacks mcpCapabilities.http", () => {
-    expect(failure(mcpServerToV1({ type: "http", name: "w", url: "https://x" }, b({ stdio: true, http: false }))).data).toMatchObject({
+    expect(
+      failure(mcpServerToV1({ type: "http", name: "w", url: "https://x" }, b({ stdio: true, http: false }))).data,
+    ).toMatchObject({
       type: "http",
     });
   });
@@ -249,7 +295,9 @@ describe("H §4.2 McpServer properties", () => {
     .tuple(arb("v1", "McpServer"), fc.webUrl())
     .filter(([s]) => (s as { type?: string }).type !== "sse")
     .map(([s, url]) => ((s as { type?: string }).type === "http" ? { ...(s as object), url } : s) as v1.McpServer);
-  const v2Server = arb("v2", "McpServer").filter((s) => ["stdio", "http"].includes((s as { type: string }).type)) as fc.Arbitrary<v2.McpServer>;
+  const v2Server = arb("v2", "McpServer").filter((s) =>
+    ["stdio", "http"].includes((s as { type: string }).type),
+  ) as fc.Arbitrary<v2.McpServer>;
 
   convertsLosslessly<v1.McpServer, v2.McpServer>({
     name: "McpServer",

@@ -30,7 +30,11 @@ type Obj = Record<string, unknown>;
 
 const text = (t: string): v2.ContentBlock => ({ type: "text", text: t });
 const UPSERT: Record<MessageKind, string> = { user: "user_message", agent: "agent_message", thought: "agent_thought" };
-const CHUNK: Record<MessageKind, string> = { user: "user_message_chunk", agent: "agent_message_chunk", thought: "agent_thought_chunk" };
+const CHUNK: Record<MessageKind, string> = {
+  user: "user_message_chunk",
+  agent: "agent_message_chunk",
+  thought: "agent_thought_chunk",
+};
 
 /** v1 `uri` fields are plain strings, v2 ones `format: uri`; blocks pass them (T §3.1): generate URIs. */
 const URIS = ["file:///w/a.txt", "https://example.com/x?y=1", "urn:isbn:0451450523"];
@@ -86,7 +90,9 @@ class BEngine {
     const kind = kindOfUpdate(u.sessionUpdate as string)!.kind;
     const a = assignChunkId(this.ids, "s1", kind, v1ChunkMessageId(u as never));
     this.ids = a.state;
-    const r = value(v1ChunkToV2Updates(u as never, this.pending, { kind, messageId: a.messageId, synthetic: a.synthetic }, this.opts));
+    const r = value(
+      v1ChunkToV2Updates(u as never, this.pending, { kind, messageId: a.messageId, synthetic: a.synthetic }, this.opts),
+    );
     this.pending = r.pending;
     for (const x of r.updates) expectValid("v2", "SessionUpdate", x);
     return r.updates;
@@ -123,9 +129,13 @@ describe("message chunks A↓ (T §2.1)", () => {
   });
 
   it("uses #u and #a for user and agent messages reusing an id", () => {
-    const a = value(chunkToV1({ messageId: "x", content: text("a") }, undefined, { kind: "user", firstKind: "thought" }, off));
+    const a = value(
+      chunkToV1({ messageId: "x", content: text("a") }, undefined, { kind: "user", firstKind: "thought" }, off),
+    );
     expect(a.update.messageId).toBe("x#u");
-    const b = value(chunkToV1({ messageId: "x", content: text("a") }, undefined, { kind: "agent", firstKind: "user" }, off));
+    const b = value(
+      chunkToV1({ messageId: "x", content: text("a") }, undefined, { kind: "agent", firstKind: "user" }, off),
+    );
     expect(b.update.messageId).toBe("x#a");
   });
 
@@ -202,7 +212,13 @@ describe("message ids B↓ (T §2.1 B↓)", () => {
       { sessionUpdate: "agent_message_chunk", content: text("y") },
     ];
     const v2Stream = v1Stream.flatMap((u) => b.update(u));
-    expect(v2Stream.map((u) => (u as Obj).messageId)).toEqual(["acpb:s1:t:1", "acpb:s1:a:1", "acpb:s1:a:1", "own", "own"]);
+    expect(v2Stream.map((u) => (u as Obj).messageId)).toEqual([
+      "acpb:s1:t:1",
+      "acpb:s1:a:1",
+      "acpb:s1:a:1",
+      "own",
+      "own",
+    ]);
     expect(v2Stream[0]).toEqual({
       sessionUpdate: "agent_thought_chunk",
       messageId: "acpb:s1:t:1",
@@ -283,13 +299,20 @@ describe("whole-message upserts A↓ (T §2.2, T §9 case 10)", () => {
 
   it("fans a new message out as one chunk per block, the first carrying op upsert, count and the metadata", () => {
     const a = new AEngine(opts);
-    const out = a.update({ sessionUpdate: "agent_thought", messageId: "t1", content: [text("a"), text("b")], _meta: { k: 1 } });
+    const out = a.update({
+      sessionUpdate: "agent_thought",
+      messageId: "t1",
+      content: [text("a"), text("b")],
+      _meta: { k: 1 },
+    });
     expect(out).toEqual([
       {
         sessionUpdate: "agent_thought_chunk",
         messageId: "t1",
         content: text("a"),
-        _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { op: "upsert", count: 2, meta: { k: 1 } } } },
+        _meta: {
+          "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { op: "upsert", count: 2, meta: { k: 1 } } },
+        },
       },
       { sessionUpdate: "agent_thought_chunk", messageId: "t1", content: text("b") },
     ]);
@@ -304,7 +327,9 @@ describe("whole-message upserts A↓ (T §2.2, T §9 case 10)", () => {
         sessionUpdate: "agent_message_chunk",
         messageId: "m",
         content: text("hi"),
-        _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { op: "upsert", count: 1, meta: { a: 1 } } } },
+        _meta: {
+          "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { op: "upsert", count: 1, meta: { a: 1 } } },
+        },
       },
     ]);
   });
@@ -325,12 +350,27 @@ describe("whole-message upserts A↓ (T §2.2, T §9 case 10)", () => {
 
   it("sends nothing for an upsert equal to what v1 shows", () => {
     const a = new AEngine(opts);
-    a.update({ sessionUpdate: "agent_message", messageId: "m", content: [text("x"), { type: "image", data: "AA==", mimeType: "image/png" }] });
-    expect(a.update({ sessionUpdate: "agent_message", messageId: "m", content: [text("x"), { type: "image", data: "AA==", mimeType: "image/png" }] })).toEqual([]);
+    a.update({
+      sessionUpdate: "agent_message",
+      messageId: "m",
+      content: [text("x"), { type: "image", data: "AA==", mimeType: "image/png" }],
+    });
+    expect(
+      a.update({
+        sessionUpdate: "agent_message",
+        messageId: "m",
+        content: [text("x"), { type: "image", data: "AA==", mimeType: "image/png" }],
+      }),
+    ).toEqual([]);
   });
 
   it("answers an upsert whose content is not an array with the typed error", () => {
-    const r = upsertToV1Chunks({ messageId: "m", content: "x" } as never, undefined, { kind: "agent", firstKind: undefined, redactionNotice: true }, opts);
+    const r = upsertToV1Chunks(
+      { messageId: "m", content: "x" } as never,
+      undefined,
+      { kind: "agent", firstKind: undefined, redactionNotice: true },
+      opts,
+    );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.data).toMatchObject({ field: "content", reason: "expected_array" });
   });
@@ -344,7 +384,12 @@ describe("whole-message upserts B↓ restore (T §2.2 B↓)", () => {
   }
 
   it("restores a fanned-out upsert as the one upsert, metadata included", () => {
-    const u = { sessionUpdate: "agent_message", messageId: "m", content: [text("a"), text("b"), text("c")], _meta: { k: [1] } };
+    const u = {
+      sessionUpdate: "agent_message",
+      messageId: "m",
+      content: [text("a"), text("b"), text("c")],
+      _meta: { k: [1] },
+    };
     expect(chain([u])).toEqual([u]);
   });
 
@@ -378,7 +423,10 @@ describe("whole-message upserts B↓ restore (T §2.2 B↓)", () => {
   });
 
   it("passes plain chunks through when the stash is off", () => {
-    const out = chain([{ sessionUpdate: "agent_message", messageId: "m", content: [text("a"), text("b")], _meta: { k: 1 } }], "off");
+    const out = chain(
+      [{ sessionUpdate: "agent_message", messageId: "m", content: [text("a"), text("b")], _meta: { k: 1 } }],
+      "off",
+    );
     expect(out).toEqual([
       { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("a") },
       { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("b") },
@@ -394,7 +442,12 @@ convertsLosslessly({
   name: "ContentChunk",
   v1: { schema: "v1", def: "ContentChunk", arb: arb("v1", "ContentChunk", uriOverrides) },
   v2: { schema: "v2", def: "ContentChunk" },
-  toV2: (x, o) => chunkToV2(x as never, { kind: "agent", messageId: chunkIdOf(x) ?? "acpb:s1:a:1", synthetic: chunkIdOf(x) === undefined }, o),
+  toV2: (x, o) =>
+    chunkToV2(
+      x as never,
+      { kind: "agent", messageId: chunkIdOf(x) ?? "acpb:s1:a:1", synthetic: chunkIdOf(x) === undefined },
+      o,
+    ),
   toV1: (x, o) => {
     const r = chunkToV1(x, undefined, { kind: "agent", firstKind: undefined }, o);
     return r.ok ? { ...r, value: r.value.update } : r;
@@ -407,7 +460,12 @@ convertsLosslessly({
   name: "ContentChunk (id reused by another kind)",
   v1: { schema: "v1", def: "ContentChunk", arb: arb("v1", "ContentChunk", uriOverrides) },
   v2: { schema: "v2", def: "ContentChunk" },
-  toV2: (x, o) => chunkToV2(x as never, { kind: "thought", messageId: chunkIdOf(x) ?? "acpb:s1:t:1", synthetic: chunkIdOf(x) === undefined }, o),
+  toV2: (x, o) =>
+    chunkToV2(
+      x as never,
+      { kind: "thought", messageId: chunkIdOf(x) ?? "acpb:s1:t:1", synthetic: chunkIdOf(x) === undefined },
+      o,
+    ),
   toV1: (x, o) => {
     const r = chunkToV1(x, undefined, { kind: "thought", firstKind: "agent" }, o);
     return r.ok ? { ...r, value: r.value.update } : r;
@@ -444,7 +502,8 @@ function materialize(stream: readonly unknown[]): Map<string, { content: unknown
         const o = x as Obj;
         return o.type === "text" && Object.keys(o).every((key) => key === "type" || key === "text");
       };
-      if (last && plain(last) && plain(b)) merged[merged.length - 1] = { type: "text", text: (last.text as string) + ((b as Obj).text as string) };
+      if (last && plain(last) && plain(b))
+        merged[merged.length - 1] = { type: "text", text: (last.text as string) + ((b as Obj).text as string) };
       else merged.push(b);
     }
     m.content = norm(merged) as unknown[];
@@ -506,7 +565,10 @@ describe("whole-message upserts through A and B (T §2.2, properties)", () => {
     { weight: 4, arbitrary: texts.map(text) },
     { weight: 1, arbitrary: arb("v2", "ContentBlock") },
   );
-  const meta = fc.oneof(fc.constant(null), fc.dictionary(fc.constantFrom("a", "b", "c"), fc.oneof(fc.constant(null), fc.integer()), { maxKeys: 2 }));
+  const meta = fc.oneof(
+    fc.constant(null),
+    fc.dictionary(fc.constantFrom("a", "b", "c"), fc.oneof(fc.constant(null), fc.integer()), { maxKeys: 2 }),
+  );
   const op = fc.oneof(
     fc.record({ t: fc.constant("chunk" as const), kind: anyKind, id: ids, block }),
     fc.record(
@@ -534,7 +596,8 @@ describe("whole-message upserts through A and B (T §2.2, properties)", () => {
       const u: Obj = { sessionUpdate: UPSERT[kind], messageId: o.id };
       if (Object.hasOwn(o, "content")) {
         // "extend": the final whole message after streaming (the prefix case).
-        const content = o.extend && Array.isArray(o.content) ? [...(shown.get(key) ?? []), ...(o.content as unknown[])] : o.content;
+        const content =
+          o.extend && Array.isArray(o.content) ? [...(shown.get(key) ?? []), ...(o.content as unknown[])] : o.content;
         u.content = content;
         shown.set(key, Array.isArray(content) ? (content as unknown[]) : []);
       }

@@ -51,13 +51,23 @@ const modelOption = {
   currentValue: "m1",
   options: [{ value: "m1", name: "M1" }],
 };
-const modelV1 = { id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "M1" }] };
+const modelV1 = {
+  id: "model",
+  name: "Model",
+  category: "model",
+  type: "select",
+  currentValue: "m1",
+  options: [{ value: "m1", name: "M1" }],
+};
 const marker = (from: 1 | 2, synthetic: string[]) => ({ "acp-bridge": { v: 1, from, hadMeta: false, synthetic } });
 
 describe("A: v1 modes from the v2 mode option (H §5.2)", () => {
   it("binds the first select option of category mode", () => {
     const boolMode = { configId: "b", name: "B", category: "mode", type: "boolean", currentValue: true };
-    expect(modeBinding([modelOption, boolMode, modeOption, { ...modeOption, configId: "mode2" }])).toEqual({ configId: "mode", index: 2 });
+    expect(modeBinding([modelOption, boolMode, modeOption, { ...modeOption, configId: "mode2" }])).toEqual({
+      configId: "mode",
+      index: 2,
+    });
     expect(modeBinding([modelOption])).toBeUndefined();
     expect(modeBinding(undefined)).toBeUndefined();
   });
@@ -88,17 +98,38 @@ describe("A: v1 modes from the v2 mode option (H §5.2)", () => {
     const grouped = {
       ...modeOption,
       options: [
-        { groupId: "safe", name: "Safe", options: [{ value: "ask", name: "Ask", description: "read only", _meta: { x: 1 } }] },
-        { groupId: "edit", name: "Editing", options: [{ value: "code", name: "Code" }, { value: "arch", name: "Architect" }] },
+        {
+          groupId: "safe",
+          name: "Safe",
+          options: [{ value: "ask", name: "Ask", description: "read only", _meta: { x: 1 } }],
+        },
+        {
+          groupId: "edit",
+          name: "Editing",
+          options: [
+            { value: "code", name: "Code" },
+            { value: "arch", name: "Architect" },
+          ],
+        },
       ],
     };
     const modes = value(modesFromOptions([grouped], compact));
     expectValid("v1", "SessionModeState", modes);
-    const group = (groupId: string, name: string) => ({ "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { group: { groupId, name } } } });
+    const group = (groupId: string, name: string) => ({
+      "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { group: { groupId, name } } },
+    });
     expect(modes).toEqual({
       currentModeId: "ask",
       availableModes: [
-        { id: "ask", name: "Ask", description: "read only", _meta: { x: 1, "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { group: { groupId: "safe", name: "Safe" } } } } },
+        {
+          id: "ask",
+          name: "Ask",
+          description: "read only",
+          _meta: {
+            x: 1,
+            "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { group: { groupId: "safe", name: "Safe" } } },
+          },
+        },
         { id: "code", name: "Code", _meta: group("edit", "Editing") },
         { id: "arch", name: "Architect", _meta: group("edit", "Editing") },
       ],
@@ -108,7 +139,10 @@ describe("A: v1 modes from the v2 mode option (H §5.2)", () => {
 
   it("refuses a bound option whose values are malformed", () => {
     const bad = { ...modeOption, options: [{ value: 3, name: "x" }] };
-    expect(error(modesFromOptions([bad], compact)).data).toMatchObject({ field: "configOptions[0].options[0].value", reason: "not_string" });
+    expect(error(modesFromOptions([bad], compact)).data).toMatchObject({
+      field: "configOptions[0].options[0].value",
+      reason: "not_string",
+    });
   });
 });
 
@@ -147,15 +181,35 @@ describe("A: config_option_update with a mode change (T §2.7, H §9 case 11, T 
   const next = [{ ...modeOption, currentValue: "code" }, grouped];
 
   it("sends the renamed config_option_update, then current_mode_update with currentModeId", () => {
-    const r = value(configOptionUpdateToV1Updates({ sessionUpdate: "config_option_update", configOptions: next }, prev, v1Client, compact));
+    const r = value(
+      configOptionUpdateToV1Updates(
+        { sessionUpdate: "config_option_update", configOptions: next },
+        prev,
+        v1Client,
+        compact,
+      ),
+    );
     for (const u of r.updates) expectValid("v1", "SessionUpdate", u);
     expect(r).toEqual({
       updates: [
         {
           sessionUpdate: "config_option_update",
           configOptions: [
-            { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: "code", options: modeOption.options },
-            { id: "effort", name: "Effort", type: "select", currentValue: "lo", options: [{ group: "g", name: "G", options: [{ value: "lo", name: "Low" }] }] },
+            {
+              id: "mode",
+              name: "Mode",
+              category: "mode",
+              type: "select",
+              currentValue: "code",
+              options: modeOption.options,
+            },
+            {
+              id: "effort",
+              name: "Effort",
+              type: "select",
+              currentValue: "lo",
+              options: [{ group: "g", name: "G", options: [{ value: "lo", name: "Low" }] }],
+            },
           ],
         },
         { sessionUpdate: "current_mode_update", currentModeId: "code", _meta: marker(2, ["currentModeUpdate"]) },
@@ -166,11 +220,15 @@ describe("A: config_option_update with a mode change (T §2.7, H §9 case 11, T 
 
   it("sends no current_mode_update to a v1 client that got no modes for the session", () => {
     const u = { sessionUpdate: "config_option_update", configOptions: next };
-    expect(value(configOptionUpdateToV1Updates(u, prev, { ...v1Client, sessionHasModes: false }, compact)).updates).toHaveLength(1);
+    expect(
+      value(configOptionUpdateToV1Updates(u, prev, { ...v1Client, sessionHasModes: false }, compact)).updates,
+    ).toHaveLength(1);
   });
 
   it("sends no current_mode_update when the mode did not change, or without a cached list", () => {
-    expect(value(configOptionUpdateToV1Updates({ configOptions: prev }, prev, v1Client, compact)).updates).toHaveLength(1);
+    expect(value(configOptionUpdateToV1Updates({ configOptions: prev }, prev, v1Client, compact)).updates).toHaveLength(
+      1,
+    );
     expect(currentModeUpdateFor(undefined, next, compact)).toBeUndefined();
     expect(currentModeUpdateFor([modelOption], next, compact)).toBeUndefined();
   });
@@ -179,12 +237,20 @@ describe("A: config_option_update with a mode change (T §2.7, H §9 case 11, T 
     const more = [{ ...modeOption, options: [...modeOption.options, { value: "arch", name: "Architect" }] }];
     expect(modeSetChanged([modeOption], more)).toBe(true);
     expect(modeSetChanged([modeOption], [{ ...modeOption, currentValue: "code" }])).toBe(false);
-    expect(value(configOptionUpdateToV1Updates({ configOptions: more }, [modeOption], v1Client, compact)).modesChanged).toBe(true);
+    expect(
+      value(configOptionUpdateToV1Updates({ configOptions: more }, [modeOption], v1Client, compact)).modesChanged,
+    ).toBe(true);
   });
 });
 
 describe("B: the synthetic mode option (H §5.3, H §9 case 12)", () => {
-  const modes = { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code", description: "Writes code" }] };
+  const modes = {
+    currentModeId: "ask",
+    availableModes: [
+      { id: "ask", name: "Ask" },
+      { id: "code", name: "Code", description: "Writes code" },
+    ],
+  };
   const cfg: AgentConfig = { configOptions: [modelV1], modes };
   const synthetic = (currentValue: string) => ({
     configId: "mode",
@@ -201,7 +267,10 @@ describe("B: the synthetic mode option (H §5.3, H §9 case 12)", () => {
 
   it("binds to the synthetic option, or to the agent's own mode option when it dual-advertises", () => {
     expect(agentModeBinding(cfg)).toEqual({ kind: "modes", configId: "mode" });
-    expect(agentModeBinding({ configOptions: [{ ...modelV1, id: "mode" }], modes })).toEqual({ kind: "modes", configId: "acp-bridge.mode" });
+    expect(agentModeBinding({ configOptions: [{ ...modelV1, id: "mode" }], modes })).toEqual({
+      kind: "modes",
+      configId: "acp-bridge.mode",
+    });
     const own = { id: "m", name: "M", category: "mode", type: "select", currentValue: "ask", options: [] };
     expect(agentModeBinding({ configOptions: [modelV1, own], modes })).toEqual({ kind: "option", configId: "m" });
     expect(agentModeBinding({ configOptions: [modelV1] })).toBeUndefined();
@@ -215,7 +284,9 @@ describe("B: the synthetic mode option (H §5.3, H §9 case 12)", () => {
   });
 
   it("adds the current mode as a value when availableModes lacks it", () => {
-    const option = value(syntheticModeOption({ currentModeId: "hidden", availableModes: [{ id: "ask", name: "Ask" }] }, [], compact));
+    const option = value(
+      syntheticModeOption({ currentModeId: "hidden", availableModes: [{ id: "ask", name: "Ask" }] }, [], compact),
+    );
     expectValid("v2", "SessionConfigOption", option);
     expect(option).toMatchObject({
       currentValue: "hidden",
@@ -239,15 +310,24 @@ describe("B: the synthetic mode option (H §5.3, H §9 case 12)", () => {
   });
 
   it("refuses an unknown mode or a non-id value with -32602, without calling the agent", () => {
-    expect(error(setConfigOptionOnSyntheticToSetMode({ sessionId: "s1", configId: "mode", type: "id", value: "nope" }, cfg))).toMatchObject({
+    expect(
+      error(setConfigOptionOnSyntheticToSetMode({ sessionId: "s1", configId: "mode", type: "id", value: "nope" }, cfg)),
+    ).toMatchObject({
       code: -32602,
       data: { field: "value", reason: "unknown_mode", value: "nope" },
     });
-    expect(error(setConfigOptionOnSyntheticToSetMode({ sessionId: "s1", configId: "mode", type: "boolean", value: true }, cfg)).data).toMatchObject({
+    expect(
+      error(
+        setConfigOptionOnSyntheticToSetMode({ sessionId: "s1", configId: "mode", type: "boolean", value: true }, cfg),
+      ).data,
+    ).toMatchObject({
       field: "type",
       reason: "type_mismatch",
     });
-    expect(error(setConfigOptionOnSyntheticToSetMode({ sessionId: "s1", configId: "model", type: "id", value: "m1" }, cfg)).data).toMatchObject({
+    expect(
+      error(setConfigOptionOnSyntheticToSetMode({ sessionId: "s1", configId: "model", type: "id", value: "m1" }, cfg))
+        .data,
+    ).toMatchObject({
       reason: "not_mode_option",
     });
   });
@@ -265,33 +345,73 @@ describe("B: the synthetic mode option (H §5.3, H §9 case 12)", () => {
   });
 
   it("accepts the docs' modeId as an alias (H §8-12)", () => {
-    const r = value(currentModeUpdateToConfigOptionUpdate({ sessionUpdate: "current_mode_update", modeId: "code" }, cfg, compact));
+    const r = value(
+      currentModeUpdateToConfigOptionUpdate({ sessionUpdate: "current_mode_update", modeId: "code" }, cfg, compact),
+    );
     expect((r.config.modes as Json).currentModeId).toBe("code");
     expect(r.update).toBeDefined();
   });
 
   it("for a dual-advertising agent, emits only when the bound option's value changes", () => {
-    const own = { id: "m", name: "M", category: "mode", type: "select", currentValue: "ask", options: [{ value: "ask", name: "Ask" }, { value: "code", name: "Code" }] };
+    const own = {
+      id: "m",
+      name: "M",
+      category: "mode",
+      type: "select",
+      currentValue: "ask",
+      options: [
+        { value: "ask", name: "Ask" },
+        { value: "code", name: "Code" },
+      ],
+    };
     const dual: AgentConfig = { configOptions: [own], modes };
     expect(value(agentConfigToV2(dual, compact))).toHaveLength(1);
-    expect(value(currentModeUpdateToConfigOptionUpdate({ sessionUpdate: "current_mode_update", currentModeId: "ask" }, dual, compact)).update).toBeUndefined();
-    const r = value(currentModeUpdateToConfigOptionUpdate({ sessionUpdate: "current_mode_update", currentModeId: "code" }, dual, compact));
+    expect(
+      value(
+        currentModeUpdateToConfigOptionUpdate(
+          { sessionUpdate: "current_mode_update", currentModeId: "ask" },
+          dual,
+          compact,
+        ),
+      ).update,
+    ).toBeUndefined();
+    const r = value(
+      currentModeUpdateToConfigOptionUpdate(
+        { sessionUpdate: "current_mode_update", currentModeId: "code" },
+        dual,
+        compact,
+      ),
+    );
     expect(r.update).toMatchObject({ configOptions: [{ configId: "m", currentValue: "code" }] });
   });
 
   it("drops an A bridge's own current_mode_update echo", () => {
-    const echo = { sessionUpdate: "current_mode_update", currentModeId: "code", _meta: marker(2, ["currentModeUpdate"]) };
+    const echo = {
+      sessionUpdate: "current_mode_update",
+      currentModeId: "code",
+      _meta: marker(2, ["currentModeUpdate"]),
+    };
     expect(value(currentModeUpdateToConfigOptionUpdate(echo, cfg, compact)).update).toBeUndefined();
   });
 
   it("forgets modes an A bridge synthesized", () => {
     const a = value(modesFromOptions([modeOption], compact));
-    expect(agentConfigFromResult({ sessionId: "s", modes: a, configOptions: [] })).toEqual({ configOptions: [], modes: undefined });
+    expect(agentConfigFromResult({ sessionId: "s", modes: a, configOptions: [] })).toEqual({
+      configOptions: [],
+      modes: undefined,
+    });
   });
 });
 
 describe("chained bridges stay transparent for modes (H §5.3 reverse, T §9 case 20)", () => {
-  const modes = { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }], _meta: { m: 1 } };
+  const modes = {
+    currentModeId: "ask",
+    availableModes: [
+      { id: "ask", name: "Ask" },
+      { id: "code", name: "Code" },
+    ],
+    _meta: { m: 1 },
+  };
   const cfg: AgentConfig = { configOptions: [modelV1], modes };
 
   it("B then A gives the v1 client the agent's current_mode_update back, exactly", () => {
@@ -343,7 +463,8 @@ describe("SessionModeState ⇄ synthetic option (properties, H §5.3)", () => {
         expect(JSON.stringify(r.value)).not.toContain("acp-bridge");
         const back = value(modesFromOptions([r.value], off));
         const diffs = diffPaths(norm(modes), norm(back)).map((p) => ["modes", ...p]);
-        const covered = (d: readonly unknown[]) => r.lost.some((l) => l.path.every((x, i) => String(x) === String(d[i])));
+        const covered = (d: readonly unknown[]) =>
+          r.lost.some((l) => l.path.every((x, i) => String(x) === String(d[i])));
         expect(diffs.filter((d) => !covered(d))).toEqual([]);
       }),
       runs,
@@ -379,13 +500,18 @@ describe("SessionModeState ⇄ synthetic option (properties, H §5.3)", () => {
   });
 
   it("a v1 current_mode_update through B then A comes out unchanged", () => {
-    const update = arb("v1", "CurrentModeUpdate").map((u) => ({ ...(u as Json), sessionUpdate: "current_mode_update" }));
+    const update = arb("v1", "CurrentModeUpdate").map((u) => ({
+      ...(u as Json),
+      sessionUpdate: "current_mode_update",
+    }));
     fc.assert(
       fc.property(update, usableModes, (u, modes) => {
         const cfg: AgentConfig = { configOptions: [], modes };
         const b = value(currentModeUpdateToConfigOptionUpdate(u, cfg, compact));
         expectValid("v2", "SessionUpdate", b.update);
-        const a = value(configOptionUpdateToV1Updates(b.update, value(agentConfigToV2(cfg, compact)), v1Client, compact));
+        const a = value(
+          configOptionUpdateToV1Updates(b.update, value(agentConfigToV2(cfg, compact)), v1Client, compact),
+        );
         expect(norm(a.updates)).toEqual([norm(u)]);
       }),
       runs,
@@ -393,7 +519,10 @@ describe("SessionModeState ⇄ synthetic option (properties, H §5.3)", () => {
   });
 
   it("a v2 config_option_update gives valid v1 updates and never throws", () => {
-    const update = arb("v2", "ConfigOptionUpdate").map((u) => ({ ...(u as Json), sessionUpdate: "config_option_update" }));
+    const update = arb("v2", "ConfigOptionUpdate").map((u) => ({
+      ...(u as Json),
+      sessionUpdate: "config_option_update",
+    }));
     const list = arb("v2", "ConfigOptionUpdate").map((u) => (u as Json).configOptions);
     fc.assert(
       fc.property(update, list, fc.boolean(), (u, prev, booleanOptions) => {

@@ -64,7 +64,9 @@ describe("notice and compaction updates toward v1 (T §2.10, D7)", () => {
   it("restores the notice from its agent-message rendering toward v2", () => {
     const gate: NoticeGate = { ...none, noticeFallback: "agent_message", fallbackMessageId: "n1" };
     const chunk = value(gatedUpdateToV1(warning as never, gate, opts));
-    const r = value(v1ChunkToV2Updates(chunk as never, undefined, { kind: "agent", messageId: "n1", synthetic: false }, opts));
+    const r = value(
+      v1ChunkToV2Updates(chunk as never, undefined, { kind: "agent", messageId: "n1", synthetic: false }, opts),
+    );
     expect(r.updates).toEqual([warning]);
     expectValid("v2", "SessionUpdate", r.updates[0]);
   });
@@ -88,7 +90,10 @@ describe("notice and compaction updates toward v1 (T §2.10, D7)", () => {
       sessionUpdate: "compaction_update",
       compactionId: "c1",
       status: "completed",
-      summary: [{ type: "text", text: "done" }, { type: "_chart", points: [] }],
+      summary: [
+        { type: "text", text: "done" },
+        { type: "_chart", points: [] },
+      ],
     };
     const out = value(gatedUpdateToV1(u as never, all, opts)) as unknown as Record<string, unknown>;
     expect((out.summary as unknown[])[0]).toEqual({ type: "text", text: "done" });

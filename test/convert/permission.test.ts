@@ -51,7 +51,10 @@ const v1Overrides = {
 };
 function exactAtCompact(x: Json): boolean {
   const content = (x.toolCall as { content?: unknown }).content;
-  return !Array.isArray(content) || content.every((i: { type?: unknown; oldText?: unknown }) => i.type !== "diff" || typeof i.oldText !== "string");
+  return (
+    !Array.isArray(content) ||
+    content.every((i: { type?: unknown; oldText?: unknown }) => i.type !== "diff" || typeof i.oldText !== "string")
+  );
 }
 
 /** The converted value, schema-checked as `def` of `version`. */
@@ -122,7 +125,12 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
         synthetic: ["toolCall"],
       }),
     });
-    const fin = finalizeSyntheticToolCall("acpb-perm-7", { outcome: "selected", optionId: "no" }, params.options, defaultOptions);
+    const fin = finalizeSyntheticToolCall(
+      "acpb-perm-7",
+      { outcome: "selected", optionId: "no" },
+      params.options,
+      defaultOptions,
+    );
     expectValid("v1", "SessionUpdate", fin);
     expect(fin).toEqual({
       sessionUpdate: "tool_call_update",
@@ -134,7 +142,9 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
 
   it("finalizes a synthetic tool call as completed after an allow option, failed after a cancel", () => {
     const opts = [allow, reject];
-    expect(finalizeSyntheticToolCall("t", { outcome: "selected", optionId: "yes" }, opts, defaultOptions).status).toBe("completed");
+    expect(finalizeSyntheticToolCall("t", { outcome: "selected", optionId: "yes" }, opts, defaultOptions).status).toBe(
+      "completed",
+    );
     expect(finalizeSyntheticToolCall("t", { outcome: "cancelled" }, opts, defaultOptions).status).toBe("failed");
     expect(finalizeSyntheticToolCall("t", undefined, opts, defaultOptions).status).toBe("failed");
     expect(finalizeSyntheticToolCall("t", { outcome: "selected", optionId: "gone" }, opts, options("off"))).toEqual({
@@ -146,7 +156,10 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
 
   it("points a command subject at its announced tool call without synthesizing one", () => {
     const subject = { type: "command", command: "ls", cwd: "/w", toolCallId: "tc1", terminalId: "term" };
-    const r = toV1({ sessionId: "s", title: "List?", subject, options: [allow] }, ctxV1({ isAnnounced: (id) => id === "tc1" }));
+    const r = toV1(
+      { sessionId: "s", title: "List?", subject, options: [allow] },
+      ctxV1({ isAnnounced: (id) => id === "tc1" }),
+    );
     expect(r.before).toEqual([]);
     expect(r.syntheticToolCallId).toBeUndefined();
     expect(r.params.toolCall).toEqual({ toolCallId: "tc1" });
@@ -154,7 +167,12 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
   });
 
   it("synthesizes the command's tool call under its own toolCallId when that id was not announced", () => {
-    const r = toV1({ sessionId: "s", title: "t", subject: { type: "command", command: "x", cwd: "/", toolCallId: "tc9" }, options: [allow] });
+    const r = toV1({
+      sessionId: "s",
+      title: "t",
+      subject: { type: "command", command: "x", cwd: "/", toolCallId: "tc9" },
+      options: [allow],
+    });
     expect(r.syntheticToolCallId).toBe("tc9");
     expect(r.before[0]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "tc9", kind: "execute" });
   });
@@ -187,13 +205,23 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
   });
 
   it("keeps a tool call's real title when announcing it for a permission", () => {
-    const r = toV1({ sessionId: "s", title: "Allow?", subject: { type: "tool_call", toolCall: { toolCallId: "a", title: "Read x" } }, options: [allow] });
+    const r = toV1({
+      sessionId: "s",
+      title: "Allow?",
+      subject: { type: "tool_call", toolCall: { toolCallId: "a", title: "Read x" } },
+      options: [allow],
+    });
     expect(r.before[0]).toMatchObject({ title: "Read x" });
   });
 
   it("converts an announced tool_call subject with the tool_call_update null rules and sends nothing first", () => {
     const r = toV1(
-      { sessionId: "s", title: "Go?", subject: { type: "tool_call", toolCall: { toolCallId: "a", kind: null, status: null, content: null } }, options: [allow] },
+      {
+        sessionId: "s",
+        title: "Go?",
+        subject: { type: "tool_call", toolCall: { toolCallId: "a", kind: null, status: null, content: null } },
+        options: [allow],
+      },
       ctxV1({ isAnnounced: () => true }),
     );
     expect(r.before).toEqual([]);
@@ -214,7 +242,9 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
         _meta: envelope(2, { synthetic: ["toolCall"] }),
       },
     ]);
-    expect(r.params._meta).toEqual(envelope(2, { residual: { title: "Continue?", description: "It costs money" }, synthetic: ["toolCall"] }));
+    expect(r.params._meta).toEqual(
+      envelope(2, { residual: { title: "Continue?", description: "It costs money" }, synthetic: ["toolCall"] }),
+    );
   });
 
   it("stashes an unknown subject and a null one exactly", () => {
@@ -230,24 +260,38 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
   it("answers cancelled without prompting for an unknown subject under unknownSubjectPolicy reject", () => {
     const r = value(
       permissionRequestToV1(
-        { sessionId: "s", title: "t", subject: { type: "future_thing" }, options: [allow] } as v2.RequestPermissionRequest,
+        {
+          sessionId: "s",
+          title: "t",
+          subject: { type: "future_thing" },
+          options: [allow],
+        } as v2.RequestPermissionRequest,
         ctxV1({ unknownSubjectPolicy: "reject" }),
       ),
     );
     expect(r).toEqual({ kind: "cancel", response: { outcome: { outcome: "cancelled" } } });
     // Known and absent subjects are still prompted.
-    expect(toV1({ sessionId: "s", title: "t", options: [allow] }, ctxV1({ unknownSubjectPolicy: "reject" })).kind).toBe("prompt");
+    expect(toV1({ sessionId: "s", title: "t", options: [allow] }, ctxV1({ unknownSubjectPolicy: "reject" })).kind).toBe(
+      "prompt",
+    );
   });
 
   it("removes options of unknown kind and stashes them with their position", () => {
     const defer = { optionId: "later", name: "Ask later", kind: "_defer" };
     const r = permissionRequestToV1(
-      { sessionId: "s", title: "t", subject: { type: "tool_call", toolCall: { toolCallId: "a", title: "t" } }, options: [allow, defer, reject] },
+      {
+        sessionId: "s",
+        title: "t",
+        subject: { type: "tool_call", toolCall: { toolCallId: "a", title: "t" } },
+        options: [allow, defer, reject],
+      },
       ctxV1({ isAnnounced: () => true }),
     );
     if (!r.ok || r.value.kind !== "prompt") throw new Error("prompt expected");
     expect(r.value.params.options).toEqual([allow, reject]);
-    expect(r.value.params._meta).toEqual(envelope(2, { residual: { title: "t", options: [{ index: 1, option: defer }] } }));
+    expect(r.value.params._meta).toEqual(
+      envelope(2, { residual: { title: "t", options: [{ index: 1, option: defer }] } }),
+    );
     expect(r.lost.map((l) => l.path)).toEqual([["options", 1]]);
   });
 
@@ -259,12 +303,20 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
     const r = toV1({ sessionId: "s", title: "t", options: opts });
     expect(r.params.options).toEqual([
       { optionId: "a", name: "A", kind: "reject_once", _meta: envelope(2, { residual: { kind: "_approve_forever" } }) },
-      { optionId: "b", name: "B", kind: "reject_once", _meta: { x: 1, ...envelope(2, { residual: { kind: "future_maybe" } }, true) } },
+      {
+        optionId: "b",
+        name: "B",
+        kind: "reject_once",
+        _meta: { x: 1, ...envelope(2, { residual: { kind: "future_maybe" } }, true) },
+      },
     ]);
   });
 
   it("writes no envelope anywhere with the stash off, yet still synthesizes", () => {
-    const r = toV1({ sessionId: "s", title: "t", subject: { type: "command", command: "c", cwd: "/" }, options: [allow] }, ctxV1({ opts: options("off") }));
+    const r = toV1(
+      { sessionId: "s", title: "t", subject: { type: "command", command: "c", cwd: "/" }, options: [allow] },
+      ctxV1({ opts: options("off") }),
+    );
     expect(JSON.stringify(r)).not.toContain("acp-bridge");
     expect(r.before).toHaveLength(1);
   });
@@ -302,18 +354,27 @@ describe("T §4 B↓ permission requests (v1 agent → v2 client)", () => {
       _meta: envelope(1, { synthetic: ["toolCallUnannounced", "title"] }),
     });
     expect(r.before).toEqual([
-      { sessionUpdate: "tool_call_update", toolCallId: "tc1", status: "pending", _meta: envelope(1, { synthetic: ["forPermission"] }) },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "tc1",
+        status: "pending",
+        _meta: envelope(1, { synthetic: ["forPermission"] }),
+      },
     ]);
   });
 
   it("prefers the v1 tool call's own title and sends nothing first for a seen tool call", () => {
-    const r = toV2({ sessionId: "s", toolCall: { toolCallId: "a", title: "Delete build/" }, options: [allow] }, ctxV2({ lastTitle: () => "old" }));
+    const r = toV2(
+      { sessionId: "s", toolCall: { toolCallId: "a", title: "Delete build/" }, options: [allow] },
+      ctxV2({ lastTitle: () => "old" }),
+    );
     expect(r.params.title).toBe("Delete build/");
     expect(r.before).toEqual([]);
   });
 
   it("derives the title from the kind, or the last kind, or a generic phrase", () => {
-    const title = (tc: Json, lastKind?: string) => toV2({ sessionId: "s", toolCall: tc, options: [allow] }, ctxV2({ lastKind: () => lastKind })).params.title;
+    const title = (tc: Json, lastKind?: string) =>
+      toV2({ sessionId: "s", toolCall: tc, options: [allow] }, ctxV2({ lastKind: () => lastKind })).params.title;
     expect(title({ toolCallId: "a", kind: "execute" })).toBe("Allow command execution?");
     expect(title({ toolCallId: "a", kind: "edit" })).toBe("Allow file edit?");
     expect(title({ toolCallId: "a" }, "fetch")).toBe("Allow network fetch?");
@@ -322,7 +383,10 @@ describe("T §4 B↓ permission requests (v1 agent → v2 client)", () => {
   });
 
   it("drops v1 null fields of the tool call (null means unchanged in v1)", () => {
-    const r = toV2({ sessionId: "s", toolCall: { toolCallId: "a", title: "T", kind: null, content: null }, options: [allow] }, ctxV2({ opts: options("off") }));
+    const r = toV2(
+      { sessionId: "s", toolCall: { toolCallId: "a", title: "T", kind: null, content: null }, options: [allow] },
+      ctxV2({ opts: options("off") }),
+    );
     expect(r.params.subject).toEqual({ type: "tool_call", toolCall: { toolCallId: "a", title: "T" } });
   });
 
@@ -346,7 +410,11 @@ describe("T §4 B↓ permission requests (v1 agent → v2 client)", () => {
 });
 
 /** v2 agent → A → v1 → B → v2 client, with B's state fed by A's `before` messages. */
-function chain(params: Json, announced: ReadonlySet<string>, opts: ConvertOptions = defaultOptions): { v2: Json; beforeV2: unknown[] } {
+function chain(
+  params: Json,
+  announced: ReadonlySet<string>,
+  opts: ConvertOptions = defaultOptions,
+): { v2: Json; beforeV2: unknown[] } {
   const a = toV1(params, ctxV1({ opts, isAnnounced: (id) => announced.has(id) }));
   const seen = new Set(announced);
   const beforeV2: unknown[] = [];
@@ -361,13 +429,43 @@ function chain(params: Json, announced: ReadonlySet<string>, opts: ConvertOption
 
 describe("T §4 chains v2 agent → A → v1 → B → v2 client", () => {
   const cases: [string, Json][] = [
-    ["a command subject", { sessionId: "s", title: "Run?", description: "why", subject: { type: "command", command: "rm -rf x", cwd: "/w", terminalId: null }, options: [allow, reject] }],
-    ["an unknown subject", { sessionId: "s", title: "Open tab?", subject: { type: "_tab", url: "u" }, options: [allow] }],
+    [
+      "a command subject",
+      {
+        sessionId: "s",
+        title: "Run?",
+        description: "why",
+        subject: { type: "command", command: "rm -rf x", cwd: "/w", terminalId: null },
+        options: [allow, reject],
+      },
+    ],
+    [
+      "an unknown subject",
+      { sessionId: "s", title: "Open tab?", subject: { type: "_tab", url: "u" }, options: [allow] },
+    ],
     ["a null subject", { sessionId: "s", title: "Go?", description: null, subject: null, options: [reject] }],
     ["an absent subject", { sessionId: "s", title: "Go?", options: [allow], _meta: { trace: 1 } }],
-    ["a tool_call subject with its own _meta", { sessionId: "s", title: "Edit?", subject: { type: "tool_call", toolCall: { toolCallId: "t1", title: "Edit a" }, _meta: { m: 1 } }, options: [allow] }],
-    ["options of unknown kinds", { sessionId: "s", title: "Pick", options: [{ optionId: "a", name: "A", kind: "_x" }, allow, { optionId: "b", name: "B", kind: "future" }] }],
-    ["only unknown option kinds", { sessionId: "s", title: "Pick", options: [{ optionId: "a", name: "A", kind: "_x" }] }],
+    [
+      "a tool_call subject with its own _meta",
+      {
+        sessionId: "s",
+        title: "Edit?",
+        subject: { type: "tool_call", toolCall: { toolCallId: "t1", title: "Edit a" }, _meta: { m: 1 } },
+        options: [allow],
+      },
+    ],
+    [
+      "options of unknown kinds",
+      {
+        sessionId: "s",
+        title: "Pick",
+        options: [{ optionId: "a", name: "A", kind: "_x" }, allow, { optionId: "b", name: "B", kind: "future" }],
+      },
+    ],
+    [
+      "only unknown option kinds",
+      { sessionId: "s", title: "Pick", options: [{ optionId: "a", name: "A", kind: "_x" }] },
+    ],
   ];
   for (const [name, params] of cases) {
     it(`restores ${name} exactly`, () => {
@@ -377,13 +475,21 @@ describe("T §4 chains v2 agent → A → v1 → B → v2 client", () => {
   }
 
   it("never shows the v2 client the tool call A synthesized", () => {
-    const { beforeV2 } = chain({ sessionId: "s", title: "Run?", subject: { type: "command", command: "c", cwd: "/" }, options: [allow] }, new Set());
+    const { beforeV2 } = chain(
+      { sessionId: "s", title: "Run?", subject: { type: "command", command: "c", cwd: "/" }, options: [allow] },
+      new Set(),
+    );
     expect(beforeV2).toEqual([]);
   });
 
   it("shows the v2 client nothing A announced for a tool_call subject: as from a direct agent, the subject carries it", () => {
     const { beforeV2 } = chain(
-      { sessionId: "s", title: "Edit?", subject: { type: "tool_call", toolCall: { toolCallId: "t1", kind: "edit" } }, options: [allow] },
+      {
+        sessionId: "s",
+        title: "Edit?",
+        subject: { type: "tool_call", toolCall: { toolCallId: "t1", kind: "edit" } },
+        options: [allow],
+      },
       new Set(),
     );
     expect(beforeV2).toEqual([]);
@@ -396,15 +502,29 @@ describe("T §4 permission responses", () => {
     const r = permissionResponseToV1(resp as v2.RequestPermissionResponse, defaultOptions);
     const out = value(r);
     expectValid("v1", "RequestPermissionResponse", out);
-    expect(out).toEqual({ outcome: { outcome: "cancelled" }, _meta: envelope(2, { residual: { outcome: resp.outcome } }) });
+    expect(out).toEqual({
+      outcome: { outcome: "cancelled" },
+      _meta: envelope(2, { residual: { outcome: resp.outcome } }),
+    });
     expect(r.ok && r.lost.map((l) => l.path)).toEqual([["outcome"]]);
     expect(valid("v2", "RequestPermissionResponse", permissionResponseToV2(out))).toEqual(resp);
   });
 
   it("relays selected and cancelled unchanged in both directions", () => {
-    for (const resp of [{ outcome: { outcome: "selected", optionId: "yes", _meta: { a: 1 } } }, { outcome: { outcome: "cancelled" }, _meta: { b: 2 } }]) {
-      expect(valid("v1", "RequestPermissionResponse", permissionResponseToV1(resp as v2.RequestPermissionResponse, defaultOptions))).toEqual(resp);
-      expect(valid("v2", "RequestPermissionResponse", permissionResponseToV2(resp as v1.RequestPermissionResponse))).toEqual(resp);
+    for (const resp of [
+      { outcome: { outcome: "selected", optionId: "yes", _meta: { a: 1 } } },
+      { outcome: { outcome: "cancelled" }, _meta: { b: 2 } },
+    ]) {
+      expect(
+        valid(
+          "v1",
+          "RequestPermissionResponse",
+          permissionResponseToV1(resp as v2.RequestPermissionResponse, defaultOptions),
+        ),
+      ).toEqual(resp);
+      expect(
+        valid("v2", "RequestPermissionResponse", permissionResponseToV2(resp as v1.RequestPermissionResponse)),
+      ).toEqual(resp);
     }
   });
 
@@ -415,8 +535,12 @@ describe("T §4 permission responses", () => {
   });
 
   it("rejects an outcome without a string tag", () => {
-    expect(permissionResponseToV1({ outcome: { outcome: 3 } } as unknown as v2.RequestPermissionResponse, defaultOptions).ok).toBe(false);
-    expect(permissionResponseToV2({ outcome: { outcome: "selected" } } as unknown as v1.RequestPermissionResponse).ok).toBe(false);
+    expect(
+      permissionResponseToV1({ outcome: { outcome: 3 } } as unknown as v2.RequestPermissionResponse, defaultOptions).ok,
+    ).toBe(false);
+    expect(
+      permissionResponseToV2({ outcome: { outcome: "selected" } } as unknown as v1.RequestPermissionResponse).ok,
+    ).toBe(false);
   });
 });
 
@@ -424,13 +548,18 @@ describe("T §4 chains (properties)", () => {
   const request = arb("v2", "RequestPermissionRequest") as fc.Arbitrary<Json>;
   it("v2 agent → A → v1 → B → v2 client restores every request exactly, whatever was announced", () => {
     fc.assert(
-      fc.property(request, fc.boolean(), fc.constantFrom<"compact" | "full">("compact", "full"), (params, announceAll, level) => {
-        const subject = params.subject as Json | null | undefined;
-        const tc = subject?.type === "tool_call" ? (subject.toolCall as Json | undefined) : undefined;
-        const ids = new Set<string>(announceAll && typeof tc?.toolCallId === "string" ? [tc.toolCallId] : []);
-        if (announceAll && typeof subject?.toolCallId === "string") ids.add(subject.toolCallId);
-        expect(norm(chain(params, ids, options(level)).v2)).toEqual(norm(params));
-      }),
+      fc.property(
+        request,
+        fc.boolean(),
+        fc.constantFrom<"compact" | "full">("compact", "full"),
+        (params, announceAll, level) => {
+          const subject = params.subject as Json | null | undefined;
+          const tc = subject?.type === "tool_call" ? (subject.toolCall as Json | undefined) : undefined;
+          const ids = new Set<string>(announceAll && typeof tc?.toolCallId === "string" ? [tc.toolCallId] : []);
+          if (announceAll && typeof subject?.toolCallId === "string") ids.add(subject.toolCallId);
+          expect(norm(chain(params, ids, options(level)).v2)).toEqual(norm(params));
+        },
+      ),
       { numRuns: numRuns() },
     );
   });
@@ -442,7 +571,11 @@ const v1Request = (arb("v1", "RequestPermissionRequest", { overrides: v1Override
 
 convertsLosslessly<v1.RequestPermissionRequest, v2.RequestPermissionRequest>({
   name: "T §4 RequestPermissionRequest",
-  v1: { schema: "v1", def: "RequestPermissionRequest", arb: v1Request as unknown as fc.Arbitrary<v1.RequestPermissionRequest> },
+  v1: {
+    schema: "v1",
+    def: "RequestPermissionRequest",
+    arb: v1Request as unknown as fc.Arbitrary<v1.RequestPermissionRequest>,
+  },
   v2: { schema: "v2", def: "RequestPermissionRequest" },
   toV2: (x, opts) => permissionParamsToV2(x, ctxV2({ opts })),
   toV1: (x, opts) => permissionParamsToV1(x, ctxV1({ opts, isAnnounced: () => true })),
@@ -480,7 +613,8 @@ convertsLosslessly<v1.RequestPermissionOutcome, v2.RequestPermissionOutcome>({
   toV2: permissionOutcomeToV2,
   toV1: permissionOutcomeToV1,
   skip: {
-    v2RoundTrip: "v1's closed outcome union has no slot for an unknown outcome; RequestPermissionResponse stashes it in its _meta",
+    v2RoundTrip:
+      "v1's closed outcome union has no slot for an unknown outcome; RequestPermissionResponse stashes it in its _meta",
   },
   interpreted: { v1: [["outcome"]], v2: [["outcome"]] },
 });
@@ -496,7 +630,11 @@ convertsLosslessly<v1.PermissionOption, v2.PermissionOption>({
 
 describe("T §4 v1 agent → B → v2 → A → v1 client: an unannounced tool call stays unannounced", () => {
   it("marks B's announcement and the request, so A announces nothing and restores the request exactly", () => {
-    const params = { sessionId: "s", toolCall: { toolCallId: "tc9", title: "Run" }, options: [{ optionId: "a", name: "Allow", kind: "allow_once" }] };
+    const params = {
+      sessionId: "s",
+      toolCall: { toolCallId: "tc9", title: "Run" },
+      options: [{ optionId: "a", name: "Allow", kind: "allow_once" }],
+    };
     const b = toV2(params, ctxV2({ seen: () => false }));
     expect(b.before).toHaveLength(1);
     expect(isPermissionPreAnnouncement(b.before[0])).toBe(true);

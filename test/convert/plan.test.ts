@@ -33,7 +33,9 @@ function valid<T>(version: SchemaVersion, def: string, r: Conv<T>): T {
 
 const entry = (content: string, status: string, priority = "medium") =>
   ({ content, status, priority }) as v1.PlanEntry & v2.PlanEntry;
-const items = (planId: string, entries: v2.PlanEntry[]): v2.PlanUpdate => ({ plan: { type: "items", planId, entries } });
+const items = (planId: string, entries: v2.PlanEntry[]): v2.PlanUpdate => ({
+  plan: { type: "items", planId, entries },
+});
 
 /** A↓ engine step: apply the update, emit the merged v1 plan. */
 function stepA(map: PlansMap, update: v2.PlanUpdate, opts: ConvertOptions = defaultOptions): [PlansMap, v1.Plan] {
@@ -70,7 +72,13 @@ describe("T §2.6 A↓: v2 plans merged into the v1 plan", () => {
           v: 1,
           from: 2,
           hadMeta: false,
-          residual: { plans: [{ planId: "a", count: 1 }, { planId: "b", count: 2 }], trigger: "b" },
+          residual: {
+            plans: [
+              { planId: "a", count: 1 },
+              { planId: "b", count: 2 },
+            ],
+            trigger: "b",
+          },
         },
       },
     });
@@ -132,7 +140,10 @@ describe("T §2.6 A↓: v2 plans merged into the v1 plan", () => {
   });
 
   it("copies the update's _meta to the v1 plan and keeps per-plan _meta in the stash", () => {
-    const update: v2.PlanUpdate = { plan: { type: "items", planId: "main", entries: [], _meta: { per: "plan" } }, _meta: { top: 1 } };
+    const update: v2.PlanUpdate = {
+      plan: { type: "items", planId: "main", entries: [], _meta: { per: "plan" } },
+      _meta: { top: 1 },
+    };
     const r = planUpdateToV1(update, defaultOptions);
     expect(valid("v1", "Plan", r)).toEqual({
       entries: [],
@@ -250,7 +261,11 @@ describe("T §2.6 B↓: a v1 plan split into v2 plan updates", () => {
 
   it("re-emits opaque plans raw", () => {
     const opaque = { type: "_canvas", planId: "c", svg: "<svg/>", _meta: null };
-    const plan = valid("v1", "Plan", planUpdateToV1({ plan: opaque as v2.PlanUpdateContent, _meta: { z: 0 } }, defaultOptions));
+    const plan = valid(
+      "v1",
+      "Plan",
+      planUpdateToV1({ plan: opaque as v2.PlanUpdateContent, _meta: { z: 0 } }, defaultOptions),
+    );
     expect(plan.entries).toEqual([]);
     const [, updates] = stepB(new Map(), plan);
     expect(updates).toEqual([{ plan: opaque, _meta: { z: 0 } }]);
@@ -265,19 +280,27 @@ describe("T §2.6 B↓: a v1 plan split into v2 plan updates", () => {
   });
 
   it("ignores a stash whose counts do not match the entries and treats the plan as plain", () => {
-    const meta = { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { plans: [{ planId: "a", count: 5 }], trigger: "a" } } };
+    const meta = {
+      "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { plans: [{ planId: "a", count: 5 }], trigger: "a" } },
+    };
     const [, updates] = stepB(new Map(), { entries: [entry("x", "pending")], _meta: meta }, options("off"));
-    expect(updates).toEqual([{ plan: { type: "items", planId: "main", entries: [entry("x", "pending")] }, _meta: meta }]);
+    expect(updates).toEqual([
+      { plan: { type: "items", planId: "main", entries: [entry("x", "pending")] }, _meta: meta },
+    ]);
   });
 
   it("restores a stashed status only while the v1 value is still the one shown", () => {
     const stashed = { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { status: "cancelled" } } };
-    expect(valid("v2", "PlanEntry", planEntryToV2({ content: "c", status: "completed", priority: "low", _meta: stashed }))).toEqual({
+    expect(
+      valid("v2", "PlanEntry", planEntryToV2({ content: "c", status: "completed", priority: "low", _meta: stashed })),
+    ).toEqual({
       content: "c",
       status: "cancelled",
       priority: "low",
     });
-    expect(valid("v2", "PlanEntry", planEntryToV2({ content: "c", status: "pending", priority: "low", _meta: stashed }))).toEqual({
+    expect(
+      valid("v2", "PlanEntry", planEntryToV2({ content: "c", status: "pending", priority: "low", _meta: stashed })),
+    ).toEqual({
       content: "c",
       status: "pending",
       priority: "low",
@@ -326,7 +349,9 @@ describe("T §2.6 / §9-14 plan chains (properties)", () => {
           [lastB] = stepB(lastB, plan, options("off"));
         }
         const contents = (m: PlansMap) =>
-          [...m.values()].flatMap((p) => (p.type === "items" ? (p as { entries: v2.PlanEntry[] }).entries.map((e) => e.content) : []));
+          [...m.values()].flatMap((p) =>
+            p.type === "items" ? (p as { entries: v2.PlanEntry[] }).entries.map((e) => e.content) : [],
+          );
         expect(contents(lastB)).toEqual(contents(mapA));
       }),
       { numRuns: numRuns() },
@@ -371,7 +396,12 @@ describe("T §2.6 A↓ / §2.0 v1 clients and agents with the unstable plan capa
       plan: {
         type: "items",
         planId: "p",
-        entries: [{ ...entry("x", "completed"), _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { status: "cancelled" } } } }],
+        entries: [
+          {
+            ...entry("x", "completed"),
+            _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { status: "cancelled" } } },
+          },
+        ],
       },
     });
     expect(valid("v2u", "PlanUpdate", planUpdateToV2Native(out))).toEqual(items("p", [entry("x", "cancelled")]));
@@ -411,6 +441,12 @@ convertsLosslessly<v1u.PlanUpdate, v2u.PlanUpdate>({
   toV1: planUpdateToV1Native,
   interpreted: {
     v1: [["plan"], ["plan", "type"], ["plan", "entries"], ["plan", "entries", "*", "status"]],
-    v2: [["plan"], ["plan", "type"], ["plan", "planId"], ["plan", "entries", "*", "status"], ["plan", "entries", "*", "priority"]],
+    v2: [
+      ["plan"],
+      ["plan", "type"],
+      ["plan", "planId"],
+      ["plan", "entries", "*", "status"],
+      ["plan", "entries", "*", "priority"],
+    ],
   },
 });

@@ -61,14 +61,24 @@ describe("session/prompt requests (T §1.1, §1.2-1, §1.4-1)", () => {
   });
 
   it("forwards a v1 prompt with its blocks and _meta unchanged", () => {
-    const p = { sessionId: "s1", prompt: [{ type: "text" as const, text: "Fix the failing test" }], _meta: { traceparent: "t" } };
+    const p = {
+      sessionId: "s1",
+      prompt: [{ type: "text" as const, text: "Fix the failing test" }],
+      _meta: { traceparent: "t" },
+    };
     const out = value(promptRequestToV2(p, opts));
     expect(out).toEqual(p);
     expectValid("v2", "PromptRequest", out);
   });
 
   it("rejects a v2 prompt with a block type v1 cannot express with -32602, never rewriting it", () => {
-    const p = { sessionId: "s1", prompt: [{ type: "text", text: "a" }, { type: "_sketch", strokes: [] }] };
+    const p = {
+      sessionId: "s1",
+      prompt: [
+        { type: "text", text: "a" },
+        { type: "_sketch", strokes: [] },
+      ],
+    };
     const r = promptRequestToV1(p as never, opts);
     expect(r.ok).toBe(false);
     if (!r.ok) {
@@ -86,9 +96,12 @@ describe("session/prompt requests (T §1.1, §1.2-1, §1.4-1)", () => {
 });
 
 describe("A: v2 idle → v1 prompt response (T §1.3, T §6 idle stopReason)", () => {
-  it.each(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"])("answers idle %s with the same stop reason", (s) => {
-    expect(result(idleToPromptResponse({ stopReason: s } as never, noCancel, opts))).toEqual({ stopReason: s });
-  });
+  it.each(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"])(
+    "answers idle %s with the same stop reason",
+    (s) => {
+      expect(result(idleToPromptResponse({ stopReason: s } as never, noCancel, opts))).toEqual({ stopReason: s });
+    },
+  );
 
   it("accepts the whole state_update and leaves its tags out of the response", () => {
     const u = { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" };
@@ -97,7 +110,10 @@ describe("A: v2 idle → v1 prompt response (T §1.3, T §6 idle stopReason)", (
 
   it("ends a failed turn with a JSON-RPC error of the same code and message (T §9 case 6)", () => {
     const idle = { stopReason: "error", error: { code: -32000, message: "Auth required" } };
-    expect(error(idleToPromptResponse(idle as never, noCancel, opts))).toEqual({ code: -32000, message: "Auth required" });
+    expect(error(idleToPromptResponse(idle as never, noCancel, opts))).toEqual({
+      code: -32000,
+      message: "Auth required",
+    });
   });
 
   it("keeps the agent's error data and carries the rest of the idle in it", () => {
@@ -152,7 +168,10 @@ describe("A: v2 idle → v1 prompt response (T §1.3, T §6 idle stopReason)", (
     expect(out).toEqual({
       stopReason: "end_turn",
       usage: idle.usage,
-      _meta: { traceparent: "x", "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { background: idle.background } } },
+      _meta: {
+        traceparent: "x",
+        "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { background: idle.background } },
+      },
     });
     expectValid("v1u", "PromptResponse", out);
   });
@@ -310,7 +329,10 @@ describe("failed turns through both directions (T §1.3 row error, §1.4-6, prop
         const back = value(promptErrorToIdle(e as never, noCancel, off));
         const lost = r.ok ? r.lost : [];
         for (const d of diffPaths(norm(idle), norm(back)))
-          expect(lost.some((l) => String(l.path[0]) === String(d[0])), `unreported ${d.join("/")}`).toBe(true);
+          expect(
+            lost.some((l) => String(l.path[0]) === String(d[0])),
+            `unreported ${d.join("/")}`,
+          ).toBe(true);
       }),
       runs,
     );

@@ -36,8 +36,17 @@ const modeOption = {
     { value: "code", name: "Code" },
   ],
 };
-const modeV1 = { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: "ask", options: modeOption.options };
-const commands = [{ type: "command", name: "web", description: "Search the web", input: { type: "text", hint: "query" } }];
+const modeV1 = {
+  id: "mode",
+  name: "Mode",
+  category: "mode",
+  type: "select",
+  currentValue: "ask",
+  options: modeOption.options,
+};
+const commands = [
+  { type: "command", name: "web", description: "Search the web", input: { type: "text", hint: "query" } },
+];
 const modes = {
   currentModeId: "ask",
   availableModes: [
@@ -58,7 +67,10 @@ describe("session/new result, direction A (H §4.1, §5.2)", () => {
       sessionId: "s1",
       configOptions: [modeV1],
       modes: { ...modes, _meta: marker(2, ["modes"]) },
-      _meta: { traceparent: "t", "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { availableCommands: commands } } },
+      _meta: {
+        traceparent: "t",
+        "acp-bridge": { v: 1, from: 2, hadMeta: true, residual: { availableCommands: commands } },
+      },
     });
   });
 
@@ -105,7 +117,9 @@ describe("session results from agents that speak both dialects", () => {
     expect(v2).toEqual({ sessionId: "s1", configOptions: [modeOption], _meta: marker(1, ["modes"]) });
     expect(value(newSessionResponseToV1(v2, v1Client, compact)).result).toEqual(v1);
     // Without the chain, a v1 client gets modes from the option (H §5.2).
-    expect(value(newSessionResponseToV1({ sessionId: "s1", configOptions: [modeOption] }, v1Client, compact)).result).toHaveProperty("modes");
+    expect(
+      value(newSessionResponseToV1({ sessionId: "s1", configOptions: [modeOption] }, v1Client, compact)).result,
+    ).toHaveProperty("modes");
   });
 });
 
@@ -129,8 +143,20 @@ describe("session/new result, direction B (H §4.1, §5.3, H §9 case 12)", () =
   });
 
   it("keeps the agent's own options after the synthetic option, renamed", () => {
-    const model = { id: "model", name: "Model", type: "select", currentValue: "m", options: [{ value: "m", name: "M" }] };
-    const v2 = value(newSessionResponseToV2({ sessionId: "s1", modes: { ...modes, _meta: { k: 1 } }, configOptions: [model] }, {}, compact));
+    const model = {
+      id: "model",
+      name: "Model",
+      type: "select",
+      currentValue: "m",
+      options: [{ value: "m", name: "M" }],
+    };
+    const v2 = value(
+      newSessionResponseToV2(
+        { sessionId: "s1", modes: { ...modes, _meta: { k: 1 } }, configOptions: [model] },
+        {},
+        compact,
+      ),
+    );
     expectValid("v2", "NewSessionResponse", v2);
     expect((v2.configOptions ?? []).map((o) => o.configId)).toEqual(["mode", "model"]);
     expect(v2.configOptions?.[0]?._meta).toEqual({
@@ -158,12 +184,18 @@ describe("session/new result, direction B (H §4.1, §5.3, H §9 case 12)", () =
   it("stashes modes without any mode (nothing to show)", () => {
     const empty = { currentModeId: "x", availableModes: [] };
     const r = newSessionResponseToV2({ sessionId: "s1", modes: empty }, {}, compact);
-    expect(value(r)).toEqual({ sessionId: "s1", _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { modes: empty } } } });
+    expect(value(r)).toEqual({
+      sessionId: "s1",
+      _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { modes: empty } } },
+    });
     expect(r.ok && r.lost.map((l) => l.path)).toEqual([["modes"]]);
   });
 
   it("refuses malformed modes with -32602", () => {
-    expect(error(newSessionResponseToV2({ sessionId: "s1", modes: { currentModeId: 1, availableModes: [] } }, {}, compact)).data).toMatchObject({
+    expect(
+      error(newSessionResponseToV2({ sessionId: "s1", modes: { currentModeId: 1, availableModes: [] } }, {}, compact))
+        .data,
+    ).toMatchObject({
       field: "modes.currentModeId",
       reason: "not_string",
     });
@@ -173,7 +205,11 @@ describe("session/new result, direction B (H §4.1, §5.3, H §9 case 12)", () =
     for (const v1 of [
       { sessionId: "s1", modes, configOptions: null },
       { sessionId: "s1", modes: { ...modes, _meta: null, zzx: 1 } },
-      { sessionId: "s1", modes: { ...modes, currentModeId: "hidden" }, configOptions: [{ id: "mode", name: "x", type: "boolean", currentValue: true }] },
+      {
+        sessionId: "s1",
+        modes: { ...modes, currentModeId: "hidden" },
+        configOptions: [{ id: "mode", name: "x", type: "boolean", currentValue: true }],
+      },
       { sessionId: "s1", modes: null, _meta: null },
       { sessionId: "s1", modes, configOptions: [modeV1] },
     ]) {
@@ -195,7 +231,10 @@ describe("session/load through session/resume (H §4.3, H §9 case 5)", () => {
   });
 
   it("A: an empty result stays empty", () => {
-    expect(value(resumeResultToLoadResponse({}, v1Client, compact))).toEqual({ result: {}, availableCommands: undefined });
+    expect(value(resumeResultToLoadResponse({}, v1Client, compact))).toEqual({
+      result: {},
+      availableCommands: undefined,
+    });
   });
 
   it("B: a v1 load result (null per the v1 docs) becomes a v2 resume result with the cached commands", () => {
@@ -220,7 +259,9 @@ describe("session/load through session/resume (H §4.3, H §9 case 5)", () => {
 
 describe("session/resume and session/fork results (H §4.4, §4.9)", () => {
   it("A: resume result as for session/new", () => {
-    const r = value(resumeSessionResponseToV1({ configOptions: [modeOption], availableCommands: [] }, v1Client, compact));
+    const r = value(
+      resumeSessionResponseToV1({ configOptions: [modeOption], availableCommands: [] }, v1Client, compact),
+    );
     expectValid("v1", "ResumeSessionResponse", r.result);
     expect(r.availableCommands).toEqual([]);
     expect(r.result).toMatchObject({ modes: { currentModeId: "ask" } });
@@ -228,7 +269,9 @@ describe("session/resume and session/fork results (H §4.4, §4.9)", () => {
 
   it("B: resume result prefers the agent's commands over the cached ones", () => {
     const own = [{ type: "command", name: "x", description: "X" }];
-    expect(value(resumeSessionResponseToV2({ availableCommands: own }, { availableCommands: commands }, compact))).toEqual({ availableCommands: own });
+    expect(
+      value(resumeSessionResponseToV2({ availableCommands: own }, { availableCommands: commands }, compact)),
+    ).toEqual({ availableCommands: own });
   });
 
   it("fork: unstable results convert like session/new", () => {
@@ -261,7 +304,12 @@ const interpretedV1 = [
   ["modes", "availableModes"],
   ["modes", "availableModes", "*", "id"],
 ];
-const interpretedV2 = [["configOptions"], ["configOptions", "*", "type"], ["configOptions", "*", "configId"], ["availableCommands"]];
+const interpretedV2 = [
+  ["configOptions"],
+  ["configOptions", "*", "type"],
+  ["configOptions", "*", "configId"],
+  ["availableCommands"],
+];
 
 describe("session result properties (H §4.1, §4.3, §4.4, §4.9, §5)", () => {
   convertsLosslessly({

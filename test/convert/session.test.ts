@@ -73,7 +73,8 @@ function failure(r: Conv<unknown>) {
 function resumeTarget(r: Conv<ResumeToV1>, method: ResumeToV1["method"]): Conv<Record<string, unknown>> {
   if (!r.ok) return r;
   // A failure, not a throw: random mutations (property e) may legitimately change the method.
-  if (r.value.method !== method) return { ok: false, error: { code: 0, message: "test", data: { reason: `went to ${r.value.method}` } } };
+  if (r.value.method !== method)
+    return { ok: false, error: { code: 0, message: "test", data: { reason: `went to ${r.value.method}` } } };
   return { ok: true, value: r.value.params as unknown as Record<string, unknown>, lost: r.lost };
 }
 
@@ -133,7 +134,12 @@ describe("H §4.1 session/new", () => {
     const e = failure(
       newSessionRequestToV1({ cwd: "/w", mcpServers: [{ type: "_x", name: "c" } as unknown as v2.McpServer] }, bCtx()),
     );
-    expect(e.data).toMatchObject({ field: "mcpServers", type: "_x", index: 0, reason: "transport not supported by v1 agent" });
+    expect(e.data).toMatchObject({
+      field: "mcpServers",
+      type: "_x",
+      index: 0,
+      reason: "transport not supported by v1 agent",
+    });
   });
 
   it("rejects params that are not an object", () => {
@@ -208,7 +214,9 @@ describe("H §4.4 session/resume", () => {
   });
 
   it("B: viaLoad sends a resume without replay as session/load and says there is no replay (H §9 case 7)", () => {
-    const r = okValue(resumeSessionRequestToV1({ sessionId: "s1", cwd: "/w", mcpServers: [] }, bCtx(defaultOptions, { viaLoad: true })));
+    const r = okValue(
+      resumeSessionRequestToV1({ sessionId: "s1", cwd: "/w", mcpServers: [] }, bCtx(defaultOptions, { viaLoad: true })),
+    );
     expect(r.method).toBe("session/load");
     expect(r.replay).toBe(false);
     expectValid("v1", "LoadSessionRequest", r.params);
@@ -219,18 +227,24 @@ describe("H §4.4 session/resume", () => {
 
   for (const type of ["_vendor_cursor", "message"]) {
     it(`B: rejects the unknown cursor ${type} with -32602 before anything reaches the agent`, () => {
-      const e = failure(resumeSessionRequestToV1({ sessionId: "s1", cwd: "/w", replayFrom: { type } } as never, bCtx()));
+      const e = failure(
+        resumeSessionRequestToV1({ sessionId: "s1", cwd: "/w", replayFrom: { type } } as never, bCtx()),
+      );
       expect(e.code).toBe(-32602);
       expect(e.data).toEqual({ field: "replayFrom", index: null, reason: "unsupported cursor", type });
     });
   }
 
   it("B: rejects a malformed replayFrom", () => {
-    expect(failure(resumeSessionRequestToV1({ sessionId: "s", cwd: "/w", replayFrom: 3 } as never, bCtx())).data).toMatchObject({
+    expect(
+      failure(resumeSessionRequestToV1({ sessionId: "s", cwd: "/w", replayFrom: 3 } as never, bCtx())).data,
+    ).toMatchObject({
       field: "replayFrom",
       reason: "not_object",
     });
-    expect(failure(resumeSessionRequestToV1({ sessionId: "s", cwd: "/w", replayFrom: {} } as never, bCtx())).data).toMatchObject({
+    expect(
+      failure(resumeSessionRequestToV1({ sessionId: "s", cwd: "/w", replayFrom: {} } as never, bCtx())).data,
+    ).toMatchObject({
       field: "replayFrom.type",
       reason: "not_string",
     });
@@ -239,11 +253,20 @@ describe("H §4.4 session/resume", () => {
   it("B: a null replayFrom resumes without replay and a chained A restores the null", () => {
     const r = okValue(resumeSessionRequestToV1({ sessionId: "s1", cwd: "/w", replayFrom: null }, bCtx()));
     expect(r.method).toBe("session/resume");
-    expect(okValue(paramsOf(resumeSessionRequestToV2(r.params, aCtx())))).toEqual({ sessionId: "s1", cwd: "/w", replayFrom: null });
+    expect(okValue(paramsOf(resumeSessionRequestToV2(r.params, aCtx())))).toEqual({
+      sessionId: "s1",
+      cwd: "/w",
+      replayFrom: null,
+    });
   });
 
   it("B: a start cursor with its own _meta survives a chain", () => {
-    const src: v2.ResumeSessionRequest = { sessionId: "s1", cwd: "/w", mcpServers: [], replayFrom: { type: "start", _meta: { x: 1 } } };
+    const src: v2.ResumeSessionRequest = {
+      sessionId: "s1",
+      cwd: "/w",
+      mcpServers: [],
+      replayFrom: { type: "start", _meta: { x: 1 } },
+    };
     const load = okValue(resumeSessionRequestToV1(src, bCtx()));
     expect(okValue(paramsOf(loadSessionRequestToV2(load.params as v1.LoadSessionRequest, aCtx())))).toEqual(src);
   });
@@ -290,14 +313,20 @@ describe("H §4.5 session/list", () => {
   });
 
   it("converts each SessionInfo and reports losses under its index", () => {
-    const r = listSessionsResponseToV2({ sessions: [{ sessionId: "a", cwd: "/w", updatedAt: "2024-03-24 12:00:00" }] }, defaultOptions);
+    const r = listSessionsResponseToV2(
+      { sessions: [{ sessionId: "a", cwd: "/w", updatedAt: "2024-03-24 12:00:00" }] },
+      defaultOptions,
+    );
     const out = valid(r, "v2", "ListSessionsResponse");
     expect(out.sessions[0]?.updatedAt).toBe("2024-03-24T12:00:00Z");
     expect(r.ok && r.lost.map((l) => l.path)).toEqual([["sessions", 0, "updatedAt"]]);
   });
 
   it("rejects a relative cwd filter and a non-string cursor", () => {
-    expect(failure(listSessionsRequestToV2({ cwd: "w" }, listCtx())).data).toMatchObject({ field: "cwd", reason: "not_absolute" });
+    expect(failure(listSessionsRequestToV2({ cwd: "w" }, listCtx())).data).toMatchObject({
+      field: "cwd",
+      reason: "not_absolute",
+    });
     expect(failure(listSessionsRequestToV1({ cursor: 3 } as never, listCtx())).data).toMatchObject({
       field: "cursor",
       reason: "not_string",
@@ -338,7 +367,14 @@ describe("H §4.6 SessionInfo", () => {
     });
   }
 
-  for (const bad of ["yesterday", "2026-02-30T10:00:00Z", "2026-03-24T24:00:00Z", "2026-03-24T23:59:60Z", "1711281600", ""]) {
+  for (const bad of [
+    "yesterday",
+    "2026-02-30T10:00:00Z",
+    "2026-03-24T24:00:00Z",
+    "2026-03-24T23:59:60Z",
+    "1711281600",
+    "",
+  ]) {
     it(`B: omits the unusable timestamp ${JSON.stringify(bad)} and stashes it`, () => {
       const r = sessionInfoToV2({ ...info, updatedAt: bad }, defaultOptions);
       const out = valid(r, "v2", "SessionInfo");
@@ -375,8 +411,12 @@ describe("H §4.6 SessionInfo", () => {
     fc.assert(
       fc.property(
         fc.oneof(
-          fc.date({ noInvalidDate: true, min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z") }).map((d) => d.toISOString()),
-          fc.stringMatching(/^\d{4}-?\d{2}-?\d{2}([Tt ]\d{2}(:?\d{2}(:?\d{2}([.,]\d{1,4})?)?)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/),
+          fc
+            .date({ noInvalidDate: true, min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z") })
+            .map((d) => d.toISOString()),
+          fc.stringMatching(
+            /^\d{4}-?\d{2}-?\d{2}([Tt ]\d{2}(:?\d{2}(:?\d{2}([.,]\d{1,4})?)?)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/,
+          ),
           fc.string(),
         ),
         (s) => {
@@ -395,7 +435,13 @@ describe("H §4.6 SessionInfo", () => {
 describe("H §4.7 / §4.8 session/close and session/delete", () => {
   const pairs = [
     ["close", closeSessionRequestToV2, closeSessionRequestToV1, closeSessionResponseToV2, closeSessionResponseToV1],
-    ["delete", deleteSessionRequestToV2, deleteSessionRequestToV1, deleteSessionResponseToV2, deleteSessionResponseToV1],
+    [
+      "delete",
+      deleteSessionRequestToV2,
+      deleteSessionRequestToV1,
+      deleteSessionResponseToV2,
+      deleteSessionResponseToV1,
+    ],
   ] as const;
   for (const [name, reqToV2, reqToV1, resToV2, resToV1] of pairs) {
     const Def = name === "close" ? "CloseSession" : "DeleteSession";
@@ -405,7 +451,11 @@ describe("H §4.7 / §4.8 session/close and session/delete", () => {
       expect(valid(reqToV1(src), "v1", `${Def}Request`)).toEqual(src);
     });
     it(`${name}: rejects a request without a string sessionId`, () => {
-      expect(failure(reqToV2({ sessionId: 1 } as never)).data).toEqual({ field: "sessionId", index: null, reason: "not_string" });
+      expect(failure(reqToV2({ sessionId: 1 } as never)).data).toEqual({
+        field: "sessionId",
+        index: null,
+        reason: "not_string",
+      });
       expect(failure(reqToV1({} as never)).data).toMatchObject({ field: "sessionId" });
     });
     it(`${name}: a null result reads as {}, an object result is copied`, () => {
@@ -417,9 +467,17 @@ describe("H §4.7 / §4.8 session/close and session/delete", () => {
 
 describe("H §4.9 session/fork (unstable)", () => {
   it("A: translates like session/new and never adds the source session's roots", () => {
-    const src: v1u.ForkSessionRequest = { sessionId: "s1", cwd: "/w", mcpServers: [{ name: "fs", command: "/bin/m", args: [], env: [] }] };
+    const src: v1u.ForkSessionRequest = {
+      sessionId: "s1",
+      cwd: "/w",
+      mcpServers: [{ name: "fs", command: "/bin/m", args: [], env: [] }],
+    };
     const out = valid(paramsOf(forkSessionRequestToV2(src, aCtx())), "v2u", "ForkSessionRequest");
-    expect(out).toEqual({ sessionId: "s1", cwd: "/w", mcpServers: [{ type: "stdio", name: "fs", command: "/bin/m", args: [], env: [] }] });
+    expect(out).toEqual({
+      sessionId: "s1",
+      cwd: "/w",
+      mcpServers: [{ type: "stdio", name: "fs", command: "/bin/m", args: [], env: [] }],
+    });
   });
 
   it("B: keeps omitted mcpServers omitted (optional in v1 fork)", () => {
@@ -431,9 +489,19 @@ describe("H §4.9 session/fork (unstable)", () => {
 
   it("converts the system prompt's content blocks and rejects a block type v1 lacks", () => {
     const sp = { mode: "append", content: [{ type: "text", text: "be brief" }] };
-    const out = valid(forkSessionRequestToV1({ sessionId: "s", cwd: "/w", systemPrompt: sp } as v2u.ForkSessionRequest, bCtx()), "v1u", "ForkSessionRequest");
+    const out = valid(
+      forkSessionRequestToV1({ sessionId: "s", cwd: "/w", systemPrompt: sp } as v2u.ForkSessionRequest, bCtx()),
+      "v1u",
+      "ForkSessionRequest",
+    );
     expect(out.systemPrompt).toEqual(sp);
-    const bad = { mode: "append", content: [{ type: "text", text: "a" }, { type: "_widget", x: 1 }] };
+    const bad = {
+      mode: "append",
+      content: [
+        { type: "text", text: "a" },
+        { type: "_widget", x: 1 },
+      ],
+    };
     const e = failure(forkSessionRequestToV1({ sessionId: "s", cwd: "/w", systemPrompt: bad } as never, bCtx()));
     expect(e.data).toMatchObject({ field: "systemPrompt.content[1].type", index: 1 });
   });
@@ -481,13 +549,11 @@ const v1uUris = Object.fromEntries(
 /** A v1 lifecycle request with absolute `cwd` and roots (v1 types them as plain strings). */
 function v1Lifecycle(version: "v1" | "v1u", def: string): fc.Arbitrary<Record<string, unknown>> {
   const overrides = version === "v1" ? { McpServer: v1Server } : { McpServer: v1uServer, ...v1uUris };
-  return fc
-    .tuple(arb(version, def, { overrides }), absolute, roots)
-    .map(([x, cwd, dirs]) => {
-      const o: Record<string, unknown> = { ...(x as Record<string, unknown>), cwd };
-      if (Object.hasOwn(o, "additionalDirectories")) o.additionalDirectories = dirs;
-      return o;
-    });
+  return fc.tuple(arb(version, def, { overrides }), absolute, roots).map(([x, cwd, dirs]) => {
+    const o: Record<string, unknown> = { ...(x as Record<string, unknown>), cwd };
+    if (Object.hasOwn(o, "additionalDirectories")) o.additionalDirectories = dirs;
+    return o;
+  });
 }
 
 const V2_BLOCKS = ["text", "image", "audio", "resource_link", "resource"];
@@ -497,9 +563,9 @@ function knownPrompt(x: unknown): boolean {
 }
 
 function v2Lifecycle(version: "v2" | "v2u", def: string): fc.Arbitrary<Record<string, unknown>> {
-  return arb(version, def, { overrides: { McpServer: version === "v2" ? v2Server : v2uServer } }).filter(knownPrompt) as fc.Arbitrary<
-    Record<string, unknown>
-  >;
+  return arb(version, def, { overrides: { McpServer: version === "v2" ? v2Server : v2uServer } }).filter(
+    knownPrompt,
+  ) as fc.Arbitrary<Record<string, unknown>>;
 }
 
 const noReplay = (x: Record<string, unknown>) => x.replayFrom === undefined || x.replayFrom === null;
@@ -584,7 +650,16 @@ describe("H §4 lifecycle request properties", () => {
 
 const cursor = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 10 }) },
-  { weight: 1, arbitrary: fc.constantFrom("", "acp-bridge:empty", "acp-bridge:raw:x", "acp-bridge:raw:acp-bridge:y", "acp-bridge:z") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "",
+      "acp-bridge:empty",
+      "acp-bridge:raw:x",
+      "acp-bridge:raw:acp-bridge:y",
+      "acp-bridge:z",
+    ),
+  },
 );
 const withCursor = (key: string) => (x: unknown, c: string) => {
   const o = { ...(x as Record<string, unknown>) };
@@ -593,12 +668,21 @@ const withCursor = (key: string) => (x: unknown, c: string) => {
 };
 const v1Stamp = fc.oneof(
   fc.string(),
-  fc.date({ noInvalidDate: true, min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z") }).map((d) => d.toISOString()),
+  fc
+    .date({ noInvalidDate: true, min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z") })
+    .map((d) => d.toISOString()),
   fc.constantFrom("2026-03-24 12:00:00", "2026-03-24", "2026-03-24T12:00:00+0100", "2026-02-30T00:00:00Z"),
 );
 const v2Stamp = fc.oneof(
-  fc.date({ noInvalidDate: true, min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z") }).map((d) => d.toISOString()),
-  fc.constantFrom("2026-03-24t12:00:00z", "2026-03-24 12:00:00+01", "2026-03-24T12:00:00.123456+05:30", "2026-03-24T12:00:00-0800"),
+  fc
+    .date({ noInvalidDate: true, min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z") })
+    .map((d) => d.toISOString()),
+  fc.constantFrom(
+    "2026-03-24t12:00:00z",
+    "2026-03-24 12:00:00+01",
+    "2026-03-24T12:00:00.123456+05:30",
+    "2026-03-24T12:00:00-0800",
+  ),
 );
 const v1Info = fc.tuple(arb("v1", "SessionInfo"), v1Stamp).map(([x, s]) => {
   const o = { ...(x as Record<string, unknown>) };
@@ -623,7 +707,11 @@ describe("H §4.5 / §4.6 list and SessionInfo properties", () => {
         return o;
       }),
     },
-    v2: { schema: "v2", def: "ListSessionsRequest", arb: fc.tuple(arb("v2", "ListSessionsRequest"), cursor).map(([x, c]) => withCursor("cursor")(x, c)) },
+    v2: {
+      schema: "v2",
+      def: "ListSessionsRequest",
+      arb: fc.tuple(arb("v2", "ListSessionsRequest"), cursor).map(([x, c]) => withCursor("cursor")(x, c)),
+    },
     toV2: (x, o) => paramsOf(listSessionsRequestToV2(x as never, listCtx(o))),
     toV1: (x, o) => paramsOf(listSessionsRequestToV1(x as never, listCtx(o))),
     interpreted: { v1: [["cwd"], ["cursor"]], v2: [["cwd"], ["cursor"]] },
@@ -634,12 +722,16 @@ describe("H §4.5 / §4.6 list and SessionInfo properties", () => {
     v1: {
       schema: "v1",
       def: "ListSessionsResponse",
-      arb: fc.tuple(arb("v1", "ListSessionsResponse", { overrides: { SessionInfo: v1Info } }), cursor).map(([x, c]) => withCursor("nextCursor")(x, c)),
+      arb: fc
+        .tuple(arb("v1", "ListSessionsResponse", { overrides: { SessionInfo: v1Info } }), cursor)
+        .map(([x, c]) => withCursor("nextCursor")(x, c)),
     },
     v2: {
       schema: "v2",
       def: "ListSessionsResponse",
-      arb: fc.tuple(arb("v2", "ListSessionsResponse", { overrides: { SessionInfo: v2Info } }), cursor).map(([x, c]) => withCursor("nextCursor")(x, c)),
+      arb: fc
+        .tuple(arb("v2", "ListSessionsResponse", { overrides: { SessionInfo: v2Info } }), cursor)
+        .map(([x, c]) => withCursor("nextCursor")(x, c)),
     },
     toV2: (x, o) => listSessionsResponseToV2(x as never, o),
     toV1: (x, o) => listSessionsResponseToV1(x as never, o),

@@ -1,6 +1,13 @@
 // Terminal rendering toward v1 clients (T §2.5 A↓ text mode, T §9 case 11).
 import { describe, expect, it } from "vitest";
-import { appendOutput, newTerminal, replaceOutput, sanitize, terminalToV1Item, transcript } from "../../src/convert/terminal.js";
+import {
+  appendOutput,
+  newTerminal,
+  replaceOutput,
+  sanitize,
+  terminalToV1Item,
+  transcript,
+} from "../../src/convert/terminal.js";
 import { options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
 
@@ -59,14 +66,24 @@ describe("terminal rendering (T §2.5)", () => {
         type: "text",
         text: "```console\n$ cargo test\ntest ok \n```",
         _meta: {
-          "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { terminal: { terminalId: "term1", command: "cargo test", cwd: "/w" } } },
+          "acp-bridge": {
+            v: 1,
+            from: 2,
+            hadMeta: false,
+            residual: { terminal: { terminalId: "term1", command: "cargo test", cwd: "/w" } },
+          },
         },
       },
     });
     const full = terminalToV1Item(t, options("full"));
-    expect((full as unknown as { content: { _meta: { "acp-bridge": { residual: { bytes: string } } } } }).content._meta["acp-bridge"].residual.bytes).toBe(
-      "dGVzdCBvayAK",
-    );
-    expect(terminalToV1Item(t, options("off"))).toEqual({ type: "content", content: { type: "text", text: "```console\n$ cargo test\ntest ok \n```" } });
+    expect(
+      (full as unknown as { content: { _meta: { "acp-bridge": { residual: { bytes: string } } } } }).content._meta[
+        "acp-bridge"
+      ].residual.bytes,
+    ).toBe("dGVzdCBvayAK");
+    expect(terminalToV1Item(t, options("off"))).toEqual({
+      type: "content",
+      content: { type: "text", text: "```console\n$ cargo test\ntest ok \n```" },
+    });
   });
 });

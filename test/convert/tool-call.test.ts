@@ -877,7 +877,9 @@ describe("B↓ degradations a chained A undoes", () => {
   it("shows a v1 diff whose path cannot be made absolute as a text item, restored exactly by A", () => {
     const tc = { toolCallId: "c1", title: "Edit", content: [{ type: "diff", path: "", newText: "x" }] } as v1.ToolCall;
     const up = valid("v2", "ToolCallUpdate", toolCallToV2(tc, { opts: compact, seen: false, cwd: "/w" }));
-    expect(up.content).toEqual([expect.objectContaining({ type: "content", content: { type: "text", text: "[unsupported tool output: diff]" } })]);
+    expect(up.content).toEqual([
+      expect.objectContaining({ type: "content", content: { type: "text", text: "[unsupported tool output: diff]" } }),
+    ]);
     expect(valid("v1", "ToolCall", toolCallToV1(up, { opts: compact }))).toEqual(tc);
   });
 

@@ -32,7 +32,25 @@ afterEach(async () => {
  * direct connection does not send.
  */
 function chained(first: string[], second: string[], agent: string[]): string[] {
-  return [BRIDGE, "--log-level", "error", "--stash", "full", ...first, "--", NODE, BRIDGE, "--log-level", "error", "--stash", "full", ...second, "--", NODE, ...agent];
+  return [
+    BRIDGE,
+    "--log-level",
+    "error",
+    "--stash",
+    "full",
+    ...first,
+    "--",
+    NODE,
+    BRIDGE,
+    "--log-level",
+    "error",
+    "--stash",
+    "full",
+    ...second,
+    "--",
+    NODE,
+    ...agent,
+  ];
 }
 
 /** The agent's own randomness (session, tool call and message ids, clocks) is not the bridges'. */
@@ -106,9 +124,16 @@ async function v1Conversation(args: string[]): Promise<Conversation> {
   const peer = spawnWithClient(1, NODE, args, { env: { ...env, ACP_WIRE_LOG: wireLog } });
   peers.push(peer);
   const ctx = peer.ctx;
-  await ctx.request("initialize", { protocolVersion: 1, clientInfo: { name: "ed", version: "1" }, clientCapabilities: {} });
+  await ctx.request("initialize", {
+    protocolVersion: 1,
+    clientInfo: { name: "ed", version: "1" },
+    clientCapabilities: {},
+  });
   const s = await ctx.request("session/new", { cwd: "/tmp", mcpServers: [] });
-  await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "[chunks][thought][plan][tool][diff] go" }] });
+  await ctx.request("session/prompt", {
+    sessionId: s.sessionId,
+    prompt: [{ type: "text", text: "[chunks][thought][plan][tool][diff] go" }],
+  });
   await ctx.request("session/set_mode", { sessionId: s.sessionId, modeId: "code" });
   await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "[chunks] again" }] });
   await ctx.request("session/load", { sessionId: s.sessionId, cwd: "/tmp", mcpServers: [] });
@@ -133,7 +158,8 @@ function materialize(wire: readonly WireEntry[]): Materialized {
   for (const e of normalize(wire) as { dir: string; msg: any }[]) {
     const msg = e.msg;
     if (e.dir === "out" && msg.method === "session/prompt") promptIds.add(JSON.stringify(msg.id));
-    if (e.dir === "in" && msg.method === undefined && promptIds.has(JSON.stringify(msg.id))) m.prompts.push(msg.result ?? msg.error);
+    if (e.dir === "in" && msg.method === undefined && promptIds.has(JSON.stringify(msg.id)))
+      m.prompts.push(msg.result ?? msg.error);
     if (e.dir !== "in" || msg.method !== "session/update") continue;
     const u = msg.params.update;
     const key = `${String(u.sessionUpdate).replace(/_chunk$/, "")}:${u.messageId}`;
@@ -169,7 +195,11 @@ function materialize(wire: readonly WireEntry[]): Materialized {
   }
   // Message text as a client renders it: adjacent text blocks joined.
   for (const [k, blocks] of Object.entries(m.messages))
-    m.messages[k] = [(blocks as { type: string; text?: string }[]).map((b) => (b.type === "text" ? b.text : JSON.stringify(b))).join("")];
+    m.messages[k] = [
+      (blocks as { type: string; text?: string }[])
+        .map((b) => (b.type === "text" ? b.text : JSON.stringify(b)))
+        .join(""),
+    ];
   return m;
 }
 
@@ -186,7 +216,12 @@ async function v2Conversation(args: string[]): Promise<Conversation> {
     await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text }] });
     await peer.waitForUpdate(() => idleCount() > before);
   }
-  await ctx.request("session/set_config_option", { sessionId: s.sessionId, configId: "mode", type: "id", value: "code" });
+  await ctx.request("session/set_config_option", {
+    sessionId: s.sessionId,
+    configId: "mode",
+    type: "id",
+    value: "code",
+  });
   await peer.close();
   checkWire(2, peer.wire);
   return { client: peer.wire, agent: readWireLog(wireLog) };

@@ -19,7 +19,9 @@ function spawnBridge<V extends 1 | 2>(version: V, agent: string[], env: Record<s
   const wireLog = join(dir, "agent-wire.jsonl");
   const opts = { env: { ACP_WIRE_LOG: wireLog, ACP_DEMO_CHUNK_MS: "0", ...env } };
   const args = [...BRIDGE, ...agent];
-  const peer = (version === 1 ? spawnWithClient(1, process.execPath, args, opts) : spawnWithClient(2, process.execPath, args, opts)) as SpawnedClient<V>;
+  const peer = (
+    version === 1 ? spawnWithClient(1, process.execPath, args, opts) : spawnWithClient(2, process.execPath, args, opts)
+  ) as SpawnedClient<V>;
   peers.push(peer);
   return { peer, wireLog };
 }
@@ -44,7 +46,10 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const init1 = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } } as const;
+const init1 = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+} as const;
 
 async function sessionA(env: Record<string, string> = {}) {
   const { peer, wireLog } = spawnBridge(1, AGENT_V2, env);
@@ -71,7 +76,10 @@ describe("direction A end to end (v1 SDK client, bridge, v2-only SDK agent)", ()
     async () => {
       const { peer, ctx, wireLog, sessionId, newResult } = await sessionA();
       expect(newResult.modes?.availableModes.length).toBeGreaterThan(0);
-      const r = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "[chunks][plan][tool] go" }] });
+      const r = await ctx.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "[chunks][plan][tool] go" }],
+      });
       expect(r.stopReason).toBe("end_turn");
       const kinds = peer.updates.map((u) => u.update.sessionUpdate);
       expect(kinds).toContain("agent_message_chunk");
@@ -90,7 +98,9 @@ describe("direction A end to end (v1 SDK client, bridge, v2-only SDK agent)", ()
     "ends the tool call failed when the permission is rejected",
     async () => {
       const { peer, ctx, wireLog, sessionId } = await sessionA();
-      peer.setPermissionHandler((p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind.startsWith("reject"))!.optionId } }));
+      peer.setPermissionHandler((p) => ({
+        outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind.startsWith("reject"))!.optionId },
+      }));
       const r = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "[tool] go" }] });
       expect(r.stopReason).toBe("end_turn");
       const last = peer.updates.filter((u) => u.update.sessionUpdate === "tool_call_update").pop();
@@ -149,7 +159,9 @@ describe("direction A end to end (v1 SDK client, bridge, v2-only SDK agent)", ()
       const { peer, ctx, wireLog, sessionId, newResult } = await sessionA();
       const other = newResult.modes!.availableModes.find((m) => m.id !== newResult.modes!.currentModeId)!;
       await ctx.request("session/set_mode", { sessionId, modeId: other.id });
-      await expect(ctx.request("session/set_mode", { sessionId, modeId: "no-such-mode" })).rejects.toMatchObject({ code: -32602 });
+      await expect(ctx.request("session/set_mode", { sessionId, modeId: "no-such-mode" })).rejects.toMatchObject({
+        code: -32602,
+      });
       await peer.close();
       checkBothWires(peer, 1, wireLog, 2);
     },
@@ -173,7 +185,9 @@ describe("direction A end to end (v1 SDK client, bridge, v2-only SDK agent)", ()
     "fails the pending prompt with -32603 when the agent crashes, and exits with the agent's code",
     async () => {
       const { peer, ctx, sessionId } = await sessionA();
-      await expect(ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "[crash]" }] })).rejects.toMatchObject({
+      await expect(
+        ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "[crash]" }] }),
+      ).rejects.toMatchObject({
         code: -32603,
       });
       expect((await peer.exit).code).toBe(3);
@@ -214,10 +228,13 @@ describe("pass-through end to end", () => {
     "relays a v1 client and a v1 agent untranslated",
     async () => {
       const { peer, wireLog } = spawnBridge(1, AGENT_V1);
-      const ctx = (peer).ctx;
+      const ctx = peer.ctx;
       await ctx.request("initialize", init1);
       const s = await ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
-      const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "[chunks][tool]" }] });
+      const r = await ctx.request("session/prompt", {
+        sessionId: s.sessionId,
+        prompt: [{ type: "text", text: "[chunks][tool]" }],
+      });
       expect(r.stopReason).toBe("end_turn");
       await peer.close();
       checkBothWires(peer, 1, wireLog, 1);

@@ -31,7 +31,11 @@ async function connect(env: Record<string, string> = {}) {
     env: { ACP_WIRE_LOG: wireLog, ACP_DEMO_CHUNK_MS: "0", ...env },
   });
   peers.push(peer);
-  const init = await peer.ctx.request("initialize", { protocolVersion: 2, info: { name: "v2-editor", version: "1" }, capabilities: {} });
+  const init = await peer.ctx.request("initialize", {
+    protocolVersion: 2,
+    info: { name: "v2-editor", version: "1" },
+    capabilities: {},
+  });
   expect(init.protocolVersion).toBe(2);
   const s = await peer.ctx.request("session/new", { cwd: process.cwd() });
   return { peer, wireLog, sessionId: s.sessionId, created: s };
@@ -68,13 +72,21 @@ describe("direction B end to end (v2 SDK client, bridge, v1 SDK agent)", () => {
       const { peer, wireLog, sessionId } = await connect();
       const done = await turn(peer, sessionId, "[chunks][tool] go");
       expect(done.stopReason).toBe("end_turn");
-      const states = peer.updates.map((u) => u.update as Update).filter((u) => u.sessionUpdate === "state_update").map((u) => u.state);
+      const states = peer.updates
+        .map((u) => u.update as Update)
+        .filter((u) => u.sessionUpdate === "state_update")
+        .map((u) => u.state);
       expect(states).toEqual(["running", "requires_action", "running", "idle"]);
       expect(peer.permissionRequests[0]).toMatchObject({ subject: { type: "tool_call" } });
-      peer.setPermissionHandler((p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind.startsWith("reject"))!.optionId } }));
+      peer.setPermissionHandler((p) => ({
+        outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind.startsWith("reject"))!.optionId },
+      }));
       const from = peer.updates.length;
       expect((await turn(peer, sessionId, "[tool] again")).stopReason).toBe("end_turn");
-      const tools = peer.updates.slice(from).map((u) => u.update as Update).filter((u) => u.sessionUpdate === "tool_call_update");
+      const tools = peer.updates
+        .slice(from)
+        .map((u) => u.update as Update)
+        .filter((u) => u.sessionUpdate === "tool_call_update");
       expect(tools.pop()).toMatchObject({ status: "failed" });
       await peer.close();
       checkBothWires(peer, wireLog);
@@ -121,7 +133,10 @@ describe("direction B end to end (v2 SDK client, bridge, v1 SDK agent)", () => {
       const replayed = peer.updates.slice(from).map((u) => (u.update as Update).sessionUpdate);
       expect(replayed).toContain("agent_message_chunk");
       // On the wire, the state snapshot is the last update before the resume response.
-      const inbound = peer.wire.slice(wireFrom).filter((e) => e.dir === "in").map((e) => e.msg as { method?: string; params?: { update: Update } });
+      const inbound = peer.wire
+        .slice(wireFrom)
+        .filter((e) => e.dir === "in")
+        .map((e) => e.msg as { method?: string; params?: { update: Update } });
       const answerAt = inbound.findIndex((m) => m.method === undefined);
       expect(inbound[answerAt - 1]?.params?.update).toEqual({ sessionUpdate: "state_update", state: "idle" });
       const quietFrom = peer.wire.length;
@@ -160,7 +175,12 @@ describe("direction B end to end (v2 SDK client, bridge, v1 SDK agent)", () => {
       expect(mode).toMatchObject({ configId: "mode", type: "select" });
       const values = (mode as { options: { value: string }[] }).options.map((o) => o.value);
       const target = values.find((v) => v !== (mode as { currentValue: string }).currentValue)!;
-      const r = await peer.ctx.request("session/set_config_option", { sessionId, configId: "mode", type: "id", value: target });
+      const r = await peer.ctx.request("session/set_config_option", {
+        sessionId,
+        configId: "mode",
+        type: "id",
+        value: target,
+      });
       expect(r.configOptions.find((o) => o.configId === "mode")).toMatchObject({ currentValue: target });
       await peer.close();
       checkBothWires(peer, wireLog);

@@ -13,7 +13,14 @@ afterEach(() => {
   current = undefined;
 });
 
-const A_MARKER = { v: 1, from: 1, hadMeta: false, bridge: { name: "acp-bridge", version: "9" }, clientProtocol: 1, agentProtocol: 2 };
+const A_MARKER = {
+  v: 1,
+  from: 1,
+  hadMeta: false,
+  bridge: { name: "acp-bridge", version: "9" },
+  clientProtocol: 1,
+  agentProtocol: 2,
+};
 
 /** A B bridge in front of a v1 agent; the v2 client is an A bridge when `clientIsBridge`. */
 async function connectB(clientIsBridge: boolean, stash: "off" | "compact" = "compact"): Promise<Harness> {
@@ -26,10 +33,18 @@ async function connectB(clientIsBridge: boolean, stash: "off" | "compact" = "com
   const [init] = h.takeAgent();
   expect(init.params.protocolVersion).toBe(1);
   // Keys in an order no converter would choose.
-  h.agent({ jsonrpc: "2.0", id: init.id, result: { authMethods: [], agentCapabilities: { loadSession: true }, protocolVersion: 1 } });
+  h.agent({
+    jsonrpc: "2.0",
+    id: init.id,
+    result: { authMethods: [], agentCapabilities: { loadSession: true }, protocolVersion: 1 },
+  });
   await h.settle();
   const [result] = h.takeClient();
-  expect(result.result._meta["acp-bridge"]).toMatchObject({ bridge: { name: "acp-bridge" }, clientProtocol: 2, agentProtocol: 1 });
+  expect(result.result._meta["acp-bridge"]).toMatchObject({
+    bridge: { name: "acp-bridge" },
+    clientProtocol: 2,
+    agentProtocol: 1,
+  });
   expect(h.bridge.mode).toBe("B");
   return h;
 }
@@ -53,12 +68,21 @@ describe("a bridge facing another bridge", () => {
     ] as const) {
       const h = await connectB(bridge, stash);
       const created = await newSessionB(h, { configOptions: [] });
-      h.agent({ jsonrpc: "2.0", method: "session/update", params: { update: { title: "T", sessionUpdate: "session_info_update" }, sessionId: S } });
+      h.agent({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { update: { title: "T", sessionUpdate: "session_info_update" }, sessionId: S },
+      });
       await h.settle();
       const [u] = h.takeClient();
       expect(hasRecord(created), `session/new result, bridge=${String(bridge)} stash=${stash}`).toBe(expected);
       expect(hasRecord(u), `update, bridge=${String(bridge)} stash=${stash}`).toBe(expected);
-      if (expected) expect(u.params._meta[KEY_ORDER_KEY]).toEqual({ v: 1, hadMeta: false, keys: { "": ["update", "sessionId"], "/update": ["title", "sessionUpdate"] } });
+      if (expected)
+        expect(u.params._meta[KEY_ORDER_KEY]).toEqual({
+          v: 1,
+          hadMeta: false,
+          keys: { "": ["update", "sessionId"], "/update": ["title", "sessionUpdate"] },
+        });
     }
   });
 
@@ -68,12 +92,18 @@ describe("a bridge facing another bridge", () => {
     const followUpMeta = { "acp-bridge": { v: 1, from: 2, hadMeta: false, synthetic: ["commandsFollowUp"] } };
     // The list rides in the v1 result's stash, as A writes it (H §4.1).
     const v2Commands = [{ type: "command", name: "test", description: "Run the tests" }];
-    const created = await newSessionB(h, { _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { availableCommands: v2Commands } } } });
+    const created = await newSessionB(h, {
+      _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { availableCommands: v2Commands } } },
+    });
     expect(created.result.availableCommands).toEqual(v2Commands);
     const followUp = (list: unknown) => ({
       jsonrpc: "2.0",
       method: "session/update",
-      params: { sessionId: S, update: { sessionUpdate: "available_commands_update", availableCommands: list }, _meta: followUpMeta },
+      params: {
+        sessionId: S,
+        update: { sessionUpdate: "available_commands_update", availableCommands: list },
+        _meta: followUpMeta,
+      },
     });
     h.agent(followUp(commands));
     await h.settle();
@@ -82,7 +112,10 @@ describe("a bridge facing another bridge", () => {
     h.agent(followUp(other));
     await h.settle();
     const [u] = h.takeClient();
-    expect(u.params.update).toMatchObject({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "plan" }] });
+    expect(u.params.update).toMatchObject({
+      sessionUpdate: "available_commands_update",
+      availableCommands: [{ name: "plan" }],
+    });
     // The follow-up's envelope is consumed; only the key-order record for the A in front rides on.
     expect(Object.keys(u.params._meta)).toEqual([KEY_ORDER_KEY]);
   });
@@ -93,16 +126,30 @@ describe("a bridge facing another bridge", () => {
     h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     await h.settle();
     const [init] = h.takeAgent();
-    expect(init.params._meta["acp-bridge"]).toMatchObject({ bridge: { name: "acp-bridge" }, clientProtocol: 1, agentProtocol: 2 });
-    h.agent({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: { session: {} } } });
+    expect(init.params._meta["acp-bridge"]).toMatchObject({
+      bridge: { name: "acp-bridge" },
+      clientProtocol: 1,
+      agentProtocol: 2,
+    });
+    h.agent({
+      jsonrpc: "2.0",
+      id: init.id,
+      result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: { session: {} } },
+    });
     await h.settle();
     h.takeClient();
     h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
     const [req] = h.takeAgent();
-    h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S, availableCommands: [{ type: "command", name: "test", description: "Run" }] } });
+    h.agent({
+      jsonrpc: "2.0",
+      id: req.id,
+      result: { sessionId: S, availableCommands: [{ type: "command", name: "test", description: "Run" }] },
+    });
     await h.settle();
     const [result, followUp] = h.takeClient();
-    expect(result.result._meta["acp-bridge"].residual.availableCommands).toEqual([{ type: "command", name: "test", description: "Run" }]);
+    expect(result.result._meta["acp-bridge"].residual.availableCommands).toEqual([
+      { type: "command", name: "test", description: "Run" },
+    ]);
     expect(followUp.params.update.sessionUpdate).toBe("available_commands_update");
     expect(followUp.params._meta["acp-bridge"].synthetic).toEqual(["commandsFollowUp"]);
     // A plain v1 client: no key-order records.

@@ -36,14 +36,26 @@ async function connect(setup: Setup = {}): Promise<Harness> {
     jsonrpc: "2.0",
     id: 0,
     method: "initialize",
-    params: { protocolVersion: 1, clientCapabilities: setup.clientCaps ?? { fs: { readTextFile: true, writeTextFile: true }, terminal: true } },
+    params: {
+      protocolVersion: 1,
+      clientCapabilities: setup.clientCaps ?? { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    },
   });
   await h.settle();
   const [probe1] = h.takeAgent();
   expect(probe1.params.protocolVersion).toBe(1);
   if ((setup.agentRule ?? "32022") === "32022")
-    h.agent({ jsonrpc: "2.0", id: probe1.id, error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } } });
-  else h.agent({ jsonrpc: "2.0", id: probe1.id, result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: setup.agentCaps ?? v2Caps } });
+    h.agent({
+      jsonrpc: "2.0",
+      id: probe1.id,
+      error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } },
+    });
+  else
+    h.agent({
+      jsonrpc: "2.0",
+      id: probe1.id,
+      result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: setup.agentCaps ?? v2Caps },
+    });
   await h.settle();
   const [probe2] = h.takeAgent();
   expect(probe2.params.protocolVersion).toBe(2);
@@ -51,7 +63,12 @@ async function connect(setup: Setup = {}): Promise<Harness> {
   h.agent({
     jsonrpc: "2.0",
     id: probe2.id,
-    result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: setup.agentCaps ?? v2Caps, authMethods: [] },
+    result: {
+      protocolVersion: 2,
+      info: { name: "agent", version: "1.0" },
+      capabilities: setup.agentCaps ?? v2Caps,
+      authMethods: [],
+    },
   });
   await h.settle();
   const [init] = h.takeClient();
@@ -69,7 +86,11 @@ async function newSession(h: Harness, result: Record<string, unknown> = {}): Pro
   await h.settle();
 }
 
-const update = (u: Record<string, unknown>) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+const update = (u: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  method: "session/update",
+  params: { sessionId: S, update: u },
+});
 const text = (t: string) => ({ type: "text", text: t });
 
 /** Sends a v1 prompt and returns the v2 request the agent got. */
@@ -84,17 +105,33 @@ describe("direction A handshake (H §1.4, §9 case 3)", () => {
   it("falls back to v2 when a v2-only agent answers -32022 and serves the v1 client translated capabilities", async () => {
     const h = harness();
     current = h;
-    h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      },
+    });
     await h.settle();
     const [p1] = h.takeAgent();
-    h.agent({ jsonrpc: "2.0", id: p1.id, error: { code: -32022, message: "Unsupported", data: { requested: 1, supported: [2] } } });
+    h.agent({
+      jsonrpc: "2.0",
+      id: p1.id,
+      error: { code: -32022, message: "Unsupported", data: { requested: 1, supported: [2] } },
+    });
     await h.settle();
     const [p2] = h.takeAgent();
     expect(p2.params.protocolVersion).toBe(2);
     // fs/terminal are not offered to a v2 agent (H §2.1), but kept for a chained bridge.
     expect(p2.params.capabilities.fs).toBeUndefined();
     expect(p2.params.capabilities.terminal).toBeUndefined();
-    h.agent({ jsonrpc: "2.0", id: p2.id, result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: v2Caps, authMethods: [] } });
+    h.agent({
+      jsonrpc: "2.0",
+      id: p2.id,
+      result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: v2Caps, authMethods: [] },
+    });
     await h.settle();
     const [init] = h.takeClient();
     expect(init.result).toMatchObject({
@@ -133,15 +170,33 @@ describe("direction A sessions (H §4)", () => {
       result: {
         sessionId: S,
         configOptions: [
-          { configId: "mode", name: "Mode", category: "mode", type: "select", currentValue: "ask", options: [{ value: "ask", name: "Ask" }, { value: "code", name: "Code" }] },
+          {
+            configId: "mode",
+            name: "Mode",
+            category: "mode",
+            type: "select",
+            currentValue: "ask",
+            options: [
+              { value: "ask", name: "Ask" },
+              { value: "code", name: "Code" },
+            ],
+          },
         ],
-        availableCommands: [{ type: "command", name: "web", description: "Search", input: { type: "text", hint: "query" } }],
+        availableCommands: [
+          { type: "command", name: "web", description: "Search", input: { type: "text", hint: "query" } },
+        ],
       },
     });
     await h.settle();
     const [res, commands] = h.takeClient();
     expect(res.id).toBe(1);
-    expect(res.result.modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] });
+    expect(res.result.modes).toMatchObject({
+      currentModeId: "ask",
+      availableModes: [
+        { id: "ask", name: "Ask" },
+        { id: "code", name: "Code" },
+      ],
+    });
     expect(res.result.configOptions[0]).toMatchObject({ id: "mode", currentValue: "ask" });
     expect(commands.params.update).toEqual({
       sessionUpdate: "available_commands_update",
@@ -151,7 +206,12 @@ describe("direction A sessions (H §4)", () => {
 
   it("rejects SSE MCP servers with -32602 naming the index", async () => {
     const h = await connect();
-    h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [{ type: "sse", name: "x", url: "https://e/x", headers: [] }] } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/new",
+      params: { cwd: "/w", mcpServers: [{ type: "sse", name: "x", url: "https://e/x", headers: [] }] },
+    });
     expect(h.takeAgent()).toEqual([]);
     const [res] = h.takeClient();
     expect(res.error).toMatchObject({ code: -32602, data: { type: "sse", index: 0 } });
@@ -159,9 +219,17 @@ describe("direction A sessions (H §4)", () => {
 
   it("rejects a relative additional directory before the agent sees the request", async () => {
     const h = await connect();
-    h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [], additionalDirectories: ["/ok", "docs"] } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/new",
+      params: { cwd: "/w", mcpServers: [], additionalDirectories: ["/ok", "docs"] },
+    });
     expect(h.takeAgent()).toEqual([]);
-    expect(h.takeClient()[0].error).toMatchObject({ code: -32602, data: { field: "additionalDirectories", index: 1, reason: "not_absolute" } });
+    expect(h.takeClient()[0].error).toMatchObject({
+      code: -32602,
+      data: { field: "additionalDirectories", index: 1, reason: "not_absolute" },
+    });
   });
 
   it("turns session/load into session/resume with replay, converts the replay and swallows the snapshot (H §9 case 5)", async () => {
@@ -194,13 +262,19 @@ describe("direction A sessions (H §4)", () => {
       category: "mode",
       type: "select",
       currentValue: v,
-      options: [{ value: "ask", name: "Ask" }, { value: "code", name: "Code" }],
+      options: [
+        { value: "ask", name: "Ask" },
+        { value: "code", name: "Code" },
+      ],
     });
     await newSession(h, { configOptions: [modeOption("ask")] });
     h.takeClient();
     h.client({ jsonrpc: "2.0", id: 3, method: "session/set_mode", params: { sessionId: S, modeId: "code" } });
     const [req] = h.takeAgent();
-    expect(req).toMatchObject({ method: "session/set_config_option", params: { sessionId: S, configId: "mode", type: "id", value: "code" } });
+    expect(req).toMatchObject({
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "mode", type: "id", value: "code" },
+    });
     h.agent({ jsonrpc: "2.0", id: req.id, result: { configOptions: [modeOption("code")] } });
     await h.settle();
     expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 3, result: {} }]);
@@ -231,7 +305,9 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     h.agent(update({ sessionUpdate: "user_message", messageId: "u-9", content: [text("Fix the failing test")] }));
     h.agent(update({ sessionUpdate: "state_update", state: "running" }));
     h.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m-1", content: text("Running the tests.") }));
-    expect(h.takeClient()).toEqual([update({ sessionUpdate: "agent_message_chunk", messageId: "m-1", content: text("Running the tests.") })]);
+    expect(h.takeClient()).toEqual([
+      update({ sessionUpdate: "agent_message_chunk", messageId: "m-1", content: text("Running the tests.") }),
+    ]);
     h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
     expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } }]);
     h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
@@ -277,7 +353,15 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     const req = prompt(h, 8);
     h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
     h.agent(update({ sessionUpdate: "state_update", state: "running" }));
-    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", title: "rm -rf build", kind: "delete", status: "pending" }));
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t2",
+        title: "rm -rf build",
+        kind: "delete",
+        status: "pending",
+      }),
+    );
     h.agent({
       jsonrpc: "2.0",
       id: 6,
@@ -286,7 +370,10 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
         sessionId: S,
         title: "Delete build?",
         subject: { type: "tool_call", toolCall: { toolCallId: "t2" } },
-        options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }, { optionId: "deny", name: "Deny", kind: "reject_once" }],
+        options: [
+          { optionId: "allow", name: "Allow", kind: "allow_once" },
+          { optionId: "deny", name: "Deny", kind: "reject_once" },
+        ],
       },
     });
     const out = h.takeClient();
@@ -329,7 +416,14 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     const req = prompt(h);
     h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
     h.agent(update({ sessionUpdate: "state_update", state: "running" }));
-    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "error", error: { code: -32000, message: "Auth required" } }));
+    h.agent(
+      update({
+        sessionUpdate: "state_update",
+        state: "idle",
+        stopReason: "error",
+        error: { code: -32000, message: "Auth required" },
+      }),
+    );
     expect(h.takeClient()).toMatchObject([{ id: 7, error: { code: -32000, message: "Auth required" } }]);
   });
 
@@ -341,7 +435,9 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     h.agent({ jsonrpc: "2.0", id: req.id, error: { code: -32602, message: "Invalid params", data: { reason: "x" } } });
     h.agent(update({ sessionUpdate: "state_update", state: "running" }));
     h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "error" }));
-    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, error: { code: -32602, message: "Invalid params", data: { reason: "x" } } }]);
+    expect(h.takeClient()).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32602, message: "Invalid params", data: { reason: "x" } } },
+    ]);
   });
 
   it("fails a pending prompt with -32603 when the agent exits (case 6)", async () => {
@@ -351,7 +447,9 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     const req = prompt(h);
     h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
     h.bridge.agentGone({ code: 3, signal: null });
-    expect(h.takeClient()).toMatchObject([{ id: 7, error: { code: -32603, data: { reason: "agent_exited", exitCode: 3 } } }]);
+    expect(h.takeClient()).toMatchObject([
+      { id: 7, error: { code: -32603, data: { reason: "agent_exited", exitCode: 3 } } },
+    ]);
   });
 
   it("rejects an empty v1 prompt itself: v2 forbids it (T §1.2-1)", async () => {
@@ -403,10 +501,21 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     const h = await running();
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "read" }));
     const [u] = h.takeClient();
-    expect(u.params.update).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Read", kind: "read" });
+    expect(u.params.update).toMatchObject({
+      sessionUpdate: "tool_call",
+      toolCallId: "t1",
+      title: "Read",
+      kind: "read",
+    });
     expect(u.params.update._meta["acp-bridge"].synthetic).toEqual(["title"]);
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: null, status: null, content: null }));
-    expect(h.takeClient()[0].params.update).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "other", status: "pending", content: [] });
+    expect(h.takeClient()[0].params.update).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t1",
+      kind: "other",
+      status: "pending",
+      content: [],
+    });
   });
 
   it("coalesces tool-call content chunks into one update carrying the whole content (case 9)", async () => {
@@ -414,7 +523,13 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
     h.takeClient();
     for (const t of ["a", "b", "c"])
-      h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text(t) } }));
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t1",
+          content: { type: "content", content: text(t) },
+        }),
+      );
     expect(h.takeClient()).toEqual([]);
     await h.settle(80);
     const [u] = h.takeClient();
@@ -426,9 +541,29 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     const h = await running();
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
     h.takeClient();
-    h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("a") } }));
-    h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("b") } }));
-    h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("after") }, _meta: { trace: "n3" } } });
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t1",
+        content: { type: "content", content: text("a") },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t1",
+        content: { type: "content", content: text("b") },
+      }),
+    );
+    h.agent({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: S,
+        update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("after") },
+        _meta: { trace: "n3" },
+      },
+    });
     const out = h.takeClient();
     expect(out.map((m) => m.params.update.sessionUpdate)).toEqual(["tool_call_update", "agent_message_chunk"]);
     expect(out[0].params.update._meta["acp-bridge"].residual).toMatchObject({ op: "content_chunk", count: 2 });
@@ -441,8 +576,26 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     const h = await running();
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
     h.takeClient();
-    h.agent(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("a") } }));
-    h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: { sessionUpdate: "tool_call_content_chunk", toolCallId: "t1", content: { type: "content", content: text("b") } }, _meta: { trace: "t2" } } });
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t1",
+        content: { type: "content", content: text("a") },
+      }),
+    );
+    h.agent({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: S,
+        update: {
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t1",
+          content: { type: "content", content: text("b") },
+        },
+        _meta: { trace: "t2" },
+      },
+    });
     const out = h.takeClient();
     expect(out.map((m) => m.params._meta)).toEqual([undefined, { trace: "t2" }]);
     expect(out.map((m) => m.params.update.content.length)).toEqual([1, 2]);
@@ -450,15 +603,35 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
 
   it("converts the content of compaction summaries for a client that opted in (unknown blocks as placeholders)", async () => {
     const h = await running({ clientCaps: { session: { compaction: {} } } });
-    h.agent(update({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: { type: "_sketch", strokes: [] } }));
+    h.agent(
+      update({
+        sessionUpdate: "compaction_summary_chunk",
+        compactionId: "c1",
+        content: { type: "_sketch", strokes: [] },
+      }),
+    );
     const [u] = h.takeClient();
-    expect(u.params.update).toMatchObject({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: { type: "text", text: "[unsupported content: _sketch]" } });
+    expect(u.params.update).toMatchObject({
+      sessionUpdate: "compaction_summary_chunk",
+      compactionId: "c1",
+      content: { type: "text", text: "[unsupported content: _sketch]" },
+    });
   });
 
   it("sends the v1 string a chained B stashed for a non-RFC 3339 updatedAt", async () => {
     const h = await running();
-    h.agent(update({ sessionUpdate: "session_info_update", title: "T", _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { updatedAt: "yesterday" } } } }));
-    expect(h.takeClient()[0].params.update).toEqual({ sessionUpdate: "session_info_update", title: "T", updatedAt: "yesterday" });
+    h.agent(
+      update({
+        sessionUpdate: "session_info_update",
+        title: "T",
+        _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { updatedAt: "yesterday" } } },
+      }),
+    );
+    expect(h.takeClient()[0].params.update).toEqual({
+      sessionUpdate: "session_info_update",
+      title: "T",
+      updatedAt: "yesterday",
+    });
   });
 
   it("sends only the new suffix when a streamed message is upserted whole (case 10)", async () => {
@@ -472,9 +645,23 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
 
   it("renders a terminal as a transcript, never as a v1 terminal item (case 11)", async () => {
     const h = await running();
-    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "cargo test", status: "in_progress", content: [{ type: "terminal", terminalId: "term1" }] }));
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        title: "cargo test",
+        status: "in_progress",
+        content: [{ type: "terminal", terminalId: "term1" }],
+      }),
+    );
     h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "cargo test", cwd: "/w" }));
-    h.agent(update({ sessionUpdate: "terminal_output_chunk", terminalId: "term1", data: Buffer.from("test ok \n").toString("base64") }));
+    h.agent(
+      update({
+        sessionUpdate: "terminal_output_chunk",
+        terminalId: "term1",
+        data: Buffer.from("test ok \n").toString("base64"),
+      }),
+    );
     h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
     const out = h.takeClient().map((m) => m.params.update);
     expect(JSON.stringify(out)).not.toContain('"type":"terminal"');
@@ -484,8 +671,18 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
 
   it("merges plans into one v1 plan (case 14)", async () => {
     const h = await running();
-    h.agent(update({ sessionUpdate: "plan_update", plan: { type: "items", planId: "a", entries: [{ content: "one", priority: "high", status: "pending" }] } }));
-    h.agent(update({ sessionUpdate: "plan_update", plan: { type: "items", planId: "b", entries: [{ content: "two", priority: "low", status: "cancelled" }] } }));
+    h.agent(
+      update({
+        sessionUpdate: "plan_update",
+        plan: { type: "items", planId: "a", entries: [{ content: "one", priority: "high", status: "pending" }] },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "plan_update",
+        plan: { type: "items", planId: "b", entries: [{ content: "two", priority: "low", status: "cancelled" }] },
+      }),
+    );
     const plans = h.takeClient().map((m) => m.params.update);
     expect(plans[1].sessionUpdate).toBe("plan");
     expect(plans[1].entries.map((e: { content: string; status: string }) => [e.content, e.status])).toEqual([
@@ -498,7 +695,12 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     const h = await connect({ clientCaps: { plan: {} } });
     await newSession(h);
     h.takeClient();
-    h.agent(update({ sessionUpdate: "plan_update", plan: { type: "items", planId: "a", entries: [{ content: "one", priority: "high", status: "cancelled" }] } }));
+    h.agent(
+      update({
+        sessionUpdate: "plan_update",
+        plan: { type: "items", planId: "a", entries: [{ content: "one", priority: "high", status: "cancelled" }] },
+      }),
+    );
     const [u] = h.takeClient();
     expect(u.params.update).toMatchObject({ sessionUpdate: "plan_update", plan: { type: "items", planId: "a" } });
     expect(u.params.update.plan.entries[0].status).toBe("completed");
@@ -520,14 +722,26 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       jsonrpc: "2.0",
       id: 4,
       method: "session/request_permission",
-      params: { sessionId: S, title: "Run make?", subject: { type: "command", command: "make", cwd: "/w" }, options: [{ optionId: "no", name: "No", kind: "reject_once" }] },
+      params: {
+        sessionId: S,
+        title: "Run make?",
+        subject: { type: "command", command: "make", cwd: "/w" },
+        options: [{ optionId: "no", name: "No", kind: "reject_once" }],
+      },
     });
     const [announce, perm] = h.takeClient();
-    expect(announce.params.update).toMatchObject({ sessionUpdate: "tool_call", title: "Run make?", kind: "execute", status: "pending" });
+    expect(announce.params.update).toMatchObject({
+      sessionUpdate: "tool_call",
+      title: "Run make?",
+      kind: "execute",
+      status: "pending",
+    });
     h.client({ jsonrpc: "2.0", id: perm.id, result: { outcome: { outcome: "selected", optionId: "no" } } });
     const [final] = h.takeClient();
     expect(final.params.update).toMatchObject({ sessionUpdate: "tool_call_update", status: "failed" });
-    expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", id: 4, result: { outcome: { outcome: "selected", optionId: "no" } } }]);
+    expect(h.takeAgent()).toEqual([
+      { jsonrpc: "2.0", id: 4, result: { outcome: { outcome: "selected", optionId: "no" } } },
+    ]);
   });
 
   it("answers a v2 agent calling a removed v1 client method with -32601", async () => {

@@ -21,7 +21,12 @@ const FULL = { loadSession: true, sessionCapabilities: { list: {}, resume: {}, c
 async function connect(setup: Setup = {}): Promise<Harness> {
   const h = harness({ ackGraceMs: 0, ...setup.options });
   current = h;
-  h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} } });
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+  });
   await h.settle();
   const [probe2] = h.takeAgent();
   expect(probe2.params.protocolVersion).toBe(2);
@@ -30,8 +35,15 @@ async function connect(setup: Setup = {}): Promise<Harness> {
   await h.settle();
   const [probe1] = h.takeAgent();
   expect(probe1.params).toMatchObject({ protocolVersion: 1, clientInfo: { name: "zed", version: "1" } });
-  expect(probe1.params.clientCapabilities).toMatchObject({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
-  h.agent({ jsonrpc: "2.0", id: probe1.id, result: { protocolVersion: 1, agentCapabilities: setup.agentCaps ?? FULL, authMethods: [] } });
+  expect(probe1.params.clientCapabilities).toMatchObject({
+    fs: { readTextFile: false, writeTextFile: false },
+    terminal: false,
+  });
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe1.id,
+    result: { protocolVersion: 1, agentCapabilities: setup.agentCaps ?? FULL, authMethods: [] },
+  });
   await h.settle();
   const [init] = h.takeClient();
   expect(init.result.protocolVersion).toBe(2);
@@ -39,9 +51,16 @@ async function connect(setup: Setup = {}): Promise<Harness> {
   return h;
 }
 
-const update = (u: Record<string, unknown>) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+const update = (u: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  method: "session/update",
+  params: { sessionId: S, update: u },
+});
 const text = (t: string) => ({ type: "text", text: t });
-const kinds = (msgs: any[]) => msgs.map((m) => (m.method === "session/update" ? m.params.update.sessionUpdate : m.method ?? (m.error ? "error" : "result")));
+const kinds = (msgs: any[]) =>
+  msgs.map((m) =>
+    m.method === "session/update" ? m.params.update.sessionUpdate : (m.method ?? (m.error ? "error" : "result")),
+  );
 
 async function newSession(h: Harness, result: Record<string, unknown> = {}) {
   h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w" } });
@@ -63,7 +82,12 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
   it("serves a v2 client a v1 agent's capabilities: baseline session, markers, info synthesized", async () => {
     const h = harness();
     current = h;
-    h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+    });
     await h.settle();
     const [p2] = h.takeAgent();
     h.agent({ jsonrpc: "2.0", id: p2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
@@ -74,7 +98,11 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
       id: p1.id,
       result: {
         protocolVersion: 1,
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: true }, mcpCapabilities: { http: true, sse: true } },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true },
+          mcpCapabilities: { http: true, sse: true },
+        },
         authMethods: [{ id: "agent-login", name: "Agent login" }],
       },
     });
@@ -106,12 +134,35 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
 
   it("synthesizes a mode config option and maps set_config_option on it to session/set_mode (H §9 case 12)", async () => {
     const h = await connect();
-    const res = await newSession(h, { modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] } });
-    expect(res.result.configOptions[0]).toMatchObject({ configId: "mode", category: "mode", type: "select", currentValue: "ask" });
-    h.client({ jsonrpc: "2.0", id: 9, method: "session/set_config_option", params: { sessionId: S, configId: "mode", type: "id", value: "nope" } });
+    const res = await newSession(h, {
+      modes: {
+        currentModeId: "ask",
+        availableModes: [
+          { id: "ask", name: "Ask" },
+          { id: "code", name: "Code" },
+        ],
+      },
+    });
+    expect(res.result.configOptions[0]).toMatchObject({
+      configId: "mode",
+      category: "mode",
+      type: "select",
+      currentValue: "ask",
+    });
+    h.client({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "mode", type: "id", value: "nope" },
+    });
     expect(h.takeAgent()).toEqual([]);
     expect(h.takeClient()[0].error.code).toBe(-32602);
-    h.client({ jsonrpc: "2.0", id: 10, method: "session/set_config_option", params: { sessionId: S, configId: "mode", type: "id", value: "code" } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 10,
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "mode", type: "id", value: "code" },
+    });
     const [req] = h.takeAgent();
     expect(req).toMatchObject({ method: "session/set_mode", params: { sessionId: S, modeId: "code" } });
     h.agent({ jsonrpc: "2.0", id: req.id, result: {} });
@@ -127,7 +178,12 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
     const h = await connect();
     const ids: string[][] = [];
     for (let round = 0; round < 2; round++) {
-      h.client({ jsonrpc: "2.0", id: `r${round}`, method: "session/resume", params: { sessionId: S, cwd: "/w", replayFrom: { type: "start" } } });
+      h.client({
+        jsonrpc: "2.0",
+        id: `r${round}`,
+        method: "session/resume",
+        params: { sessionId: S, cwd: "/w", replayFrom: { type: "start" } },
+      });
       const [req] = h.takeAgent();
       expect(req).toMatchObject({ method: "session/load", params: { sessionId: S, cwd: "/w", mcpServers: [] } });
       h.agent(update({ sessionUpdate: "user_message_chunk", content: text("hi") }));
@@ -136,7 +192,13 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
       h.agent({ jsonrpc: "2.0", id: req.id, result: {} });
       await h.settle();
       const out = h.takeClient();
-      expect(kinds(out)).toEqual(["user_message_chunk", "agent_message_chunk", "agent_message_chunk", "state_update", "result"]);
+      expect(kinds(out)).toEqual([
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_message_chunk",
+        "state_update",
+        "result",
+      ]);
       expect(out[3].params.update).toEqual({ sessionUpdate: "state_update", state: "idle" });
       ids.push(out.slice(0, 3).map((m) => m.params.update.messageId));
     }
@@ -146,7 +208,12 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
 
   it("refuses a replay when the v1 agent cannot load sessions (H §2.3)", async () => {
     const h = await connect({ agentCaps: {} });
-    h.client({ jsonrpc: "2.0", id: 1, method: "session/resume", params: { sessionId: S, cwd: "/w", replayFrom: { type: "start" } } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/resume",
+      params: { sessionId: S, cwd: "/w", replayFrom: { type: "start" } },
+    });
     expect(h.takeAgent()).toEqual([]);
     expect(h.takeClient()[0].error).toMatchObject({ code: -32602, data: { reason: "replay not supported by agent" } });
   });
@@ -176,7 +243,10 @@ describe("direction B handshake and sessions (H §1.4, §2.2, §9 case 2)", () =
     expect(none.result.sessions).toEqual([]);
     h.client({ jsonrpc: "2.0", id: 9, method: "session/close", params: { sessionId: S } });
     await h.settle();
-    expect(h.takeClient()[0]).toMatchObject({ id: 9, result: { _meta: { "acp-bridge": { emulated: "session/close" } } } });
+    expect(h.takeClient()[0]).toMatchObject({
+      id: 9,
+      result: { _meta: { "acp-bridge": { emulated: "session/close" } } },
+    });
     h.agent(update({ sessionUpdate: "agent_message_chunk", content: text("late") }));
     expect(h.takeClient()).toEqual([]);
     h.client({ jsonrpc: "2.0", id: 10, method: "session/prompt", params: { sessionId: S, prompt: [text("x")] } });
@@ -193,15 +263,33 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     h.agent(update({ sessionUpdate: "agent_message_chunk", content: text("Running the tests.") }));
     const out = h.takeClient();
     expect(out[0]).toEqual({ jsonrpc: "2.0", id: 3, result: { messageId: `acpb:${S}:u:1` } });
-    expect(out[1].params.update).toEqual({ sessionUpdate: "user_message", messageId: `acpb:${S}:u:1`, content: [text("Fix the failing test")] });
+    expect(out[1].params.update).toEqual({
+      sessionUpdate: "user_message",
+      messageId: `acpb:${S}:u:1`,
+      content: [text("Fix the failing test")],
+    });
     expect(out[2].params.update).toEqual({ sessionUpdate: "state_update", state: "running" });
-    expect(out[3].params.update).toMatchObject({ sessionUpdate: "agent_message_chunk", messageId: `acpb:${S}:a:1`, content: text("Running the tests.") });
-    h.agent(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "cargo test", kind: "execute", status: "pending" }));
-    expect(h.takeClient()[0].params.update).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "cargo test", kind: "execute", status: "pending" });
+    expect(out[3].params.update).toMatchObject({
+      sessionUpdate: "agent_message_chunk",
+      messageId: `acpb:${S}:a:1`,
+      content: text("Running the tests."),
+    });
+    h.agent(
+      update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "cargo test", kind: "execute", status: "pending" }),
+    );
+    expect(h.takeClient()[0].params.update).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t1",
+      title: "cargo test",
+      kind: "execute",
+      status: "pending",
+    });
     h.agent(update({ sessionUpdate: "agent_message_chunk", content: text("Done.") }));
     expect(h.takeClient()[0].params.update.messageId).toBe(`acpb:${S}:a:2`);
     h.agent({ jsonrpc: "2.0", id: req.id, result: { stopReason: "end_turn" } });
-    expect(h.takeClient().map((m) => m.params.update)).toEqual([{ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }]);
+    expect(h.takeClient().map((m) => m.params.update)).toEqual([
+      { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+    ]);
   });
 
   it("fails the v2 prompt itself when the v1 agent errs before the ack, and reports an error idle after it (case 16)", async () => {
@@ -214,7 +302,12 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     await h.settle(150);
     expect(kinds(h.takeClient())).toEqual(["result", "user_message", "state_update"]);
     h.agent({ jsonrpc: "2.0", id: req2.id, error: { code: -32000, message: "Auth required" } });
-    expect(h.takeClient()[0].params.update).toMatchObject({ sessionUpdate: "state_update", state: "idle", stopReason: "error", error: { code: -32000, message: "Auth required" } });
+    expect(h.takeClient()[0].params.update).toMatchObject({
+      sessionUpdate: "state_update",
+      state: "idle",
+      stopReason: "error",
+      error: { code: -32000, message: "Auth required" },
+    });
   });
 
   it("holds a second prompt until the first turn's idle; $/cancel_request and session/cancel answer held ones -32800 (case 17)", async () => {
@@ -237,7 +330,11 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, error: { code: -32800, message: "Request cancelled" } }]);
     expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } }]);
     h.agent({ jsonrpc: "2.0", id: second.id, result: { stopReason: "cancelled" } });
-    expect(h.takeClient()[0].params.update).toEqual({ sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" });
+    expect(h.takeClient()[0].params.update).toEqual({
+      sessionUpdate: "state_update",
+      state: "idle",
+      stopReason: "cancelled",
+    });
   });
 
   it("brackets a permission with requires_action and running, and cancels it for the v1 agent on session/cancel (case 18)", async () => {
@@ -245,26 +342,41 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     await newSession(h);
     const req = prompt(h);
     h.takeClient();
-    h.agent(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "cargo test", kind: "execute", status: "pending" }));
+    h.agent(
+      update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "cargo test", kind: "execute", status: "pending" }),
+    );
     h.agent({
       jsonrpc: "2.0",
       id: 44,
       method: "session/request_permission",
-      params: { sessionId: S, toolCall: { toolCallId: "t1" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] },
+      params: {
+        sessionId: S,
+        toolCall: { toolCallId: "t1" },
+        options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+      },
     });
     const out = h.takeClient();
     expect(kinds(out)).toEqual(["tool_call_update", "state_update", "session/request_permission"]);
     expect(out[1].params.update.state).toBe("requires_action");
-    expect(out[2].params).toMatchObject({ title: "cargo test", subject: { type: "tool_call", toolCall: { toolCallId: "t1" } } });
+    expect(out[2].params).toMatchObject({
+      title: "cargo test",
+      subject: { type: "tool_call", toolCall: { toolCallId: "t1" } },
+    });
     h.client({ jsonrpc: "2.0", id: out[2].id, result: { outcome: { outcome: "selected", optionId: "allow" } } });
     expect(h.takeClient().map((m) => m.params.update)).toEqual([{ sessionUpdate: "state_update", state: "running" }]);
-    expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", id: 44, result: { outcome: { outcome: "selected", optionId: "allow" } } }]);
+    expect(h.takeAgent()).toEqual([
+      { jsonrpc: "2.0", id: 44, result: { outcome: { outcome: "selected", optionId: "allow" } } },
+    ]);
     // A second permission, cancelled by the client's session/cancel.
     h.agent({
       jsonrpc: "2.0",
       id: 45,
       method: "session/request_permission",
-      params: { sessionId: S, toolCall: { toolCallId: "t1" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] },
+      params: {
+        sessionId: S,
+        toolCall: { toolCallId: "t1" },
+        options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+      },
     });
     const perm = h.takeClient().find((m) => m.method === "session/request_permission");
     h.client({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } });
@@ -276,7 +388,9 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     h.client({ jsonrpc: "2.0", id: perm.id, result: { outcome: { outcome: "cancelled" } } });
     expect(h.takeAgent()).toEqual([]);
     h.agent({ jsonrpc: "2.0", id: req.id, result: { stopReason: "cancelled" } });
-    expect(h.takeClient().map((m) => m.params.update)).toEqual([{ sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" }]);
+    expect(h.takeClient().map((m) => m.params.update)).toEqual([
+      { sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" },
+    ]);
   });
 
   it("ends an acked turn with an error idle when the v1 agent exits, and fails held prompts (T §1.4-11)", async () => {
@@ -287,8 +401,16 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     h.takeClient();
     h.bridge.agentGone({ code: 1, signal: null });
     const out = h.takeClient();
-    expect(out).toContainEqual({ jsonrpc: "2.0", id: 8, error: { code: -32603, message: "Agent process exited", data: { reason: "agent_exited", exitCode: 1 } } });
-    expect(out.find((m) => m.method === "session/update").params.update).toMatchObject({ state: "idle", stopReason: "error", error: { code: -32603 } });
+    expect(out).toContainEqual({
+      jsonrpc: "2.0",
+      id: 8,
+      error: { code: -32603, message: "Agent process exited", data: { reason: "agent_exited", exitCode: 1 } },
+    });
+    expect(out.find((m) => m.method === "session/update").params.update).toMatchObject({
+      state: "idle",
+      stopReason: "error",
+      error: { code: -32603 },
+    });
   });
 
   it("answers a v1 agent calling fs/read_text_file with -32601 while the turn goes on (H §9 case 14)", async () => {
@@ -305,7 +427,12 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
   it("rejects a v2 prompt with a content type v1 cannot express (T §1.4-1)", async () => {
     const h = await connect();
     await newSession(h);
-    h.client({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: S, prompt: [{ type: "_widget", x: 1 }] } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "session/prompt",
+      params: { sessionId: S, prompt: [{ type: "_widget", x: 1 }] },
+    });
     expect(h.takeAgent()).toEqual([]);
     expect(h.takeClient()[0].error.code).toBe(-32602);
   });

@@ -18,13 +18,18 @@ function context(out: unknown[]): UpdateContext {
     terminalFlushMs: 0,
     terminalMaxBytes: 1024,
     send: (sessionId, update, meta) =>
-      out.push({ jsonrpc: "2.0", method: "session/update", params: meta === undefined ? { sessionId, update } : { sessionId, update, _meta: meta } }),
+      out.push({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: meta === undefined ? { sessionId, update } : { sessionId, update, _meta: meta },
+      }),
     sendRaw: (line) => out.push(JSON.parse(line.toString("utf8"))),
     sendExt: () => undefined,
   };
 }
 
-const session = () => new SessionA("s", { idleSettleMs: 10, connection: { agentReportsBusy: true }, forwardPromptEcho: true });
+const session = () =>
+  new SessionA("s", { idleSettleMs: 10, connection: { agentReportsBusy: true }, forwardPromptEcho: true });
 
 const chunk = fc.record({
   tag: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "agent_message"),
@@ -46,13 +51,17 @@ describe("direction A fast path (performance budget)", () => {
             c.tag === "agent_message"
               ? { sessionUpdate: c.tag, messageId: c.id, content: [{ type: "text", text: c.text }] }
               : { sessionUpdate: c.tag, messageId: c.id, content: { type: "text", text: c.text } };
-          const params: Record<string, unknown> = c.meta ? { sessionId: "s", update, _meta: { x: 1 } } : { sessionId: "s", update };
+          const params: Record<string, unknown> = c.meta
+            ? { sessionId: "s", update, _meta: { x: 1 } }
+            : { sessionId: "s", update };
           const msg = { jsonrpc: "2.0", method: "session/update", params };
           updateToV1(a, params, { line: Buffer.from(JSON.stringify(msg)), msg }, context(fast));
           const before = full.length;
           updateToV1(b, params, undefined, context(full));
           // The notification's `_meta` rides on everything emitted for it (H §7.5).
-          if (c.meta) for (const m of full.slice(before)) expect((m as { params: { _meta?: unknown } }).params._meta).toEqual({ x: 1 });
+          if (c.meta)
+            for (const m of full.slice(before))
+              expect((m as { params: { _meta?: unknown } }).params._meta).toEqual({ x: 1 });
         }
         expect(fast).toEqual(full);
         expect([...a.sent.values()]).toEqual([...b.sent.values()]);

@@ -19,7 +19,9 @@ type Obj = Record<string, any>;
 
 const RUNS = Math.max(50, Math.floor(numRuns() / 10));
 const S = "s1";
-const AGENT_CAPS = { session: { prompt: { image: {} }, mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {} } };
+const AGENT_CAPS = {
+  session: { prompt: { image: {} }, mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {} },
+};
 
 /** One wire: what was written on it, parsed, and its schema problems. */
 class Wire {
@@ -129,11 +131,20 @@ function chain(outer: 1 | 2 = 2, options: Partial<BridgeOptions> = {}) {
 type Chain = ReturnType<typeof chain>;
 
 async function connect(ch: Chain): Promise<void> {
-  ch.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 2, info: { name: "ed", version: "1" }, capabilities: {} } });
+  ch.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "ed", version: "1" }, capabilities: {} },
+  });
   await ch.settle();
   const [init] = ch.takeAgent() as [Obj];
   expect(init).toMatchObject({ method: "initialize", params: { protocolVersion: 2 } });
-  ch.agent({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 2, info: { name: "agent", version: "1" }, capabilities: AGENT_CAPS, authMethods: [] } });
+  ch.agent({
+    jsonrpc: "2.0",
+    id: init.id,
+    result: { protocolVersion: 2, info: { name: "agent", version: "1" }, capabilities: AGENT_CAPS, authMethods: [] },
+  });
   await ch.settle();
   const [result] = ch.takeClient();
   expect(result).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
@@ -178,7 +189,10 @@ function materialize(updates: readonly Obj[]): Obj {
   // no v1 chunk for a content-less upsert of a new message, T §2.2-3).
   const text = Object.fromEntries(
     Object.entries(messages)
-      .map(([k, blocks]) => [k, (blocks as Obj[]).map((b) => (b?.type === "text" ? b.text : JSON.stringify(b))).join("")])
+      .map(([k, blocks]) => [
+        k,
+        (blocks as Obj[]).map((b) => (b?.type === "text" ? b.text : JSON.stringify(b))).join(""),
+      ])
       .filter(([, t]) => t !== ""),
   );
   return { text, tools, plans, other, states };
@@ -200,12 +214,17 @@ const COALESCED = new Set(["tool_call_content_chunk", "user_message", "agent_mes
  * upsert rides on the next chunk, T §2.2-3); content chunks are coalesced on the v1 hop (T §2.4 A↓-3).
  */
 function uncoalesced(updates: readonly Obj[], sent: readonly Obj[]): string[] {
-  const upserted = new Set(sent.filter((u) => COALESCED.has(String(u.sessionUpdate)) && u.messageId !== undefined).map((u) => `${String(u.sessionUpdate)}:${String(u.messageId)}`));
+  const upserted = new Set(
+    sent
+      .filter((u) => COALESCED.has(String(u.sessionUpdate)) && u.messageId !== undefined)
+      .map((u) => `${String(u.sessionUpdate)}:${String(u.messageId)}`),
+  );
   const merged = (u: Obj) => upserted.has(`${String(u.sessionUpdate).replace(/_chunk$/, "")}:${String(u.messageId)}`);
   return updates.filter((u) => !COALESCED.has(String(u.sessionUpdate)) && !merged(u)).map((u) => JSON.stringify(u));
 }
 
-const updatesOf = (msgs: readonly Obj[]): Obj[] => msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
+const updatesOf = (msgs: readonly Obj[]): Obj[] =>
+  msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
 
 describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
   it("delivers random agent turns as a direct connection would (state, and bytes where nothing is coalesced)", async () => {
@@ -222,7 +241,8 @@ describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
           { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
         ];
         ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { messageId: "u1" } });
-        for (const u of sent) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+        for (const u of sent)
+          ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
         const got = await ch.drain();
         expect(ch.problems).toEqual([]);
         expect(got.find((m) => m.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: { messageId: "u1" } });
@@ -236,22 +256,34 @@ describe("chained bridges (model): v2 client → B → A → v2 agent", () => {
 });
 
 describe("chained bridges (model): permissions, v2 client → B → A → v2 agent", () => {
-  const permission = (arb("v2", "RequestPermissionRequest") as fc.Arbitrary<Obj>).map((p): Obj => ({ ...p, sessionId: S }));
+  const permission = (arb("v2", "RequestPermissionRequest") as fc.Arbitrary<Obj>).map((p): Obj => ({
+    ...p,
+    sessionId: S,
+  }));
 
   it("relays a permission request as the agent sent it and the answer as the client gave it", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(rawUpdate, { maxLength: 5 }),
         permission,
-        fc.oneof(fc.constant({ outcome: "cancelled" }), fc.nat().map((i) => ({ outcome: "selected", pick: i }))),
+        fc.oneof(
+          fc.constant({ outcome: "cancelled" }),
+          fc.nat().map((i) => ({ outcome: "selected", pick: i })),
+        ),
         fc.array(rawUpdate, { maxLength: 5 }),
         async (before, params, answer, after) => {
           const ch = chain();
           await connect(ch);
           const prompt = await ch.prompt();
           ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { messageId: "u1" } });
-          const first: Obj[] = [{ sessionUpdate: "user_message", messageId: "u1", content: [text("go")] }, { sessionUpdate: "state_update", state: "running" }, ...before, { sessionUpdate: "state_update", state: "requires_action" }];
-          for (const u of first) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+          const first: Obj[] = [
+            { sessionUpdate: "user_message", messageId: "u1", content: [text("go")] },
+            { sessionUpdate: "state_update", state: "running" },
+            ...before,
+            { sessionUpdate: "state_update", state: "requires_action" },
+          ];
+          for (const u of first)
+            ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
           ch.agent({ jsonrpc: "2.0", id: "perm", method: "session/request_permission", params });
           const upToRequest = await ch.drain();
           expect(ch.problems).toEqual([]);
@@ -261,14 +293,24 @@ describe("chained bridges (model): permissions, v2 client → B → A → v2 age
           const options = Array.isArray(params.options) ? (params.options as Obj[]) : [];
           const result =
             answer.outcome === "selected" && options.length > 0
-              ? { outcome: { outcome: "selected", optionId: options[(answer as { pick: number }).pick % options.length]?.optionId } }
+              ? {
+                  outcome: {
+                    outcome: "selected",
+                    optionId: options[(answer as { pick: number }).pick % options.length]?.optionId,
+                  },
+                }
               : { outcome: { outcome: "cancelled" } };
           ch.client({ jsonrpc: "2.0", id: request?.id, result });
           await ch.settle();
           const reply = ch.takeAgent().find((m) => m.id === "perm");
           expect(reply).toEqual({ jsonrpc: "2.0", id: "perm", result });
-          const rest: Obj[] = [{ sessionUpdate: "state_update", state: "running" }, ...after, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }];
-          for (const u of rest) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+          const rest: Obj[] = [
+            { sessionUpdate: "state_update", state: "running" },
+            ...after,
+            { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+          ];
+          for (const u of rest)
+            ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
           const received = updatesOf([...upToRequest, ...(await ch.drain())]);
           expect(ch.problems).toEqual([]);
           const sent = [...first, ...rest];
@@ -286,11 +328,27 @@ describe("chained bridges (model): permissions, v2 client → B → A → v2 age
 const V1_AGENT_CAPS = { loadSession: true, promptCapabilities: { image: true }, mcpCapabilities: { http: true } };
 
 async function connectV1(ch: Chain): Promise<void> {
-  ch.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, session: { notices: {}, compaction: {}, configOptions: { boolean: {} } } } } });
+  ch.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: 1,
+      clientCapabilities: {
+        fs: { readTextFile: true, writeTextFile: true },
+        terminal: true,
+        session: { notices: {}, compaction: {}, configOptions: { boolean: {} } },
+      },
+    },
+  });
   await ch.settle();
   const [init] = ch.takeAgent() as [Obj];
   expect(init).toMatchObject({ method: "initialize", params: { protocolVersion: 1 } });
-  ch.agent({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 1, agentCapabilities: V1_AGENT_CAPS, authMethods: [] } });
+  ch.agent({
+    jsonrpc: "2.0",
+    id: init.id,
+    result: { protocolVersion: 1, agentCapabilities: V1_AGENT_CAPS, authMethods: [] },
+  });
   await ch.settle();
   const [result] = ch.takeClient();
   expect(result).toMatchObject({ id: 0, result: { protocolVersion: 1, agentCapabilities: V1_AGENT_CAPS } });
@@ -314,42 +372,79 @@ const v1Update: fc.Arbitrary<Obj> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.constantFrom("c1", "c2"), fc.constantFrom("Run tests", "Edit"), fc.constantFrom("pending", "in_progress", "completed", "failed"))
+      .tuple(
+        fc.constantFrom("c1", "c2"),
+        fc.constantFrom("Run tests", "Edit"),
+        fc.constantFrom("pending", "in_progress", "completed", "failed"),
+      )
       .map(([id, title, status]) => ({ sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status })),
   },
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.constantFrom("c1", "c2"), fc.record({ status: fc.constantFrom("in_progress", "completed", null), title: fc.constantFrom("Done", null), content: fc.constantFrom([{ type: "content", content: text("ok") }], null) }, { requiredKeys: [] }))
+      .tuple(
+        fc.constantFrom("c1", "c2"),
+        fc.record(
+          {
+            status: fc.constantFrom("in_progress", "completed", null),
+            title: fc.constantFrom("Done", null),
+            content: fc.constantFrom([{ type: "content", content: text("ok") }], null),
+          },
+          { requiredKeys: [] },
+        ),
+      )
       .map(([id, patch]) => ({ sessionUpdate: "tool_call_update", toolCallId: id, ...patch })),
   },
   {
     weight: 1,
-    arbitrary: fc.array(fc.record({ content: fc.constantFrom("a", "b"), priority: fc.constantFrom("high", "low"), status: fc.constantFrom("pending", "completed") }), { maxLength: 3 }).map((entries) => ({ sessionUpdate: "plan", entries })),
+    arbitrary: fc
+      .array(
+        fc.record({
+          content: fc.constantFrom("a", "b"),
+          priority: fc.constantFrom("high", "low"),
+          status: fc.constantFrom("pending", "completed"),
+        }),
+        { maxLength: 3 },
+      )
+      .map((entries) => ({ sessionUpdate: "plan", entries })),
   },
   {
     weight: 3,
-    arbitrary: (arb("v1", "SessionUpdate") as fc.Arbitrary<Obj>).filter((u) => !["user_message_chunk", "current_mode_update"].includes(String(u.sessionUpdate))),
+    arbitrary: (arb("v1", "SessionUpdate") as fc.Arbitrary<Obj>).filter(
+      (u) => !["user_message_chunk", "current_mode_update"].includes(String(u.sessionUpdate)),
+    ),
   },
 );
 
 describe("chained bridges (model): v1 client → A → B → v1 agent", () => {
   it("delivers random v1 agent turns byte for byte, with the agent's stop reason", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(v1Update, { maxLength: 10 }), fc.constantFrom("end_turn", "max_tokens", "refusal"), async (updates, stopReason) => {
-        const ch = chain(1);
-        await connectV1(ch);
-        const prompt = await ch.prompt();
-        expect(prompt).toEqual({ jsonrpc: "2.0", id: prompt.id, method: "session/prompt", params: { sessionId: S, prompt: [text("go")] } });
-        for (const u of updates) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
-        ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason } });
-        const got = await ch.drain();
-        expect(ch.problems).toEqual([]);
-        expect(got.map((m) => JSON.stringify(m))).toEqual([
-          ...updates.map((u) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } })),
-          JSON.stringify({ jsonrpc: "2.0", id: 2, result: { stopReason } }),
-        ]);
-      }),
+      fc.asyncProperty(
+        fc.array(v1Update, { maxLength: 10 }),
+        fc.constantFrom("end_turn", "max_tokens", "refusal"),
+        async (updates, stopReason) => {
+          const ch = chain(1);
+          await connectV1(ch);
+          const prompt = await ch.prompt();
+          expect(prompt).toEqual({
+            jsonrpc: "2.0",
+            id: prompt.id,
+            method: "session/prompt",
+            params: { sessionId: S, prompt: [text("go")] },
+          });
+          for (const u of updates)
+            ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+          ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason } });
+          const got = await ch.drain();
+          expect(ch.problems).toEqual([]);
+          expect(got.map((m) => JSON.stringify(m))).toEqual([
+            ...updates.map((u) =>
+              JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } }),
+            ),
+            JSON.stringify({ jsonrpc: "2.0", id: 2, result: { stopReason } }),
+          ]);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -364,45 +459,64 @@ describe("chained bridges: a v1 agent's message id used for a thought and a mess
       { sessionUpdate: "agent_thought_chunk", messageId: "m", content: text("hmm") },
       { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("yes") },
     ];
-    for (const u of updates) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+    for (const u of updates)
+      ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
     ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason: "end_turn" } });
     await ch.settle();
     expect(ch.problems).toEqual([]);
-    expect(ch.takeClient().filter((m) => m.method === "session/update").map((m) => m.params.update)).toEqual(updates);
+    expect(
+      ch
+        .takeClient()
+        .filter((m) => m.method === "session/update")
+        .map((m) => m.params.update),
+    ).toEqual(updates);
   });
 });
 
 describe("chained bridges (model): permissions, v1 client → A → B → v1 agent", () => {
-  const permission = (arb("v1", "RequestPermissionRequest") as fc.Arbitrary<Obj>).map((p): Obj => ({ ...p, sessionId: S }));
+  const permission = (arb("v1", "RequestPermissionRequest") as fc.Arbitrary<Obj>).map((p): Obj => ({
+    ...p,
+    sessionId: S,
+  }));
 
   it("relays a v1 permission request byte for byte, the answer too, and adds no update", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(v1Update, { maxLength: 4 }), permission, fc.option(fc.nat(), { nil: undefined }), async (before, params, pick) => {
-        const ch = chain(1);
-        await connectV1(ch);
-        const prompt = await ch.prompt();
-        for (const u of before) ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
-        ch.agent({ jsonrpc: "2.0", id: "perm", method: "session/request_permission", params });
-        const got = await ch.drain();
-        expect(ch.problems).toEqual([]);
-        const request = got.find((m) => m.method === "session/request_permission");
-        const options = Array.isArray(params.options) ? (params.options as Obj[]) : [];
-        if (options.length === 0) {
-          // v2 needs an option: B answers cancelled itself (T §4 B↓), and the client is never asked.
-          expect(request).toBeUndefined();
-        } else {
-          expect(JSON.stringify(request?.params)).toBe(JSON.stringify(params));
-          const result =
-            pick !== undefined ? { outcome: { outcome: "selected", optionId: options[pick % options.length]?.optionId } } : { outcome: { outcome: "cancelled" } };
-          ch.client({ jsonrpc: "2.0", id: request?.id, result });
-          await ch.settle();
-          expect(ch.takeAgent().find((m) => m.id === "perm")).toEqual({ jsonrpc: "2.0", id: "perm", result });
-        }
-        ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason: "end_turn" } });
-        const all = [...got, ...(await ch.drain())];
-        expect(ch.problems).toEqual([]);
-        expect(all.filter((m) => m.method === "session/update").map((m) => JSON.stringify(m.params.update))).toEqual(before.map((u) => JSON.stringify(u)));
-      }),
+      fc.asyncProperty(
+        fc.array(v1Update, { maxLength: 4 }),
+        permission,
+        fc.option(fc.nat(), { nil: undefined }),
+        async (before, params, pick) => {
+          const ch = chain(1);
+          await connectV1(ch);
+          const prompt = await ch.prompt();
+          for (const u of before)
+            ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+          ch.agent({ jsonrpc: "2.0", id: "perm", method: "session/request_permission", params });
+          const got = await ch.drain();
+          expect(ch.problems).toEqual([]);
+          const request = got.find((m) => m.method === "session/request_permission");
+          const options = Array.isArray(params.options) ? (params.options as Obj[]) : [];
+          if (options.length === 0) {
+            // v2 needs an option: B answers cancelled itself (T §4 B↓), and the client is never asked.
+            expect(request).toBeUndefined();
+          } else {
+            expect(JSON.stringify(request?.params)).toBe(JSON.stringify(params));
+            const result =
+              pick !== undefined
+                ? { outcome: { outcome: "selected", optionId: options[pick % options.length]?.optionId } }
+                : { outcome: { outcome: "cancelled" } };
+            ch.client({ jsonrpc: "2.0", id: request?.id, result });
+            await ch.settle();
+            expect(ch.takeAgent().find((m) => m.id === "perm")).toEqual({ jsonrpc: "2.0", id: "perm", result });
+          }
+          ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason: "end_turn" } });
+          const all = [...got, ...(await ch.drain())];
+          expect(ch.problems).toEqual([]);
+          expect(all.filter((m) => m.method === "session/update").map((m) => JSON.stringify(m.params.update))).toEqual(
+            before.map((u) => JSON.stringify(u)),
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
   });

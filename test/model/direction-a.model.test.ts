@@ -37,7 +37,18 @@ const V1_PLAIN_UPDATES = new Set([
   "session_info_update",
   "usage_update",
 ]);
-const V1_TOOL_KINDS = new Set(["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]);
+const V1_TOOL_KINDS = new Set([
+  "read",
+  "edit",
+  "delete",
+  "move",
+  "search",
+  "execute",
+  "think",
+  "fetch",
+  "switch_mode",
+  "other",
+]);
 const V1_TOOL_STATUSES = new Set(["pending", "in_progress", "completed", "failed"]);
 const V1_PLAN_STATUSES = new Set(["pending", "in_progress", "completed"]);
 const V1_PLAN_PRIORITIES = new Set(["high", "medium", "low"]);
@@ -73,7 +84,13 @@ type UpsertMode = "extend" | "grow" | "replace" | "null" | "empty" | "meta";
 
 type UpdateSpec =
   | { readonly kind: "raw"; readonly update: Obj }
-  | { readonly kind: "upsert"; readonly tag: string; readonly id: string; readonly mode: UpsertMode; readonly text: string };
+  | {
+      readonly kind: "upsert";
+      readonly tag: string;
+      readonly id: string;
+      readonly mode: UpsertMode;
+      readonly text: string;
+    };
 
 type Step =
   | { readonly t: "prompt"; readonly s: number; readonly words: string[] }
@@ -113,7 +130,14 @@ const idleBody: fc.Arbitrary<Obj> = fc
       { weight: 1, arbitrary: fc.constantFrom<Obj>({}, { stopReason: null }) },
       { weight: 1, arbitrary: fc.constantFrom("_vendor_stop", "future_stop").map((r) => ({ stopReason: r })) },
     ),
-    fc.option(fc.constantFrom<unknown[]>([], [{ type: "tool_call", toolCallId: "t1" }], [{ type: "terminal", terminalId: "term1" }]), { nil: undefined }),
+    fc.option(
+      fc.constantFrom<unknown[]>(
+        [],
+        [{ type: "tool_call", toolCallId: "t1" }],
+        [{ type: "terminal", terminalId: "term1" }],
+      ),
+      { nil: undefined },
+    ),
     fc.option(fc.constant({ trace: "t-1" }), { nil: undefined }),
   )
   .map(([body, background, meta]) => ({
@@ -138,32 +162,72 @@ const upsert: fc.Arbitrary<UpdateSpec> = fc.record({
 });
 
 const permSpec: fc.Arbitrary<PermSpec> = fc.record({
-  subject: fc.constantFrom("tool_call", "tool_call", "command", "command_tc", "command_null", "absent", "null", "unknown"),
+  subject: fc.constantFrom(
+    "tool_call",
+    "tool_call",
+    "command",
+    "command_tc",
+    "command_null",
+    "absent",
+    "null",
+    "unknown",
+  ),
   toolCallId,
   patch: toolPatch,
-  kinds: fc.uniqueArray(fc.constantFrom("allow_once", "allow_always", "reject_once", "reject_always", "_defer"), { minLength: 1, maxLength: 4 }),
+  kinds: fc.uniqueArray(fc.constantFrom("allow_once", "allow_always", "reject_once", "reject_always", "_defer"), {
+    minLength: 1,
+    maxLength: 4,
+  }),
   block: fc.boolean(),
   title: fc.constantFrom("Run make?", "Delete build?", "允许?"),
 });
 
 /** Steps of a compliant agent and a v1 client (the interpreter skips a step its state cannot take). */
 const compliantStep: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ t: fc.constant("prompt" as const), s: session, words: fc.array(word, { minLength: 1, maxLength: 2 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant("prompt" as const),
+      s: session,
+      words: fc.array(word, { minLength: 1, maxLength: 2 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("cancel" as const), s: session }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("cancelRequest" as const), pick }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant("answer" as const), pick, outcome: fc.constantFrom<Outcome>("allow", "reject", "cancel") }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant("answer" as const),
+      pick,
+      outcome: fc.constantFrom<Outcome>("allow", "reject", "cancel"),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("work" as const), s: session }) },
   { weight: 6, arbitrary: fc.record({ t: fc.constant("insert" as const), s: session, pick, order: fc.nat(15) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("reject" as const), s: session, pick, error: agentError }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant("deferred" as const), s: session, pick }) },
   {
     weight: 3,
-    arbitrary: fc.record({ t: fc.constant("state" as const), s: session, move: fc.constantFrom<StateMove>("snapshot", "bare", "custom", "requires_action", "resume") }),
+    arbitrary: fc.record({
+      t: fc.constant("state" as const),
+      s: session,
+      move: fc.constantFrom<StateMove>("snapshot", "bare", "custom", "requires_action", "resume"),
+    }),
   },
   { weight: 5, arbitrary: fc.record({ t: fc.constant("end" as const), s: session, idle: idleBody }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("perm" as const), s: session, perm: permSpec }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("withdraw" as const), pick }) },
-  { weight: 8, arbitrary: fc.record({ t: fc.constant("update" as const), s: session, u: fc.oneof({ weight: 3, arbitrary: rawUpdate.map((update) => ({ kind: "raw" as const, update })) }, { weight: 1, arbitrary: upsert }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      t: fc.constant("update" as const),
+      s: session,
+      u: fc.oneof(
+        { weight: 3, arbitrary: rawUpdate.map((update) => ({ kind: "raw" as const, update })) },
+        { weight: 1, arbitrary: upsert },
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("time" as const), ms: fc.constantFrom(1, 60, 120, 300) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("load" as const), s: session }) },
 );
@@ -239,7 +303,8 @@ interface WorldConfig {
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 const idKey = (id: unknown) => JSON.stringify(id);
 const json = (x: unknown) => JSON.stringify(x);
-const isPlainText = (b: unknown) => isObj(b) && b.type === "text" && typeof b.text === "string" && Object.keys(b).length === 2;
+const isPlainText = (b: unknown) =>
+  isObj(b) && b.type === "text" && typeof b.text === "string" && Object.keys(b).length === 2;
 
 function mapToolStatus(s: unknown): string {
   if (s === undefined || s === null) return "pending";
@@ -395,7 +460,12 @@ class World {
     };
     this.prompts.push(p);
     this.sending = p;
-    this.inject("client", { jsonrpc: "2.0", id: v1Id, method: "session/prompt", params: { sessionId: a.sid, prompt: p.prompt } });
+    this.inject("client", {
+      jsonrpc: "2.0",
+      id: v1Id,
+      method: "session/prompt",
+      params: { sessionId: a.sid, prompt: p.prompt },
+    });
     this.sending = undefined;
     if (p.where === "sending") p.where = "bridge";
   }
@@ -423,7 +493,8 @@ class World {
     const c = open[n % Math.max(1, open.length)];
     if (!c) return;
     let result: Obj;
-    if (c.mustCancel || c.withdrawn || outcome === "cancel" || c.options.length === 0) result = { outcome: { outcome: "cancelled" } };
+    if (c.mustCancel || c.withdrawn || outcome === "cancel" || c.options.length === 0)
+      result = { outcome: { outcome: "cancelled" } };
     else {
       const prefix = outcome === "allow" ? "allow" : "reject";
       const o = c.options.find((x) => String(x.kind).startsWith(prefix)) ?? c.options[0]!;
@@ -441,7 +512,8 @@ class World {
       if (p) this.checkAnswer(p, m, at);
       else if (other) {
         other.answers++;
-        if (other.answers > 1 || m.error !== undefined) this.problem(`${other.method} ${json(m.id)} answered wrongly: ${json(m)}`);
+        if (other.answers > 1 || m.error !== undefined)
+          this.problem(`${other.method} ${json(m.id)} answered wrongly: ${json(m)}`);
       } else this.problem(`the client got a response to nothing it asked: ${json(m)}`);
       return;
     }
@@ -475,14 +547,19 @@ class World {
       expectedAt = this.exitAt;
       this.count("answer:exit");
       expected = { error: { code: -32603, message: "Agent connection closed" } };
-      if (m.error?.data?.reason !== "agent_exited") this.problem(`${label}: the exit error has no reason agent_exited: ${json(m)}`);
+      if (m.error?.data?.reason !== "agent_exited")
+        this.problem(`${label}: the exit error has no reason agent_exited: ${json(m)}`);
     } else if (p.where === "rejected" && p.rejection) {
       expectedAt = p.rejection.at;
-      expected = p.cancelRequested && p.rejection.error.code === -32800 ? { result: { stopReason: "cancelled" } } : { error: p.rejection.error };
+      expected =
+        p.cancelRequested && p.rejection.error.code === -32800
+          ? { result: { stopReason: "cancelled" } }
+          : { error: p.rejection.error };
     } else if (!this.cfg.compliant) {
       // T §1.2-4 settle fallback: the earliest timer started by an idle after the ack fires.
       const fired = [...p.timers].sort((x, y) => x.deadline - y.deadline)[0];
-      if (!fired || fired.deadline > this.now) return this.problem(`${label} answered before any settle timer of it fired: ${json(m)}`);
+      if (!fired || fired.deadline > this.now)
+        return this.problem(`${label} answered before any settle timer of it fired: ${json(m)}`);
       expectedAt = this.windows.find((w) => w.from < fired.deadline && fired.deadline <= w.to)?.at;
       expected = answerFromIdle(fired.idle, p.cancelRequested);
     } else if (p.closing && p.ackAt !== undefined) {
@@ -491,7 +568,11 @@ class World {
     } else {
       return this.problem(`${label} answered before the turn it was inserted into ended: ${json(m)}`);
     }
-    this.count(p.where === "rejected" ? "answer:rejected" : `answer:${"result" in expected ? String(expected.result.stopReason) : "error"}`);
+    this.count(
+      p.where === "rejected"
+        ? "answer:rejected"
+        : `answer:${"result" in expected ? String(expected.result.stopReason) : "error"}`,
+    );
     if (at !== expectedAt) this.problem(`${label} answered at #${at}, expected at #${expectedAt}: ${json(m)}`);
     if ("result" in expected) {
       if (m.result?.stopReason !== expected.result.stopReason)
@@ -511,7 +592,8 @@ class World {
     const sid = String(m.params?.sessionId);
     const tc = m.params?.toolCall;
     const id = tc?.toolCallId;
-    if (!this.v1Tools.has(`${sid}|${id}`)) this.problem(`permission request for a tool call never announced: ${json(m)}`);
+    if (!this.v1Tools.has(`${sid}|${id}`))
+      this.problem(`permission request for a tool call never announced: ${json(m)}`);
     else this.applyV1Patch(sid, tc);
     this.noTerminalItems(tc?.content, m);
     const agent = this.lastAgentPerm;
@@ -553,7 +635,8 @@ class World {
       return;
     }
     if (tag === "tool_call_update") {
-      if (!this.v1Tools.has(`${sid}|${u.toolCallId}`)) return this.problem(`tool_call_update before any tool_call: ${json(params)}`);
+      if (!this.v1Tools.has(`${sid}|${u.toolCallId}`))
+        return this.problem(`tool_call_update before any tool_call: ${json(params)}`);
       this.applyV1Patch(sid, u);
       this.noTerminalItems(u.content, m);
       return;
@@ -582,7 +665,8 @@ class World {
   private agentReceives(m: Obj): void {
     if (m.method === "session/prompt" && m.id !== undefined) {
       const p = this.sending;
-      if (!p || p.where !== "sending" || p.sid !== m.params?.sessionId) return this.problem(`the agent got a prompt nobody sent: ${json(m)}`);
+      if (!p || p.where !== "sending" || p.sid !== m.params?.sessionId)
+        return this.problem(`the agent got a prompt nobody sent: ${json(m)}`);
       if (json(m.params.prompt) !== json(p.prompt)) this.problem(`the prompt was not forwarded unchanged: ${json(m)}`);
       p.v2Id = m.id;
       p.where = "inbox";
@@ -590,7 +674,8 @@ class World {
       return;
     }
     if (m.method === "session/resume" && m.id !== undefined) {
-      if (this.loading !== m.params?.sessionId || m.params?.replayFrom?.type !== "start") this.problem(`unexpected session/resume ${json(m)}`);
+      if (this.loading !== m.params?.sessionId || m.params?.replayFrom?.type !== "start")
+        this.problem(`unexpected session/resume ${json(m)}`);
       this.resumeAsked = m;
       return;
     }
@@ -658,7 +743,8 @@ class World {
 
   private echo(a: AgentSession, p: PromptRec): void {
     if (p.prompt.length > 1 && a.messages % 2 === 0) {
-      for (const block of p.prompt) this.say(a, { sessionUpdate: "user_message_chunk", messageId: p.messageId, content: block });
+      for (const block of p.prompt)
+        this.say(a, { sessionUpdate: "user_message_chunk", messageId: p.messageId, content: block });
     } else this.say(a, { sessionUpdate: "user_message", messageId: p.messageId, content: p.prompt });
   }
 
@@ -751,7 +837,11 @@ class World {
     switch (move) {
       case "snapshot":
         // Repeated snapshots are idempotent; an idle one may repeat the last stop reason.
-        this.say(a, { sessionUpdate: "state_update", state: a.state, ...(a.state === "idle" ? (a.lastIdle ?? {}) : {}) });
+        this.say(a, {
+          sessionUpdate: "state_update",
+          state: a.state,
+          ...(a.state === "idle" ? (a.lastIdle ?? {}) : {}),
+        });
         return;
       case "bare":
         this.say(a, { sessionUpdate: "state_update", state: a.state });
@@ -776,7 +866,10 @@ class World {
     if (!this.cfg.compliant && this.cfg.skipKnownBugs) {
       // Was bug B1 (fixed): a second idle within idleSettleMs restarted the first prompt's timer.
       // Kept as an option to space turns at least idleSettleMs apart.
-      const due = Math.max(0, ...this.prompts.filter((p) => p.answers === 0).flatMap((p) => p.timers.map((t) => t.deadline)));
+      const due = Math.max(
+        0,
+        ...this.prompts.filter((p) => p.answers === 0).flatMap((p) => p.timers.map((t) => t.deadline)),
+      );
       if (due > this.now) this.advance(due - this.now + 1);
     }
     a.state = "idle";
@@ -832,7 +925,8 @@ class World {
       ...(subject !== undefined ? { subject } : {}),
     };
     // T §4 A↓-2: a command subject naming a tool call the client does not know makes the bridge invent it.
-    if (spec.subject === "command_tc" && !this.v1Tools.has(`${a.sid}|${spec.toolCallId}`)) this.synthesized.add(`${a.sid}|${spec.toolCallId}`);
+    if (spec.subject === "command_tc" && !this.v1Tools.has(`${a.sid}|${spec.toolCallId}`))
+      this.synthesized.add(`${a.sid}|${spec.toolCallId}`);
     const ap: AgentPerm = { id, sid: a.sid, answers: 0, withdrawn: false };
     this.agentPerms.set(idKey(id), ap);
     this.lastAgentPerm = ap;
@@ -865,7 +959,9 @@ class World {
         break;
       case "grow": {
         const last = blocks[blocks.length - 1];
-        body.content = isPlainText(last) ? [...blocks.slice(0, -1), text(String(last!.text) + u.text)] : [...blocks, text(u.text)];
+        body.content = isPlainText(last)
+          ? [...blocks.slice(0, -1), text(String(last!.text) + u.text)]
+          : [...blocks, text(u.text)];
         break;
       }
       case "replace":
@@ -887,7 +983,8 @@ class World {
   private applyV2(msg: Obj): void {
     if (msg.method === "session/request_permission") {
       const subject = msg.params?.subject;
-      if (isObj(subject) && subject.type === "tool_call" && isObj(subject.toolCall)) this.applyV2Tool(String(msg.params.sessionId), subject.toolCall);
+      if (isObj(subject) && subject.type === "tool_call" && isObj(subject.toolCall))
+        this.applyV2Tool(String(msg.params.sessionId), subject.toolCall);
       return;
     }
     if (msg.method !== "session/update") return;
@@ -953,7 +1050,12 @@ class World {
     this.clientRequests.set(idKey(id), { method: "session/load", answers: 0 });
     this.loading = a.sid;
     this.count("load");
-    this.inject("client", { jsonrpc: "2.0", id, method: "session/load", params: { sessionId: a.sid, cwd: "/w", mcpServers: [] } });
+    this.inject("client", {
+      jsonrpc: "2.0",
+      id,
+      method: "session/load",
+      params: { sessionId: a.sid, cwd: "/w", mcpServers: [] },
+    });
     const req = this.resumeAsked;
     this.resumeAsked = undefined;
     if (!req) {
@@ -961,15 +1063,22 @@ class World {
       return this.problem("session/load did not reach the agent as session/resume");
     }
     for (const p of this.prompts)
-      if (p.sid === a.sid && p.messageId !== undefined) this.say(a, { sessionUpdate: "user_message", messageId: p.messageId, content: p.prompt });
+      if (p.sid === a.sid && p.messageId !== undefined)
+        this.say(a, { sessionUpdate: "user_message", messageId: p.messageId, content: p.prompt });
     for (const [key, m] of [...this.v2Messages]) {
       const [sid, kind, messageId] = key.split("|") as [string, string, string];
       if (sid !== a.sid) continue;
-      this.say(a, { sessionUpdate: kind === "thought" ? "agent_thought" : `${kind}_message`, messageId, content: m.blocks });
+      this.say(a, {
+        sessionUpdate: kind === "thought" ? "agent_thought" : `${kind}_message`,
+        messageId,
+        content: m.blocks,
+      });
     }
     // Replay re-upserts tool calls and plans too (T §7.1: plans reset, tool calls kept).
-    for (const [key, view] of [...this.v2Tools]) if (key.startsWith(`${a.sid}|`)) this.say(a, { ...view, sessionUpdate: "tool_call_update" });
-    for (const plan of [...(this.v2Plans.get(a.sid)?.values() ?? [])]) this.say(a, { sessionUpdate: "plan_update", plan });
+    for (const [key, view] of [...this.v2Tools])
+      if (key.startsWith(`${a.sid}|`)) this.say(a, { ...view, sessionUpdate: "tool_call_update" });
+    for (const plan of [...(this.v2Plans.get(a.sid)?.values() ?? [])])
+      this.say(a, { sessionUpdate: "plan_update", plan });
     this.say(a, { sessionUpdate: "state_update", state: "idle", ...(a.lastIdle ?? {}) });
     this.inject("agent", { jsonrpc: "2.0", id: req.id, result: {} });
     this.loading = undefined;
@@ -984,12 +1093,13 @@ class World {
     this.h.bridge.agentGone({ code: 3, signal: null });
     this.drain(at);
     // The v1 client still answers what it was asked; nothing reaches the gone agent.
-    for (const c of this.clientPerms) if (!c.answered) {
-      if (!c.withdrawn) this.problem(`permission ${json(c.v1Id)} was not withdrawn when the agent exited`);
-      this.count("exit:withdrawnPermission");
-      c.answered = true;
-      this.inject("client", { jsonrpc: "2.0", id: c.v1Id, result: { outcome: { outcome: "cancelled" } } });
-    }
+    for (const c of this.clientPerms)
+      if (!c.answered) {
+        if (!c.withdrawn) this.problem(`permission ${json(c.v1Id)} was not withdrawn when the agent exited`);
+        this.count("exit:withdrawnPermission");
+        c.answered = true;
+        this.inject("client", { jsonrpc: "2.0", id: c.v1Id, result: { outcome: { outcome: "cancelled" } } });
+      }
     this.advance(5000);
   }
 
@@ -1077,14 +1187,17 @@ class World {
       if (!exited && p.v2Id !== undefined && p.where !== "rejected" && p.ackAt === undefined)
         this.problem(`prompt ${json(p.v1Id)}: the agent never acked it`);
     }
-    for (const [id, r] of this.clientRequests) if (r.answers !== 1) this.problem(`${r.method} ${id} was answered ${r.answers} times`);
+    for (const [id, r] of this.clientRequests)
+      if (r.answers !== 1) this.problem(`${r.method} ${id} was answered ${r.answers} times`);
     for (const ap of this.agentPerms.values())
-      if (exited ? ap.answers > 1 : ap.answers !== 1) this.problem(`permission ${json(ap.id)} of the agent was answered ${ap.answers} times`);
+      if (exited ? ap.answers > 1 : ap.answers !== 1)
+        this.problem(`permission ${json(ap.id)} of the agent was answered ${ap.answers} times`);
     if (exited) {
       for (const v of this.h.violations) this.problem(`schema: ${v}`);
       return;
     }
-    for (const c of this.clientPerms) if (!c.answered) this.problem(`permission ${json(c.v1Id)} left unanswered by the client model`);
+    for (const c of this.clientPerms)
+      if (!c.answered) this.problem(`permission ${json(c.v1Id)} left unanswered by the client model`);
     for (const v of this.h.violations) this.problem(`schema: ${v}`);
     this.checkToolCalls();
     this.checkMessages();
@@ -1104,15 +1217,22 @@ class World {
       this.count("check:toolCall");
       const status = v1.status ?? "pending";
       if (status !== mapToolStatus(v2.status))
-        this.problem(`tool call ${key}: v2 status ${json(v2.status ?? null)} shows as ${json(status)} on v1 (expected ${mapToolStatus(v2.status)})`);
+        this.problem(
+          `tool call ${key}: v2 status ${json(v2.status ?? null)} shows as ${json(status)} on v1 (expected ${mapToolStatus(v2.status)})`,
+        );
       const kind = v1.kind ?? "other";
-      if (kind !== mapToolKind(v2.kind)) this.problem(`tool call ${key}: v2 kind ${json(v2.kind ?? null)} shows as ${json(kind)} on v1`);
-      if (typeof v2.title === "string" && v1.title !== v2.title) this.problem(`tool call ${key}: v2 title ${json(v2.title)} shows as ${json(v1.title)} on v1`);
+      if (kind !== mapToolKind(v2.kind))
+        this.problem(`tool call ${key}: v2 kind ${json(v2.kind ?? null)} shows as ${json(kind)} on v1`);
+      if (typeof v2.title === "string" && v1.title !== v2.title)
+        this.problem(`tool call ${key}: v2 title ${json(v2.title)} shows as ${json(v1.title)} on v1`);
       // Plain text output must read the same (chunks append, arrays replace, null clears).
       const content: unknown[] = Array.isArray(v2.content) ? v2.content : [];
-      if (content.every((i) => isObj(i) && i.type === "content" && Object.keys(i).length === 2 && isPlainText(i.content))) {
+      if (
+        content.every((i) => isObj(i) && i.type === "content" && Object.keys(i).length === 2 && isPlainText(i.content))
+      ) {
         this.count("check:toolContent");
-        if (json(v1.content ?? []) !== json(content)) this.problem(`tool call ${key}: v2 content ${json(content)} shows as ${json(v1.content)} on v1`);
+        if (json(v1.content ?? []) !== json(content))
+          this.problem(`tool call ${key}: v2 content ${json(content)} shows as ${json(v1.content)} on v1`);
       }
     }
   }
@@ -1132,7 +1252,8 @@ class World {
         if (!latest || v.order > latest.order) latest = v;
       }
       this.count("check:message");
-      if (latest?.text !== want) this.problem(`message ${key} reads ${json(latest?.text)} on v1, the agent's is ${json(want)}`);
+      if (latest?.text !== want)
+        this.problem(`message ${key} reads ${json(latest?.text)} on v1, the agent's is ${json(want)}`);
     }
   }
 
@@ -1147,9 +1268,14 @@ class World {
           status: e.status === "cancelled" ? "completed" : V1_PLAN_STATUSES.has(e.status) ? e.status : "pending",
           priority: V1_PLAN_PRIORITIES.has(e.priority) ? e.priority : "medium",
         }));
-      const got = (this.v1Plans.get(sid) ?? []).map((e) => ({ content: e.content, status: e.status, priority: e.priority }));
+      const got = (this.v1Plans.get(sid) ?? []).map((e) => ({
+        content: e.content,
+        status: e.status,
+        priority: e.priority,
+      }));
       this.count("check:plan");
-      if (json(got) !== json(want)) this.problem(`plan of ${sid} reads ${json(got)} on v1, the agent's is ${json(want)}`);
+      if (json(got) !== json(want))
+        this.problem(`plan of ${sid} reads ${json(got)} on v1, the agent's is ${json(want)}`);
     }
   }
 
@@ -1171,9 +1297,18 @@ interface Scenario {
 }
 
 async function play(scenario: Scenario, compliant: boolean, skipKnownBugs = false): Promise<World> {
-  const h = await connectA({ idleSettleMs: SETTLE_MS, forwardPromptEcho: scenario.forwardPromptEcho, stash: scenario.stash });
+  const h = await connectA({
+    idleSettleMs: SETTLE_MS,
+    forwardPromptEcho: scenario.forwardPromptEcho,
+    stash: scenario.stash,
+  });
   for (const sid of SESSION_IDS.slice(0, scenario.sessions)) await openSessionA(h, sid);
-  const w = new World(h, { sessions: scenario.sessions, forwardPromptEcho: scenario.forwardPromptEcho, compliant, skipKnownBugs });
+  const w = new World(h, {
+    sessions: scenario.sessions,
+    forwardPromptEcho: scenario.forwardPromptEcho,
+    compliant,
+    skipKnownBugs,
+  });
   await w.run(scenario.steps, scenario.exit ?? false);
   return w;
 }
@@ -1217,14 +1352,43 @@ describe("direction A prompt completion with an agent that never reports running
   });
 
   const nonCompliantStep: fc.Arbitrary<Step> = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ t: fc.constant("prompt" as const), s: session, words: fc.array(word, { minLength: 1, maxLength: 2 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        t: fc.constant("prompt" as const),
+        s: session,
+        words: fc.array(word, { minLength: 1, maxLength: 2 }),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("cancel" as const), s: session }) },
     { weight: 5, arbitrary: fc.record({ t: fc.constant("insert" as const), s: session, pick, order: fc.nat(3) }) },
     // Without `running`, only an idle with a stop reason can end a turn (the fallback needs one).
-    { weight: 4, arbitrary: fc.record({ t: fc.constant("end" as const), s: session, idle: idleBody.filter((b) => typeof b.stopReason === "string") }) },
-    { weight: 1, arbitrary: fc.record({ t: fc.constant("state" as const), s: session, move: fc.constant<StateMove>("bare") }) },
-    { weight: 3, arbitrary: fc.record({ t: fc.constant("update" as const), s: session, u: rawUpdate.filter((u) => String(u.sessionUpdate).endsWith("_chunk")).map((update) => ({ kind: "raw" as const, update })) }) },
-    { weight: 4, arbitrary: fc.record({ t: fc.constant("time" as const), ms: fc.constantFrom(10, 400, 900, SETTLE_MS + 100) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        t: fc.constant("end" as const),
+        s: session,
+        idle: idleBody.filter((b) => typeof b.stopReason === "string"),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ t: fc.constant("state" as const), s: session, move: fc.constant<StateMove>("bare") }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        t: fc.constant("update" as const),
+        s: session,
+        u: rawUpdate
+          .filter((u) => String(u.sessionUpdate).endsWith("_chunk"))
+          .map((update) => ({ kind: "raw" as const, update })),
+      }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({ t: fc.constant("time" as const), ms: fc.constantFrom(10, 400, 900, SETTLE_MS + 100) }),
+    },
   );
 
   it("completes each prompt with the first idle after its ack once idleSettleMs pass", async () => {
@@ -1244,7 +1408,12 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
   });
 
   const base = { sessions: 1, forwardPromptEcho: false, stash: "compact" as StashLevel };
-  const answerOf = (w: World, n: number) => w.trace.find((l) => l.includes(`"id":${json(w.prompts[n]!.v1Id)},"result"`) || l.includes(`"id":${json(w.prompts[n]!.v1Id)},"error"`));
+  const answerOf = (w: World, n: number) =>
+    w.trace.find(
+      (l) =>
+        l.includes(`"id":${json(w.prompts[n]!.v1Id)},"result"`) ||
+        l.includes(`"id":${json(w.prompts[n]!.v1Id)},"error"`),
+    );
 
   it("completes a held prompt with its own turn, also when the ack comes after that turn's idle (case 4 variant)", async () => {
     const w = await play(
@@ -1292,7 +1461,11 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
         steps: [
           { t: "prompt", s: 0, words: ["a"] },
           { t: "insert", s: 0, pick: 0, order: 2 },
-          { t: "update", s: 0, u: { kind: "raw", update: { sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("hi") } } },
+          {
+            t: "update",
+            s: 0,
+            u: { kind: "raw", update: { sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("hi") } },
+          },
           { t: "end", s: 0, idle: { stopReason: "end_turn" } },
           { t: "load", s: 0 },
           { t: "prompt", s: 0, words: ["b"] },
@@ -1315,11 +1488,26 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
           { t: "prompt", s: 0, words: ["a"] },
           { t: "insert", s: 0, pick: 0, order: 0 },
           { t: "prompt", s: 0, words: ["b"] },
-          { t: "perm", s: 0, perm: { subject: "tool_call", toolCallId: "t2", patch: { title: "rm -rf build", kind: "delete" }, kinds: ["allow_once", "reject_once"], block: true, title: "Delete?" } },
+          {
+            t: "perm",
+            s: 0,
+            perm: {
+              subject: "tool_call",
+              toolCallId: "t2",
+              patch: { title: "rm -rf build", kind: "delete" },
+              kinds: ["allow_once", "reject_once"],
+              block: true,
+              title: "Delete?",
+            },
+          },
           { t: "cancel", s: 0 },
           { t: "answer", pick: 0, outcome: "allow" }, // the client answers `cancelled` after its cancel
           { t: "withdraw", pick: 0 },
-          { t: "update", s: 0, u: { kind: "raw", update: { sessionUpdate: "tool_call_update", toolCallId: "t2", status: "cancelled" } } },
+          {
+            t: "update",
+            s: 0,
+            u: { kind: "raw", update: { sessionUpdate: "tool_call_update", toolCallId: "t2", status: "cancelled" } },
+          },
           { t: "end", s: 0, idle: { stopReason: "end_turn" } }, // a compliant agent ends it `cancelled`
         ],
       },
@@ -1339,7 +1527,18 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
           { t: "prompt", s: 0, words: ["a"] },
           { t: "insert", s: 0, pick: 0, order: 0 },
           { t: "prompt", s: 0, words: ["b"] },
-          { t: "perm", s: 0, perm: { subject: "command", toolCallId: "t1", patch: {}, kinds: ["allow_once"], block: false, title: "Run?" } },
+          {
+            t: "perm",
+            s: 0,
+            perm: {
+              subject: "command",
+              toolCallId: "t1",
+              patch: {},
+              kinds: ["allow_once"],
+              block: false,
+              title: "Run?",
+            },
+          },
         ],
       },
       true,
@@ -1383,8 +1582,23 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
       {
         ...base,
         steps: [
-          { t: "perm", s: 0, perm: { subject: "command_tc", toolCallId: "t1", patch: {}, kinds: ["allow_once"], block: false, title: "Run?" } },
-          { t: "update", s: 0, u: { kind: "raw", update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress" } } },
+          {
+            t: "perm",
+            s: 0,
+            perm: {
+              subject: "command_tc",
+              toolCallId: "t1",
+              patch: {},
+              kinds: ["allow_once"],
+              block: false,
+              title: "Run?",
+            },
+          },
+          {
+            t: "update",
+            s: 0,
+            u: { kind: "raw", update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress" } },
+          },
           { t: "answer", pick: 0, outcome: "allow" },
         ],
       },

@@ -5,7 +5,14 @@
 // what the v2 client materialized (tool calls, plans, usage, mode, commands) against the v1 stream.
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { connectB, openSessionB, V1_MODES, v1Update, type OrderedHarness, type Sent } from "../support/conversation-b.js";
+import {
+  connectB,
+  openSessionB,
+  V1_MODES,
+  v1Update,
+  type OrderedHarness,
+  type Sent,
+} from "../support/conversation-b.js";
 import type { StashLevel } from "../../src/convert/stash.js";
 import { numRuns } from "../support/properties.js";
 
@@ -22,7 +29,11 @@ const SESSION_IDS = ["s1", "s2"];
 const GRACE_MS = 100;
 const EXIT_CODE = 1;
 
-const CHUNK_KIND: Record<string, Kind> = { user_message_chunk: "user", agent_message_chunk: "agent", agent_thought_chunk: "thought" };
+const CHUNK_KIND: Record<string, Kind> = {
+  user_message_chunk: "user",
+  agent_message_chunk: "agent",
+  agent_thought_chunk: "thought",
+};
 /** D11: v1 variant names a v2 peer must never see. */
 const REMOVED_IN_V2 = new Set(["tool_call", "plan", "current_mode_update"]);
 /** T §2.4 B↓-1: the fields a re-sent v1 `tool_call` replaces (absent ones become `null`). */
@@ -131,14 +142,36 @@ const block: fc.Arbitrary<Obj> = fc.oneof(
 );
 const idChoice = fc.constantFrom<IdChoice>("none", "none", "none", "null", "continue", "new");
 const toolId = fc.constantFrom("t1", "t2", "t3");
-const toolKind = fc.constantFrom("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other");
+const toolKind = fc.constantFrom(
+  "read",
+  "edit",
+  "delete",
+  "move",
+  "search",
+  "execute",
+  "think",
+  "fetch",
+  "switch_mode",
+  "other",
+);
 const toolStatus = fc.constantFrom("pending", "in_progress", "completed", "failed");
 const toolItem: fc.Arbitrary<Obj> = fc.oneof(
   { weight: 5, arbitrary: fc.string({ maxLength: 5 }).map((t) => ({ type: "content", content: text(t) })) },
-  { weight: 1, arbitrary: fc.constantFrom<Obj>({ type: "diff", path: "/w/a.ts", oldText: "a\n", newText: "b\n" }, { type: "diff", path: "/w/new.ts", newText: "hi\n" }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Obj>(
+      { type: "diff", path: "/w/a.ts", oldText: "a\n", newText: "b\n" },
+      { type: "diff", path: "/w/new.ts", newText: "hi\n" },
+    ),
+  },
   { weight: 1, arbitrary: fc.constant({ type: "terminal", terminalId: "term1" }) },
 );
-const locations = fc.constantFrom<Obj[]>([], [{ path: "/w/a.ts", line: 3 }], [{ path: "src/b.ts" }], [{ path: "/w/c.ts", line: 0 }]);
+const locations = fc.constantFrom<Obj[]>(
+  [],
+  [{ path: "/w/a.ts", line: 3 }],
+  [{ path: "src/b.ts" }],
+  [{ path: "/w/c.ts", line: 0 }],
+);
 const callFields: fc.Arbitrary<Obj> = fc.record(
   {
     title: fc.constantFrom("Run tests", "Edit a.ts", ""),
@@ -184,14 +217,36 @@ const updateSpec: fc.Arbitrary<UpdateSpec> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ u: fc.constant("echo" as const), id: idChoice }) },
   { weight: 3, arbitrary: fc.record({ u: fc.constant("toolCall" as const), tc: toolId, fields: callFields }) },
   { weight: 4, arbitrary: fc.record({ u: fc.constant("toolUpdate" as const), tc: toolId, fields: updateFields }) },
-  { weight: 2, arbitrary: fc.record({ u: fc.constant("plan" as const), entries: fc.array(planEntry, { maxLength: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ u: fc.constant("mode" as const), mode: fc.constantFrom(...V1_MODES.availableModes.map((m) => m.id)) }) },
-  { weight: 1, arbitrary: fc.record({ u: fc.constant("commands" as const), names: fc.uniqueArray(fc.constantFrom("plan", "test", "review"), { maxLength: 3 }) }) },
   {
     weight: 2,
-    arbitrary: fc.record({ u: fc.constant("usage" as const), used: fc.nat(5000), cost: fc.oneof(fc.constantFrom<"omit" | "null">("omit", "null"), fc.constantFrom(0.25, 1.5)) }),
+    arbitrary: fc.record({ u: fc.constant("plan" as const), entries: fc.array(planEntry, { maxLength: 3 }) }),
   },
-  { weight: 1, arbitrary: fc.record({ u: fc.constant("info" as const), title: fc.constantFrom("Fixing tests", null) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      u: fc.constant("mode" as const),
+      mode: fc.constantFrom(...V1_MODES.availableModes.map((m) => m.id)),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      u: fc.constant("commands" as const),
+      names: fc.uniqueArray(fc.constantFrom("plan", "test", "review"), { maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      u: fc.constant("usage" as const),
+      used: fc.nat(5000),
+      cost: fc.oneof(fc.constantFrom<"omit" | "null">("omit", "null"), fc.constantFrom(0.25, 1.5)),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ u: fc.constant("info" as const), title: fc.constantFrom("Fixing tests", null) }),
+  },
 );
 
 const permSpec: fc.Arbitrary<PermSpec> = fc.record({
@@ -206,12 +261,26 @@ const permSpec: fc.Arbitrary<PermSpec> = fc.record({
     { requiredKeys: [] },
   ),
   kinds: fc.oneof(
-    { weight: 12, arbitrary: fc.uniqueArray(fc.constantFrom("allow_once", "allow_always", "reject_once", "reject_always"), { minLength: 1, maxLength: 4 }) },
+    {
+      weight: 12,
+      arbitrary: fc.uniqueArray(fc.constantFrom("allow_once", "allow_always", "reject_once", "reject_always"), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+    },
     { weight: 1, arbitrary: fc.constant<string[]>([]) },
   ),
 });
 
-const stopReason = fc.constantFrom("end_turn", "end_turn", "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled");
+const stopReason = fc.constantFrom(
+  "end_turn",
+  "end_turn",
+  "end_turn",
+  "max_tokens",
+  "max_turn_requests",
+  "refusal",
+  "cancelled",
+);
 const agentError = fc.constantFrom<RpcErr>(
   { code: -32000, message: "Authentication required" },
   { code: -32603, message: "Internal error", data: { detail: "model crashed" } },
@@ -220,16 +289,43 @@ const agentError = fc.constantFrom<RpcErr>(
 
 function steps(withTime: boolean): fc.Arbitrary<Step> {
   return fc.oneof(
-    { weight: 5, arbitrary: fc.record({ t: fc.constant("prompt" as const), s: session, words: fc.array(word, { minLength: 1, maxLength: 2 }) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        t: fc.constant("prompt" as const),
+        s: session,
+        words: fc.array(word, { minLength: 1, maxLength: 2 }),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ t: fc.constant("cancel" as const), s: session }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("cancelRequest" as const), pick }) },
-    { weight: 4, arbitrary: fc.record({ t: fc.constant("answer" as const), pick, how: fc.constantFrom<ClientAnswer>("allow", "allow", "reject", "cancelled", "unknown", "error") }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        t: fc.constant("answer" as const),
+        pick,
+        how: fc.constantFrom<ClientAnswer>("allow", "allow", "reject", "cancelled", "unknown", "error"),
+      }),
+    },
     { weight: 14, arbitrary: fc.record({ t: fc.constant("update" as const), s: session, u: updateSpec }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant("perm" as const), s: session, perm: permSpec }) },
-    { weight: 5, arbitrary: fc.record({ t: fc.constant("respond" as const), s: session, reason: stopReason, meta: fc.boolean() }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({ t: fc.constant("respond" as const), s: session, reason: stopReason, meta: fc.boolean() }),
+    },
     { weight: 2, arbitrary: fc.record({ t: fc.constant("fail" as const), s: session, error: agentError }) },
-    { weight: 1, arbitrary: fc.record({ t: fc.constant("load" as const), s: session, held: fc.constantFrom<DuringLoad>("none", "prompt", "prompt", "withdraw", "cancel", "exit") }) },
-    { weight: withTime ? 3 : 0, arbitrary: fc.record({ t: fc.constant("time" as const), ms: fc.constantFrom(10, 60, GRACE_MS, 250) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        t: fc.constant("load" as const),
+        s: session,
+        held: fc.constantFrom<DuringLoad>("none", "prompt", "prompt", "withdraw", "cancel", "exit"),
+      }),
+    },
+    {
+      weight: withTime ? 3 : 0,
+      arbitrary: fc.record({ t: fc.constant("time" as const), ms: fc.constantFrom(10, 60, GRACE_MS, 250) }),
+    },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("close" as const), s: session }) },
   );
 }
@@ -329,7 +425,15 @@ type HistoryItem = { readonly update: Obj } | { readonly marker: { readonly prom
 /** The v1 agent (legal v1 behaviour: one prompt at a time, `cancelled` after a cancel, no turn end with a permission pending). */
 interface AgentSession {
   readonly sid: string;
-  current: { v1Id: unknown; p: PromptRec; cancelled: boolean; marker: { prompt: Obj[]; echoed: boolean }; lastId: Partial<Record<Kind, string>> } | undefined;
+  current:
+    | {
+        v1Id: unknown;
+        p: PromptRec;
+        cancelled: boolean;
+        marker: { prompt: Obj[]; echoed: boolean };
+        lastId: Partial<Record<Kind, string>>;
+      }
+    | undefined;
   readonly tools: Set<string>;
   readonly history: HistoryItem[];
   perms: AgentPerm[];
@@ -355,7 +459,9 @@ interface Matcher {
 type KnownBug = "ids" | "title" | "echoPlan" | "withdrawnState" | "closeHeld" | "closedReplay";
 const KNOWN_BUGS: ReadonlySet<KnownBug> = new Set(
   // All fixed; a bug name in B_LENIENT excuses its check again (for bisecting).
-  (["ids", "title", "echoPlan", "withdrawnState", "closeHeld", "closedReplay"] as const).filter((b) => (process.env.B_LENIENT ?? "").split(",").includes(b)),
+  (["ids", "title", "echoPlan", "withdrawnState", "closeHeld", "closedReplay"] as const).filter((b) =>
+    (process.env.B_LENIENT ?? "").split(",").includes(b),
+  ),
 );
 
 interface WorldConfig {
@@ -373,7 +479,8 @@ const nonEmpty = (s: unknown): string | undefined => (typeof s === "string" && s
 
 /** T §2.5 B↓-2 and §3.2: a v1 tool-call content item as the v2 client gets it (`diff` compared by type). */
 function itemToV2(item: Obj): Obj | "diff" {
-  if (item.type === "terminal") return { type: "content", content: text(`[terminal ${item.terminalId}: output not available]`) };
+  if (item.type === "terminal")
+    return { type: "content", content: text(`[terminal ${item.terminalId}: output not available]`) };
   if (item.type === "diff") return "diff";
   return item;
 }
@@ -392,7 +499,8 @@ function sameContent(v1: unknown, v2: unknown): string | undefined {
   for (let i = 0; i < a.length; i++) {
     const want = itemToV2(a[i]);
     const got = b[i];
-    if (want === "diff" ? !isObj(got) || got.type !== "diff" : !same(want, got)) return `content item ${json(a[i])} became ${json(got)}`;
+    if (want === "diff" ? !isObj(got) || got.type !== "diff" : !same(want, got))
+      return `content item ${json(a[i])} became ${json(got)}`;
   }
   return undefined;
 }
@@ -421,7 +529,8 @@ function toolCallProblem(src: Obj, out: Obj, mode: "create" | "replace" | "updat
     keys.delete(k);
     if (v === null) {
       if (mode === "update" && k in out) return `v1 ${k}:null (unchanged) was sent as ${json(out[k])}`;
-      if (mode !== "update" && out[k] !== undefined && out[k] !== null) return `v1 ${k}:null (none) was sent as ${json(out[k])}`;
+      if (mode !== "update" && out[k] !== undefined && out[k] !== null)
+        return `v1 ${k}:null (none) was sent as ${json(out[k])}`;
       if (mode === "replace" && out[k] !== null) return `v1 ${k}:null of a re-sent tool_call was not cleared`;
       continue;
     }
@@ -440,7 +549,9 @@ function toolCallProblem(src: Obj, out: Obj, mode: "create" | "replace" | "updat
 }
 
 function v1Error(e: RpcErr): Obj {
-  return e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data };
+  return e.data === undefined
+    ? { code: e.code, message: e.message }
+    : { code: e.code, message: e.message, data: e.data };
 }
 
 // ---------------------------------------------------------------------------------------- world
@@ -571,7 +682,8 @@ class World {
     let i = 0;
     for (const e of expected) {
       const a = out[i];
-      const miss = a === undefined ? "nothing more was written" : a.to !== e.to ? `it went to the ${a.to}` : e.check(a.msg);
+      const miss =
+        a === undefined ? "nothing more was written" : a.to !== e.to ? `it went to the ${a.to}` : e.check(a.msg);
       if (miss === undefined) {
         e.then?.(a!.msg);
         i++;
@@ -580,7 +692,13 @@ class World {
       this.problem(`expected → ${e.to}: ${e.what}; got ${a ? `→ ${a.to}: ${json(a.msg)}` : "nothing"} (${miss})`);
       return;
     }
-    if (i < out.length) this.problem(`unexpected ${out.slice(i).map((m) => `→ ${m.to}: ${json(m.msg)}`).join(" ")}`);
+    if (i < out.length)
+      this.problem(
+        `unexpected ${out
+          .slice(i)
+          .map((m) => `→ ${m.to}: ${json(m.msg)}`)
+          .join(" ")}`,
+      );
   }
 
   private compareUnordered(out: Sent[], expected: Matcher[]): void {
@@ -599,7 +717,13 @@ class World {
 
   // ------------------------------------------------------------------ matchers
 
-  private update(sid: string, tag: string, what: string, check: (u: Obj, params: Obj) => string | undefined, then?: (u: Obj) => void): Matcher {
+  private update(
+    sid: string,
+    tag: string,
+    what: string,
+    check: (u: Obj, params: Obj) => string | undefined,
+    then?: (u: Obj) => void,
+  ): Matcher {
     return {
       to: "client",
       what: `${tag} of ${sid} (${what})`,
@@ -618,7 +742,12 @@ class World {
     return this.update(sid, "state_update", json(want), (u) => (same(u, want) ? undefined : `expected ${json(want)}`));
   }
 
-  private promptAnswer(p: PromptRec, what: string, check: (m: Obj) => string | undefined, then?: (m: Obj) => void): Matcher {
+  private promptAnswer(
+    p: PromptRec,
+    what: string,
+    check: (m: Obj) => string | undefined,
+    then?: (m: Obj) => void,
+  ): Matcher {
     return {
       to: "client",
       what: `the answer to prompt ${json(p.v2Id)}: ${what}`,
@@ -628,7 +757,12 @@ class World {
   }
 
   private promptError(p: PromptRec, error: RpcErr | Obj, label: string): Matcher {
-    return this.promptAnswer(p, `error ${json(error)}`, (m) => (m.error && same(m.error, error) ? undefined : "a different answer"), () => this.count(label));
+    return this.promptAnswer(
+      p,
+      `error ${json(error)}`,
+      (m) => (m.error && same(m.error, error) ? undefined : "a different answer"),
+      () => this.count(label),
+    );
   }
 
   private toAgent(what: string, check: (m: Obj) => string | undefined, then?: (m: Obj) => void): Matcher {
@@ -642,7 +776,8 @@ class World {
   private agentAnswer(ap: AgentPerm, want: { result: Obj } | { error: Obj }): Matcher {
     return this.toAgent(`the answer ${json(want)} to permission ${json(ap.id)}`, (m) => {
       if (m.method !== undefined || json(m.id) !== json(ap.id)) return "not that answer";
-      if ("result" in want) return m.result !== undefined && same(m.result, want.result) ? undefined : "a different answer";
+      if ("result" in want)
+        return m.result !== undefined && same(m.result, want.result) ? undefined : "a different answer";
       return m.error !== undefined && same(m.error, want.error) ? undefined : "a different answer";
     });
   }
@@ -683,7 +818,9 @@ class World {
         },
       ),
       this.update(r.sid, "user_message", "the inserted prompt", (u) =>
-        same(u, { sessionUpdate: "user_message", messageId: turn.userMsgId, content: p.prompt }) ? undefined : `expected messageId ${json(turn.userMsgId)} and the prompt`,
+        same(u, { sessionUpdate: "user_message", messageId: turn.userMsgId, content: p.prompt })
+          ? undefined
+          : `expected messageId ${json(turn.userMsgId)} and the prompt`,
       ),
       this.state(r.sid, "running"),
     ];
@@ -708,7 +845,9 @@ class World {
     r.turn = turn;
     const out: Matcher[] = [
       this.toAgent(`session/prompt of ${json(p.v2Id)}`, (m) =>
-        m.method === "session/prompt" && m.id !== undefined && same(m.params, { sessionId: p.sid, prompt: p.prompt }) ? undefined : "not that prompt",
+        m.method === "session/prompt" && m.id !== undefined && same(m.params, { sessionId: p.sid, prompt: p.prompt })
+          ? undefined
+          : "not that prompt",
       ),
     ];
     if (this.cfg.graceMs <= 0) out.push(...this.ack(r, turn));
@@ -725,7 +864,10 @@ class World {
   private trigger(r: RefSession, update?: Obj): Matcher[] {
     const turn = r.turn;
     if (!turn || turn.acked || turn.withdrawn) return [];
-    const adopt = update?.sessionUpdate === "user_message_chunk" && typeof update.messageId === "string" ? update.messageId : undefined;
+    const adopt =
+      update?.sessionUpdate === "user_message_chunk" && typeof update.messageId === "string"
+        ? update.messageId
+        : undefined;
     return this.ack(r, turn, adopt);
   }
 
@@ -750,7 +892,15 @@ class World {
         if (mode === "replace" && !("kind" in update)) r.staleTitle.add(id);
         else if (tag === "tool_call" && typeof update.kind === "string") r.staleTitle.delete(id);
         this.applyV1Tool(r, update, tag === "tool_call");
-        out.push(this.update(r.sid, "tool_call_update", `${mode} of ${id}`, (u) => toolCallProblem(update, u, mode), () => this.count(`tool:${mode}`)));
+        out.push(
+          this.update(
+            r.sid,
+            "tool_call_update",
+            `${mode} of ${id}`,
+            (u) => toolCallProblem(update, u, mode),
+            () => this.count(`tool:${mode}`),
+          ),
+        );
         return out;
       }
       case "plan":
@@ -758,7 +908,8 @@ class World {
         if (r.turn && !this.cfg.known.has("echoPlan")) r.turn.echoOpen = false;
         out.push(
           this.update(r.sid, "plan_update", "the plan as planId main", (u) =>
-            same(u.plan, { type: "items", planId: "main", entries: update.entries }) && Object.keys(u).every((k) => ["sessionUpdate", "plan", "_meta"].includes(k))
+            same(u.plan, { type: "items", planId: "main", entries: update.entries }) &&
+            Object.keys(u).every((k) => ["sessionUpdate", "plan", "_meta"].includes(k))
               ? undefined
               : "a different plan",
           ),
@@ -767,21 +918,34 @@ class World {
       case "current_mode_update":
         out.push(
           this.update(r.sid, "config_option_update", `mode ${update.currentModeId}`, (u) => {
-            const mode = (Array.isArray(u.configOptions) ? u.configOptions : []).find((o: Obj) => o.category === "mode");
-            return mode?.currentValue === update.currentModeId ? undefined : `the mode option reads ${json(mode?.currentValue)}`;
+            const mode = (Array.isArray(u.configOptions) ? u.configOptions : []).find(
+              (o: Obj) => o.category === "mode",
+            );
+            return mode?.currentValue === update.currentModeId
+              ? undefined
+              : `the mode option reads ${json(mode?.currentValue)}`;
           }),
         );
         return out;
       case "available_commands_update": {
-        const want = (update.availableCommands as Obj[]).map((c) => ({ type: "command", ...c, ...(isObj(c.input) ? { input: { type: "text", ...c.input } } : {}) }));
-        out.push(this.update(r.sid, tag, "typed commands", (u) => (same(u.availableCommands, want) ? undefined : `expected ${json(want)}`)));
+        const want = (update.availableCommands as Obj[]).map((c) => ({
+          type: "command",
+          ...c,
+          ...(isObj(c.input) ? { input: { type: "text", ...c.input } } : {}),
+        }));
+        out.push(
+          this.update(r.sid, tag, "typed commands", (u) =>
+            same(u.availableCommands, want) ? undefined : `expected ${json(want)}`,
+          ),
+        );
         return out;
       }
       case "usage_update":
         out.push(
           this.update(r.sid, tag, "used, size, cost", (u) => {
             if (u.used !== update.used || u.size !== update.size) return "used/size changed";
-            if ("cost" in update && !same(u.cost, update.cost)) return `cost ${json(update.cost)} became ${json(u.cost)}`;
+            if ("cost" in update && !same(u.cost, update.cost))
+              return `cost ${json(update.cost)} became ${json(u.cost)}`;
             return undefined;
           }),
         );
@@ -883,7 +1047,8 @@ class World {
       return;
     }
     if (m.id !== undefined) {
-      if (m.method !== "session/request_permission") return this.problem(`the client got an unexpected request ${json(m)}`);
+      if (m.method !== "session/request_permission")
+        return this.problem(`the client got an unexpected request ${json(m)}`);
       const ap = this.relaying;
       if (!ap) return this.problem(`a permission request the agent did not make: ${json(m)}`);
       const c: ClientPerm = { id: m.id, agent: ap, answered: false, withdrawn: false };
@@ -958,7 +1123,10 @@ class World {
       const a = this.agents.find((x) => x.sid === m.params?.sessionId);
       const p = this.prompts.find((x) => x.sid === m.params?.sessionId && same(x.prompt, m.params?.prompt));
       if (!a || !p) return this.problem(`the agent got a prompt nobody sent: ${json(m)}`);
-      if (a.current) return this.problem(`v1 allows one prompt at a time: the agent got ${json(p.v2Id)} while ${json(a.current.p.v2Id)} runs`);
+      if (a.current)
+        return this.problem(
+          `v1 allows one prompt at a time: the agent got ${json(p.v2Id)} while ${json(a.current.p.v2Id)} runs`,
+        );
       const marker = { prompt: p.prompt, echoed: false };
       a.current = { v1Id: m.id, p, cancelled: false, marker, lastId: {} };
       a.history.push({ marker });
@@ -1003,22 +1171,44 @@ class World {
     let expected: Matcher[] = [];
     if (r.closed) {
       p.state = "done";
-      expected = [this.promptAnswer(p, "-32002", (m) => (m.error?.code === -32002 && m.error.data?.sessionId === r.sid ? undefined : "not -32002"), () => this.count("answer:closedSession"))];
+      expected = [
+        this.promptAnswer(
+          p,
+          "-32002",
+          (m) => (m.error?.code === -32002 && m.error.data?.sessionId === r.sid ? undefined : "not -32002"),
+          () => this.count("answer:closedSession"),
+        ),
+      ];
     } else if (p.prompt.some((b) => b.type === "_widget")) {
       // Rejected before it is held or forwarded: the user's prompt is never rewritten silently.
       p.state = "done";
-      expected = [this.promptAnswer(p, "-32602", (m) => (m.error?.code === -32602 && typeof m.error.data?.reason === "string" ? undefined : "not -32602"), () => this.count("answer:rejectedPrompt"))];
+      expected = [
+        this.promptAnswer(
+          p,
+          "-32602",
+          (m) => (m.error?.code === -32602 && typeof m.error.data?.reason === "string" ? undefined : "not -32602"),
+          () => this.count("answer:rejectedPrompt"),
+        ),
+      ];
     } else if (r.turn || r.loadInFlight) {
       r.queue.push(p);
       this.count("held");
     } else expected = this.startTurn(r, p);
-    this.inject("client", { jsonrpc: "2.0", id: p.v2Id, method: "session/prompt", params: { sessionId: r.sid, prompt: p.prompt } }, expected);
+    this.inject(
+      "client",
+      { jsonrpc: "2.0", id: p.v2Id, method: "session/prompt", params: { sessionId: r.sid, prompt: p.prompt } },
+      expected,
+    );
   }
 
   /** T §1.4-7. */
   cancel(s: number): void {
     const r = this.refs[s % this.refs.length]!;
-    const expected: Matcher[] = [this.toAgent("session/cancel", (m) => (m.method === "session/cancel" && same(m.params, { sessionId: r.sid }) ? undefined : "not session/cancel"))];
+    const expected: Matcher[] = [
+      this.toAgent("session/cancel", (m) =>
+        m.method === "session/cancel" && same(m.params, { sessionId: r.sid }) ? undefined : "not session/cancel",
+      ),
+    ];
     for (const p of r.queue.splice(0)) {
       p.state = "done";
       expected.push(this.promptError(p, REQUEST_CANCELLED, "answer:heldCancelled"));
@@ -1030,7 +1220,9 @@ class World {
         expected.push(this.agentAnswer(ap, { result: CANCELLED_OUTCOME }));
         expected.push(
           this.toClient(`$/cancel_request of permission ${json(ap.id)}`, (m) =>
-            m.method === "$/cancel_request" && json(m.params?.requestId) === json(ap.client?.id) ? undefined : "not that $/cancel_request",
+            m.method === "$/cancel_request" && json(m.params?.requestId) === json(ap.client?.id)
+              ? undefined
+              : "not that $/cancel_request",
           ),
         );
         this.count("perm:cancelledBySession");
@@ -1053,7 +1245,11 @@ class World {
     } else if (r.turn?.p === p && !r.turn.acked) {
       r.turn.withdrawn = true;
       this.count("withdraw:active");
-      expected.push(this.toAgent("session/cancel", (m) => (m.method === "session/cancel" && same(m.params, { sessionId: r.sid }) ? undefined : "not session/cancel")));
+      expected.push(
+        this.toAgent("session/cancel", (m) =>
+          m.method === "session/cancel" && same(m.params, { sessionId: r.sid }) ? undefined : "not session/cancel",
+        ),
+      );
     }
     this.inject("client", { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: p.v2Id } }, expected);
   }
@@ -1080,7 +1276,9 @@ class World {
       msg = { jsonrpc: "2.0", id: c.id, error };
       forAgent = ap.turn?.cancelRequested ? { result: CANCELLED_OUTCOME } : { error };
     } else {
-      const selected = { outcome: { outcome: "selected", optionId: option(how === "allow" ? "allow" : "reject").optionId } };
+      const selected = {
+        outcome: { outcome: "selected", optionId: option(how === "allow" ? "allow" : "reject").optionId },
+      };
       msg = { jsonrpc: "2.0", id: c.id, result: selected };
       forAgent = { result: selected };
     }
@@ -1093,7 +1291,8 @@ class World {
         turn.relayed = turn.relayed.filter((x) => x !== ap);
         turn.blockers--;
         // `running` again before the answer reaches the agent, never after a cancel.
-        if (turn.blockers === 0 && !turn.cancelRequested && (turn.acked || this.cfg.known.has("withdrawnState"))) expected.push(this.state(r.sid, "running"));
+        if (turn.blockers === 0 && !turn.cancelRequested && (turn.acked || this.cfg.known.has("withdrawnState")))
+          expected.push(this.state(r.sid, "running"));
       }
       expected.push(this.agentAnswer(ap, forAgent));
     } else this.count("perm:lateAnswerDropped");
@@ -1117,9 +1316,22 @@ class World {
       r.used = new Set();
       r.aliased = new Set();
       this.loadRequest = undefined;
-      this.inject("client", { jsonrpc: "2.0", id, method: "session/resume", params: { sessionId: r.sid, cwd: "/w", replayFrom: { type: "start" } } }, [
-        this.toAgent("session/load", (m) => (m.method === "session/load" && same(m.params, { sessionId: r.sid, cwd: "/w", mcpServers: [] }) ? undefined : "not session/load")),
-      ]);
+      this.inject(
+        "client",
+        {
+          jsonrpc: "2.0",
+          id,
+          method: "session/resume",
+          params: { sessionId: r.sid, cwd: "/w", replayFrom: { type: "start" } },
+        },
+        [
+          this.toAgent("session/load", (m) =>
+            m.method === "session/load" && same(m.params, { sessionId: r.sid, cwd: "/w", mcpServers: [] })
+              ? undefined
+              : "not session/load",
+          ),
+        ],
+      );
       const req = this.loadRequest as Obj | undefined;
       if (!req) return;
       this.replaying = { sid: r.sid, ids: [] };
@@ -1147,21 +1359,31 @@ class World {
       this.boundary(r);
       const expected: Matcher[] = [
         this.state(r.sid, "idle"),
-        this.toClient(`the resume answer ${id}`, (m) => (m.method === undefined && m.id === id && isObj(m.result) ? undefined : "not the resume result")),
+        this.toClient(`the resume answer ${id}`, (m) =>
+          m.method === undefined && m.id === id && isObj(m.result) ? undefined : "not the resume result",
+        ),
         ...this.startNext(r),
       ];
-      this.inject("agent", { jsonrpc: "2.0", id: req.id, result: { modes: { ...V1_MODES, currentModeId: a.mode } } }, expected);
+      this.inject(
+        "agent",
+        { jsonrpc: "2.0", id: req.id, result: { modes: { ...V1_MODES, currentModeId: a.mode } } },
+        expected,
+      );
     }
     if (dropped) return;
     this.replayIds.push(...rounds);
-    if (json(rounds[0]) !== json(rounds[1])) this.problem(`two replays of the same history gave different message ids: ${json(rounds[0])} vs ${json(rounds[1])}`);
+    if (json(rounds[0]) !== json(rounds[1]))
+      this.problem(
+        `two replays of the same history gave different message ids: ${json(rounds[0])} vs ${json(rounds[1])}`,
+      );
   }
 
   private replayOf(a: AgentSession): Obj[] {
     const out: Obj[] = [];
     for (const item of a.history) {
       if ("update" in item) out.push(item.update);
-      else if (!item.marker.echoed) for (const b of item.marker.prompt) out.push({ sessionUpdate: "user_message_chunk", content: b });
+      else if (!item.marker.echoed)
+        for (const b of item.marker.prompt) out.push({ sessionUpdate: "user_message_chunk", content: b });
     }
     return out;
   }
@@ -1181,7 +1403,11 @@ class World {
       r.turn.cancelRequested = true;
       r.closing = id;
       this.count("close:drain");
-      expected.push(this.toAgent("session/cancel", (m) => (m.method === "session/cancel" && same(m.params, { sessionId: r.sid }) ? undefined : "not session/cancel")));
+      expected.push(
+        this.toAgent("session/cancel", (m) =>
+          m.method === "session/cancel" && same(m.params, { sessionId: r.sid }) ? undefined : "not session/cancel",
+        ),
+      );
     } else {
       r.closed = true;
       this.count("close");
@@ -1191,7 +1417,9 @@ class World {
   }
 
   private closeAnswer(id: string): Matcher {
-    return this.toClient(`the close answer ${id}`, (m) => (m.method === undefined && m.id === id && isObj(m.result) ? undefined : "not the close result"));
+    return this.toClient(`the close answer ${id}`, (m) =>
+      m.method === undefined && m.id === id && isObj(m.result) ? undefined : "not the close result",
+    );
   }
 
   time(ms: number): void {
@@ -1247,9 +1475,13 @@ class World {
       case "toolUpdate": {
         if (!cur) return;
         cur.lastId = {};
-        if (spec.u === "toolUpdate" && a.tools.has(spec.tc)) say({ sessionUpdate: "tool_call_update", toolCallId: spec.tc, ...spec.fields });
+        if (spec.u === "toolUpdate" && a.tools.has(spec.tc))
+          say({ sessionUpdate: "tool_call_update", toolCallId: spec.tc, ...spec.fields });
         else {
-          const fields = spec.u === "toolCall" ? spec.fields : { ...Object.fromEntries(Object.entries(spec.fields).filter(([, v]) => v !== null)), title: "Run" };
+          const fields =
+            spec.u === "toolCall"
+              ? spec.fields
+              : { ...Object.fromEntries(Object.entries(spec.fields).filter(([, v]) => v !== null)), title: "Run" };
           a.tools.add(spec.tc);
           say({ sessionUpdate: "tool_call", toolCallId: spec.tc, ...fields });
         }
@@ -1265,7 +1497,9 @@ class World {
         say({ sessionUpdate: "current_mode_update", currentModeId: spec.mode });
         return;
       case "commands": {
-        const commands = spec.names.map((name, i) => (i % 2 === 0 ? { name, description: `/${name}` } : { name, description: `/${name}`, input: { hint: "args" } }));
+        const commands = spec.names.map((name, i) =>
+          i % 2 === 0 ? { name, description: `/${name}` } : { name, description: `/${name}`, input: { hint: "args" } },
+        );
         a.commands = commands;
         say({ sessionUpdate: "available_commands_update", availableCommands: commands });
         return;
@@ -1305,18 +1539,26 @@ class World {
     } else {
       a.perms.push(ap);
       const before = r.v1Tools.get(spec.tc);
-      const title = nonEmpty(toolCall.title) ?? nonEmpty(before?.title) ?? kindOfTitle(typeof toolCall.kind === "string" ? toolCall.kind : before?.kind);
+      const title =
+        nonEmpty(toolCall.title) ??
+        nonEmpty(before?.title) ??
+        kindOfTitle(typeof toolCall.kind === "string" ? toolCall.kind : before?.kind);
       if (!r.seenTools.has(spec.tc)) {
         r.seenTools.add(spec.tc);
         this.count("perm:unseenTool");
-        expected.push(this.update(r.sid, "tool_call_update", `the permission's tool call ${spec.tc} first`, (u) => toolCallProblem(toolCall, u, "update")));
+        expected.push(
+          this.update(r.sid, "tool_call_update", `the permission's tool call ${spec.tc} first`, (u) =>
+            toolCallProblem(toolCall, u, "update"),
+          ),
+        );
       }
       this.applyV1Tool(r, toolCall, false);
       const stale = this.cfg.known.has("title") && nonEmpty(toolCall.title) === undefined && r.staleTitle.has(spec.tc);
       if (typeof toolCall.title === "string" || typeof toolCall.kind === "string") r.staleTitle.add(spec.tc);
       const turn = r.turn;
       if (turn && !turn.acked) r.tainted = true;
-      if (turn && turn.blockers === 0 && !turn.cancelRequested && (turn.acked || this.cfg.known.has("withdrawnState"))) expected.push(this.state(r.sid, "requires_action"));
+      if (turn && turn.blockers === 0 && !turn.cancelRequested && (turn.acked || this.cfg.known.has("withdrawnState")))
+        expected.push(this.state(r.sid, "requires_action"));
       if (turn) {
         turn.blockers++;
         turn.relayed.push(ap);
@@ -1327,16 +1569,25 @@ class World {
           if (m.method !== "session/request_permission" || m.id === undefined) return "not a permission request";
           const p = m.params;
           if (p?.sessionId !== a.sid) return "another session";
-          if (stale ? typeof p.title !== "string" || p.title === "" : p.title !== title) return `title ${json(p?.title)}, expected ${json(title)}`;
+          if (stale ? typeof p.title !== "string" || p.title === "" : p.title !== title)
+            return `title ${json(p?.title)}, expected ${json(title)}`;
           if ("description" in p) return "a description was invented";
           if (!same(p.options, options)) return "options changed";
-          if (p.subject?.type !== "tool_call" || Object.keys(p.subject).some((k) => !["type", "toolCall", "_meta"].includes(k))) return "subject is not the tool call";
+          if (
+            p.subject?.type !== "tool_call" ||
+            Object.keys(p.subject).some((k) => !["type", "toolCall", "_meta"].includes(k))
+          )
+            return "subject is not the tool call";
           return toolCallProblem(toolCall, p.subject.toolCall, "update");
         }),
       );
     }
     this.relaying = ap;
-    this.inject("agent", { jsonrpc: "2.0", id, method: "session/request_permission", params: { sessionId: a.sid, toolCall, options } }, expected);
+    this.inject(
+      "agent",
+      { jsonrpc: "2.0", id, method: "session/request_permission", params: { sessionId: a.sid, toolCall, options } },
+      expected,
+    );
     this.relaying = undefined;
   }
 
@@ -1363,13 +1614,19 @@ class World {
     const p = turn.p;
     const expected: Matcher[] = [];
     if (turn.withdrawn && !turn.acked) expected.push(this.promptError(p, REQUEST_CANCELLED, "answer:withdrawn"));
-    else if ("error" in response && !turn.acked) expected.push(this.promptError(p, response.error, "answer:errorBeforeAck"));
+    else if ("error" in response && !turn.acked)
+      expected.push(this.promptError(p, response.error, "answer:errorBeforeAck"));
     else {
       if (!turn.acked) expected.push(...this.ack(r, turn));
       this.boundary(r);
       let idle: Obj;
-      if ("error" in response) idle = turn.cancelRequested ? { stopReason: "cancelled" } : { stopReason: "error", error: response.error };
-      else idle = { stopReason: response.result.stopReason, ...(response.result._meta ? { _meta: response.result._meta } : {}) };
+      if ("error" in response)
+        idle = turn.cancelRequested ? { stopReason: "cancelled" } : { stopReason: "error", error: response.error };
+      else
+        idle = {
+          stopReason: response.result.stopReason,
+          ...(response.result._meta ? { _meta: response.result._meta } : {}),
+        };
       expected.push(this.state(r.sid, "idle", idle));
       this.count(`idle:${idle.stopReason}`);
     }
@@ -1387,7 +1644,14 @@ class World {
       else
         for (const held of r.queue.splice(0)) {
           held.state = "done";
-          expected.push(this.promptAnswer(held, "an error (closed)", (m) => (m.error ? undefined : "not an error"), () => this.count("answer:closeLate")));
+          expected.push(
+            this.promptAnswer(
+              held,
+              "an error (closed)",
+              (m) => (m.error ? undefined : "not an error"),
+              () => this.count("answer:closeLate"),
+            ),
+          );
         }
     } else expected.push(...this.startNext(r));
     this.inject("agent", { jsonrpc: "2.0", id: cur.v1Id, ...response }, expected);
@@ -1399,12 +1663,24 @@ class World {
     this.trace.push(`#${at} the agent exits (code ${EXIT_CODE})`);
     this.exited = true;
     this.count("exit");
-    const error = (m: unknown) => isObj(m) && m.code === -32603 && m.message === "Agent process exited" && isObj(m.data) && m.data.exitCode === EXIT_CODE;
+    const error = (m: unknown) =>
+      isObj(m) &&
+      m.code === -32603 &&
+      m.message === "Agent process exited" &&
+      isObj(m.data) &&
+      m.data.exitCode === EXIT_CODE;
     const expected: Matcher[] = [];
     for (const r of this.refs) {
       for (const p of r.queue.splice(0)) {
         p.state = "done";
-        expected.push(this.promptAnswer(p, "the exit error", (m) => (error(m.error) ? undefined : "not the exit error"), () => this.count("answer:exitHeld")));
+        expected.push(
+          this.promptAnswer(
+            p,
+            "the exit error",
+            (m) => (error(m.error) ? undefined : "not the exit error"),
+            () => this.count("answer:exitHeld"),
+          ),
+        );
       }
       const turn = r.turn;
       if (!turn) continue;
@@ -1414,27 +1690,48 @@ class World {
             u.state === "idle" && u.stopReason === "error" && error(u.error) ? undefined : "not the exit idle",
           ),
         );
-      else expected.push(this.promptAnswer(turn.p, "the exit error", (m) => (error(m.error) ? undefined : "not the exit error"), () => this.count("answer:exitActive")));
+      else
+        expected.push(
+          this.promptAnswer(
+            turn.p,
+            "the exit error",
+            (m) => (error(m.error) ? undefined : "not the exit error"),
+            () => this.count("answer:exitActive"),
+          ),
+        );
       turn.p.state = "done";
       r.turn = undefined;
       if (r.closing !== undefined) {
         const id = r.closing;
-        expected.push(this.toClient(`an answer to ${id}`, (m) => (m.method === undefined && m.id === id ? undefined : "no")));
+        expected.push(
+          this.toClient(`an answer to ${id}`, (m) => (m.method === undefined && m.id === id ? undefined : "no")),
+        );
         r.closing = undefined;
       }
     }
     const resume = this.resumeInFlight;
     if (resume !== undefined)
-      expected.push(this.toClient(`an error for ${resume}`, (m) => (m.id === resume && m.error?.code === -32603 ? undefined : "no"), () => this.count("exit:duringLoad")));
+      expected.push(
+        this.toClient(
+          `an error for ${resume}`,
+          (m) => (m.id === resume && m.error?.code === -32603 ? undefined : "no"),
+          () => this.count("exit:duringLoad"),
+        ),
+      );
     for (const c of this.clientPerms)
       if (!c.answered && !c.withdrawn) {
         this.count("exit:withdrawnPermission");
-        expected.push(this.toClient(`$/cancel_request of ${json(c.id)}`, (m) => (m.method === "$/cancel_request" && json(m.params?.requestId) === json(c.id) ? undefined : "no")));
+        expected.push(
+          this.toClient(`$/cancel_request of ${json(c.id)}`, (m) =>
+            m.method === "$/cancel_request" && json(m.params?.requestId) === json(c.id) ? undefined : "no",
+          ),
+        );
       }
     this.h.bridge.agentGone({ code: EXIT_CODE, signal: null });
     this.settle(expected, true);
     // The client still answers what it was asked; nothing may reach the gone agent.
-    for (const c of this.clientPerms.filter((x) => !x.answered)) this.answer(this.clientPerms.filter((x) => !x.answered).indexOf(c), "cancelled");
+    for (const c of this.clientPerms.filter((x) => !x.answered))
+      this.answer(this.clientPerms.filter((x) => !x.answered).indexOf(c), "cancelled");
   }
 
   // ------------------------------------------------------------------ run
@@ -1500,21 +1797,30 @@ class World {
   }
 
   private checkEnd(): void {
-    for (const p of this.prompts) if (p.lost ? p.answers > 1 : p.answers !== 1) this.problem(`prompt ${json(p.v2Id)} was answered ${p.answers} times`);
-    for (const [id, { method, answers }] of this.requests) if (answers !== 1) this.problem(`${method} ${id} was answered ${answers} times`);
+    for (const p of this.prompts)
+      if (p.lost ? p.answers > 1 : p.answers !== 1)
+        this.problem(`prompt ${json(p.v2Id)} was answered ${p.answers} times`);
+    for (const [id, { method, answers }] of this.requests)
+      if (answers !== 1) this.problem(`${method} ${id} was answered ${answers} times`);
     for (const ap of this.agentPerms)
-      if (this.exited ? ap.answers > 1 : ap.answers !== 1) this.problem(`permission ${json(ap.id)} of the agent was answered ${ap.answers} times`);
-    for (const c of this.clientPerms) if (!c.answered) this.problem(`permission ${json(c.id)} left unanswered by the client model`);
+      if (this.exited ? ap.answers > 1 : ap.answers !== 1)
+        this.problem(`permission ${json(ap.id)} of the agent was answered ${ap.answers} times`);
+    for (const c of this.clientPerms)
+      if (!c.answered) this.problem(`permission ${json(c.id)} left unanswered by the client model`);
     if (!this.exited) {
-      for (const a of this.agents) if (a.current) this.problem(`the agent still works on ${json(a.current.p.v2Id)} at the end`);
-      if (this.h.bridge.agent.pending.size > 0) this.problem(`${this.h.bridge.agent.pending.size} request(s) of the bridge to the agent left unanswered`);
-      if (this.h.bridge.client.pending.size > 0) this.problem(`${this.h.bridge.client.pending.size} request(s) of the bridge to the client left unanswered`);
+      for (const a of this.agents)
+        if (a.current) this.problem(`the agent still works on ${json(a.current.p.v2Id)} at the end`);
+      if (this.h.bridge.agent.pending.size > 0)
+        this.problem(`${this.h.bridge.agent.pending.size} request(s) of the bridge to the agent left unanswered`);
+      if (this.h.bridge.client.pending.size > 0)
+        this.problem(`${this.h.bridge.client.pending.size} request(s) of the bridge to the client left unanswered`);
     }
     for (const v of this.h.violations) this.problem(`schema: ${v}`);
     for (const [i, v] of this.views.entries()) {
       const sid = SESSION_IDS[i]!;
       const excused = this.cfg.known.has("withdrawnState") && this.ref(sid).tainted;
-      if (v.state !== "idle" && !excused) this.problem(`session ${sid} ends in state ${json(v.state)} on the v2 client, not idle`);
+      if (v.state !== "idle" && !excused)
+        this.problem(`session ${sid} ends in state ${json(v.state)} on the v2 client, not idle`);
       if (!this.exited) this.checkMaterialized(sid, v);
     }
   }
@@ -1534,26 +1840,40 @@ class World {
         (t1.title !== t2.title ? `title ${json(t1.title)} reads ${json(t2.title)}` : undefined) ??
         (t1.name !== t2.name ? `name ${json(t1.name)} reads ${json(t2.name)}` : undefined) ??
         ((t1.kind ?? "other") !== (t2.kind ?? "other") ? `kind ${json(t1.kind)} reads ${json(t2.kind)}` : undefined) ??
-        ((t1.status ?? "pending") !== (t2.status ?? "pending") ? `status ${json(t1.status)} reads ${json(t2.status)}` : undefined) ??
+        ((t1.status ?? "pending") !== (t2.status ?? "pending")
+          ? `status ${json(t1.status)} reads ${json(t2.status)}`
+          : undefined) ??
         (!same(t1.rawInput, t2.rawInput) ? `rawInput ${json(t1.rawInput)} reads ${json(t2.rawInput)}` : undefined) ??
-        (!same(t1.rawOutput, t2.rawOutput) ? `rawOutput ${json(t1.rawOutput)} reads ${json(t2.rawOutput)}` : undefined) ??
+        (!same(t1.rawOutput, t2.rawOutput)
+          ? `rawOutput ${json(t1.rawOutput)} reads ${json(t2.rawOutput)}`
+          : undefined) ??
         sameContent(t1.content, t2.content) ??
         sameLocations(t1.locations, t2.locations);
       if (p) this.problem(`tool call ${sid}/${id} on the v2 client: ${p}`);
     }
     if (a.plan !== undefined) {
       this.count("check:plan");
-      if (!same([...v.plans.keys()], ["main"]) || !same(v.plans.get("main"), a.plan)) this.problem(`plan of ${sid} reads ${json([...v.plans])}, the agent's is ${json(a.plan)}`);
+      if (!same([...v.plans.keys()], ["main"]) || !same(v.plans.get("main"), a.plan))
+        this.problem(`plan of ${sid} reads ${json([...v.plans])}, the agent's is ${json(a.plan)}`);
     }
     if (a.usage !== undefined) {
       this.count("check:usage");
-      if (!same(v.usage, a.usage)) this.problem(`usage of ${sid} reads ${json(v.usage)}, the agent's is ${json(a.usage)}`);
+      if (!same(v.usage, a.usage))
+        this.problem(`usage of ${sid} reads ${json(v.usage)}, the agent's is ${json(a.usage)}`);
     }
-    if (a.commands !== undefined && !same(v.commands?.map((c) => ({ ...c, type: undefined, input: c.input && { ...c.input, type: undefined } })), a.commands))
+    if (
+      a.commands !== undefined &&
+      !same(
+        v.commands?.map((c) => ({ ...c, type: undefined, input: c.input && { ...c.input, type: undefined } })),
+        a.commands,
+      )
+    )
       this.problem(`commands of ${sid} read ${json(v.commands)}, the agent's are ${json(a.commands)}`);
-    if (a.title !== undefined && v.title !== a.title) this.problem(`title of ${sid} reads ${json(v.title)}, the agent's is ${json(a.title)}`);
+    if (a.title !== undefined && v.title !== a.title)
+      this.problem(`title of ${sid} reads ${json(v.title)}, the agent's is ${json(a.title)}`);
     const mode = v.configOptions.find((o) => o.category === "mode");
-    if (mode?.currentValue !== a.mode) this.problem(`mode of ${sid} reads ${json(mode?.currentValue)}, the agent's is ${json(a.mode)}`);
+    if (mode?.currentValue !== a.mode)
+      this.problem(`mode of ${sid} reads ${json(mode?.currentValue)}, the agent's is ${json(a.mode)}`);
   }
 
   report(): string {
@@ -1752,7 +2072,14 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
   });
 
   it("adopts the agent's own id of the echoed prompt when that echo triggers the ack (T §1.4-2)", async () => {
-    const w = await play(one([{ t: "prompt", s: 0, words: ["hi", "there"] }, say({ u: "echo", id: "new" }), { t: "respond", s: 0, reason: "end_turn", meta: false }]), GRACE_MS);
+    const w = await play(
+      one([
+        { t: "prompt", s: 0, words: ["hi", "there"] },
+        say({ u: "echo", id: "new" }),
+        { t: "respond", s: 0, reason: "end_turn", meta: false },
+      ]),
+      GRACE_MS,
+    );
     expect(w.problems).toEqual([]);
     expect(w.seen["ack:adopted"]).toBe(1);
     expect(w.seen["echo:first"]).toBe(1);

@@ -52,7 +52,7 @@ export const openTag: fc.Arbitrary<string> = fc.oneof(
 );
 
 const absolutePath: fc.Arbitrary<string> = fc
-  .array(fc.oneof(fc.stringMatching(/^[a-z0-9._-]{1,8}$/), fc.constantFrom("my dir", "ünï", "日本", "a\"b")), {
+  .array(fc.oneof(fc.stringMatching(/^[a-z0-9._-]{1,8}$/), fc.constantFrom("my dir", "ünï", "日本", 'a"b')), {
     minLength: 1,
     maxLength: 4,
   })
@@ -88,7 +88,12 @@ function numberArb(node: Node, integer: boolean): Arb {
     );
   }
   return fc
-    .double({ noNaN: true, noDefaultInfinity: true, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) })
+    .double({
+      noNaN: true,
+      noDefaultInfinity: true,
+      ...(min !== undefined ? { min } : {}),
+      ...(max !== undefined ? { max } : {}),
+    })
     .map((x) => (Object.is(x, -0) ? 0 : x));
 }
 
@@ -214,7 +219,9 @@ class Compiler {
     for (const [key, p] of Object.entries(props)) {
       const banned = forbidden.get(key);
       if (banned) model[key] = openTag.filter((t) => !banned.has(t));
-      else if (key === "_meta") model[key] = p.type && (p.type as string[]).includes("null") ? fc.oneof(metaObject, fc.constant(null)) : metaObject;
+      else if (key === "_meta")
+        model[key] =
+          p.type && (p.type as string[]).includes("null") ? fc.oneof(metaObject, fc.constant(null)) : metaObject;
       else model[key] = this.node(p);
     }
     const own = fc.record(model, { requiredKeys: [...required].filter((k) => k in model) });
@@ -222,20 +229,22 @@ class Compiler {
     const open = node.additionalProperties !== false && this.opts.extraKeys !== false;
     const typedExtras = typeof node.additionalProperties === "object" && node.additionalProperties !== null;
     const extras: Arb = typedExtras
-      ? fc.dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,8}$/), this.node(node.additionalProperties as Node), { maxKeys: 3 })
+      ? fc.dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,8}$/), this.node(node.additionalProperties as Node), {
+          maxKeys: 3,
+        })
       : open
-      ? fc.oneof(
-          { weight: 9, arbitrary: fc.constant({}) },
-          {
-            weight: 1,
-            arbitrary: fc.dictionary(
-              fc.constantFrom(...KEY_WORDS).map((w) => `zz${w}`),
-              jsonValue,
-              { maxKeys: 2 },
-            ),
-          },
-        )
-      : fc.constant({});
+        ? fc.oneof(
+            { weight: 9, arbitrary: fc.constant({}) },
+            {
+              weight: 1,
+              arbitrary: fc.dictionary(
+                fc.constantFrom(...KEY_WORDS).map((w) => `zz${w}`),
+                jsonValue,
+                { maxKeys: 2 },
+              ),
+            },
+          )
+        : fc.constant({});
     // allOf parts first, then the object's own properties (they carry the discriminator tag).
     return fc
       .tuple(extras, ...parts, own)

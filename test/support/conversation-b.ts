@@ -59,7 +59,12 @@ export async function connectB(
   agentCaps: Record<string, unknown> = V1_AGENT_CAPS,
 ): Promise<OrderedHarness> {
   const h = harness({ ackGraceMs: 0, ...options });
-  h.client({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} } });
+  h.client({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+  });
   await h.settle();
   const [probe2] = h.takeAgent();
   if (probe2?.params?.protocolVersion !== 2) fail("expected a v2 probe", probe2);
@@ -67,7 +72,11 @@ export async function connectB(
   await h.settle();
   const [probe1] = h.takeAgent();
   if (probe1?.params?.protocolVersion !== 1) fail("expected the v1 re-initialize", probe1);
-  h.agent({ jsonrpc: "2.0", id: probe1.id, result: { protocolVersion: 1, agentCapabilities: agentCaps, authMethods: [] } });
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe1.id,
+    result: { protocolVersion: 1, agentCapabilities: agentCaps, authMethods: [] },
+  });
   await h.settle();
   const [init] = h.takeClient();
   if (init?.id !== "init" || init.result?.protocolVersion !== 2) fail("expected the v2 initialize result", init);
@@ -89,7 +98,8 @@ export async function openSessionB(
   await h.settle();
   const out = h.takeOrdered();
   const answer = out[0]?.msg;
-  if (out.length !== 1 || answer?.id !== id || answer.result?.sessionId !== sessionId) fail("expected the session/new result", out);
+  if (out.length !== 1 || answer?.id !== id || answer.result?.sessionId !== sessionId)
+    fail("expected the session/new result", out);
   return answer.result;
 }
 

@@ -23,7 +23,12 @@ export async function connectA(
   clientCaps: Record<string, unknown> = PLAIN_V1_CLIENT_CAPS,
 ): Promise<Harness> {
   const h = harness(options);
-  h.client({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: 1, clientCapabilities: clientCaps } });
+  h.client({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: clientCaps },
+  });
   await h.settle();
   const [probe1] = h.takeAgent();
   if (probe1?.params?.protocolVersion !== 1) fail("expected a v1 probe", probe1);
@@ -38,7 +43,12 @@ export async function connectA(
   h.agent({
     jsonrpc: "2.0",
     id: probe2.id,
-    result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: V2_AGENT_CAPS, authMethods: [] },
+    result: {
+      protocolVersion: 2,
+      info: { name: "agent", version: "1.0" },
+      capabilities: V2_AGENT_CAPS,
+      authMethods: [],
+    },
   });
   await h.settle();
   const [init] = h.takeClient();
@@ -48,7 +58,11 @@ export async function connectA(
 }
 
 /** `session/new` from the client, answered by the agent with `sessionId`; all traffic taken. */
-export async function openSessionA(h: Harness, sessionId: string, requestId: string | number = `new-${sessionId}`): Promise<void> {
+export async function openSessionA(
+  h: Harness,
+  sessionId: string,
+  requestId: string | number = `new-${sessionId}`,
+): Promise<void> {
   h.client({ jsonrpc: "2.0", id: requestId, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
   const [req] = h.takeAgent();
   if (req?.method !== "session/new") fail("expected session/new at the agent", req);

@@ -32,8 +32,12 @@ const DEFAULT_WAIT_MS = 20_000;
 type Version = 1 | 2;
 export type ClientContextOf<V extends Version> = V extends 1 ? v1.ClientContext : v2.ClientContext;
 export type UpdateOf<V extends Version> = V extends 1 ? v1.SessionNotification : v2.UpdateSessionNotification;
-export type PermissionRequestOf<V extends Version> = V extends 1 ? v1.RequestPermissionRequest : v2.RequestPermissionRequest;
-export type PermissionResponseOf<V extends Version> = V extends 1 ? v1.RequestPermissionResponse : v2.RequestPermissionResponse;
+export type PermissionRequestOf<V extends Version> = V extends 1
+  ? v1.RequestPermissionRequest
+  : v2.RequestPermissionRequest;
+export type PermissionResponseOf<V extends Version> = V extends 1
+  ? v1.RequestPermissionResponse
+  : v2.RequestPermissionResponse;
 export type PermissionHandler<V extends Version> = (
   params: PermissionRequestOf<V>,
   signal: AbortSignal,
@@ -43,9 +47,13 @@ export interface ClientHandlers<V extends Version> {
   /** Default: select the first `allow_*` option (or the first option). */
   readonly requestPermission?: PermissionHandler<V>;
   /** v1 only; without it the SDK answers -32601, as a client without `fs` does. */
-  readonly readTextFile?: (params: v1.ReadTextFileRequest) => v1.ReadTextFileResponse | Promise<v1.ReadTextFileResponse>;
+  readonly readTextFile?: (
+    params: v1.ReadTextFileRequest,
+  ) => v1.ReadTextFileResponse | Promise<v1.ReadTextFileResponse>;
   /** v1 only. */
-  readonly writeTextFile?: (params: v1.WriteTextFileRequest) => v1.WriteTextFileResponse | Promise<v1.WriteTextFileResponse>;
+  readonly writeTextFile?: (
+    params: v1.WriteTextFileRequest,
+  ) => v1.WriteTextFileResponse | Promise<v1.WriteTextFileResponse>;
 }
 
 export interface SpawnOptions<V extends Version> {
@@ -67,8 +75,14 @@ export interface SpawnedClient<V extends Version> {
   readonly permissionRequests: PermissionRequestOf<V>[];
   setPermissionHandler(handler: PermissionHandler<V>): void;
   /** The first update (already received or future) matching `pred`, counting from index `from`. */
-  waitForUpdate(pred: (u: UpdateOf<V>) => boolean, opts?: { from?: number | undefined; timeoutMs?: number | undefined }): Promise<UpdateOf<V>>;
-  waitForWire(pred: (e: WireEntry) => boolean, opts?: { from?: number | undefined; timeoutMs?: number | undefined }): Promise<WireEntry>;
+  waitForUpdate(
+    pred: (u: UpdateOf<V>) => boolean,
+    opts?: { from?: number | undefined; timeoutMs?: number | undefined },
+  ): Promise<UpdateOf<V>>;
+  waitForWire(
+    pred: (e: WireEntry) => boolean,
+    opts?: { from?: number | undefined; timeoutMs?: number | undefined },
+  ): Promise<WireEntry>;
   readonly exit: Promise<ExitInfo>;
   readonly stderr: string;
   /** Ends the process's stdin and waits for it to exit. */
@@ -76,7 +90,9 @@ export interface SpawnedClient<V extends Version> {
   kill(signal?: NodeJS.Signals): void;
 }
 
-function firstAllow(params: { options: readonly { optionId: string; kind: string }[] }): { outcome: { outcome: "selected"; optionId: string } } {
+function firstAllow(params: { options: readonly { optionId: string; kind: string }[] }): {
+  outcome: { outcome: "selected"; optionId: string };
+} {
   const option = params.options.find((o) => o.kind.startsWith("allow")) ?? params.options[0];
   if (!option) throw new Error("permission request without options");
   return { outcome: { outcome: "selected", optionId: option.optionId } };
@@ -125,8 +141,17 @@ interface Spawned {
   stderr: () => string;
 }
 
-function spawnProcess(command: string, args: readonly string[], env?: Record<string, string | undefined>, cwd?: string): Spawned {
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env }, ...(cwd ? { cwd } : {}) });
+function spawnProcess(
+  command: string,
+  args: readonly string[],
+  env?: Record<string, string | undefined>,
+  cwd?: string,
+): Spawned {
+  const child = spawn(command, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+    ...(cwd ? { cwd } : {}),
+  });
   let stderr = "";
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (d: string) => (stderr += d));
@@ -140,17 +165,36 @@ function spawnProcess(command: string, args: readonly string[], env?: Record<str
  * Spawns `command args` (the bridge, or an agent directly) and connects an in-process SDK client
  * of `version` to its stdio.
  */
-export function spawnWithClient(version: 1, command: string, args: readonly string[], opts?: SpawnOptions<1>): SpawnedClient<1>;
-export function spawnWithClient(version: 2, command: string, args: readonly string[], opts?: SpawnOptions<2>): SpawnedClient<2>;
-export function spawnWithClient(version: Version, command: string, args: readonly string[], opts: SpawnOptions<any> = {}): SpawnedClient<any> {
+export function spawnWithClient(
+  version: 1,
+  command: string,
+  args: readonly string[],
+  opts?: SpawnOptions<1>,
+): SpawnedClient<1>;
+export function spawnWithClient(
+  version: 2,
+  command: string,
+  args: readonly string[],
+  opts?: SpawnOptions<2>,
+): SpawnedClient<2>;
+export function spawnWithClient(
+  version: Version,
+  command: string,
+  args: readonly string[],
+  opts: SpawnOptions<any> = {},
+): SpawnedClient<any> {
   const { child, exit, stderr } = spawnProcess(command, args, opts.env, opts.cwd);
   const wire = new Waiters<WireEntry>([]);
   const updates = new Waiters<any>([]);
   const permissionRequests: any[] = [];
   let permission: PermissionHandler<any> = opts.handlers?.requestPermission ?? ((p: any) => firstAllow(p));
 
-  const output = tapWritable(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, (line) => wire.push(wireEntry("out", line)));
-  const input = tapReadable(Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>, (line) => wire.push(wireEntry("in", line)));
+  const output = tapWritable(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, (line) =>
+    wire.push(wireEntry("out", line)),
+  );
+  const input = tapReadable(Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>, (line) =>
+    wire.push(wireEntry("in", line)),
+  );
 
   const onPermission = async ({ params, signal }: { params: any; signal: AbortSignal }): Promise<any> => {
     permissionRequests.push(params);
@@ -160,7 +204,8 @@ export function spawnWithClient(version: Version, command: string, args: readonl
 
   let ctx: any;
   if (version === 1) {
-    let app = v1.client({ name: "acp-bridge-test-client-v1" })
+    let app = v1
+      .client({ name: "acp-bridge-test-client-v1" })
       .onRequest(v1.methods.client.session.requestPermission, onPermission)
       .onNotification(v1.methods.client.session.update, onUpdate);
     const { readTextFile, writeTextFile } = opts.handlers ?? {};
@@ -168,7 +213,8 @@ export function spawnWithClient(version: Version, command: string, args: readonl
     if (writeTextFile) app = app.onRequest(v1.methods.client.fs.writeTextFile, ({ params }) => writeTextFile(params));
     ctx = app.connect(v1.ndJsonStream(output, input)).agent;
   } else {
-    const app = v2.client({ name: "acp-bridge-test-client-v2" })
+    const app = v2
+      .client({ name: "acp-bridge-test-client-v2" })
       .onRequest(v2.methods.client.session.requestPermission, onPermission)
       .onNotification(v2.methods.client.session.update, onUpdate);
     ctx = app.connect(v2.ndJsonStream(output, input)).agent;
@@ -208,14 +254,21 @@ export interface RawPeer {
   /** Sends a request with a fresh numeric id and resolves with the response carrying that id. */
   request(method: string, params?: unknown, timeoutMs?: number): Promise<any>;
   /** The first parsed output message (already received or future) matching `pred`, from line `from`. */
-  waitFor(pred: (msg: any) => boolean, opts?: { from?: number | undefined; timeoutMs?: number | undefined }): Promise<any>;
+  waitFor(
+    pred: (msg: any) => boolean,
+    opts?: { from?: number | undefined; timeoutMs?: number | undefined },
+  ): Promise<any>;
   readonly exit: Promise<ExitInfo>;
   readonly stderr: string;
   close(): Promise<ExitInfo>;
   kill(signal?: NodeJS.Signals): void;
 }
 
-export function spawnRaw(command: string, args: readonly string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): RawPeer {
+export function spawnRaw(
+  command: string,
+  args: readonly string[],
+  opts: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): RawPeer {
   const { child, exit, stderr } = spawnProcess(command, args, opts.env, opts.cwd);
   const lines = new Waiters<string>([]);
   const split = new LineSplitter((line) => lines.push(line));
@@ -230,17 +283,26 @@ export function spawnRaw(command: string, args: readonly string[], opts: { env?:
     }
   };
   const waitFor = (pred: (msg: any) => boolean, o?: { from?: number | undefined; timeoutMs?: number | undefined }) =>
-    lines.wait((l) => {
-      const m = parse(l);
-      return m !== undefined && pred(m);
-    }, "an output message", o?.from, o?.timeoutMs).then(parse);
+    lines
+      .wait(
+        (l) => {
+          const m = parse(l);
+          return m !== undefined && pred(m);
+        },
+        "an output message",
+        o?.from,
+        o?.timeoutMs,
+      )
+      .then(parse);
   return {
     child,
     lines: lines.items,
     send: (message) => void child.stdin?.write(typeof message === "string" ? message : `${JSON.stringify(message)}\n`),
     request: (method, params, timeoutMs) => {
       const id = nextId++;
-      child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })}\n`);
+      child.stdin?.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })}\n`,
+      );
       return waitFor((m) => m.id === id && !("method" in m), { timeoutMs });
     },
     waitFor,
@@ -313,7 +375,11 @@ function isObject(x: unknown): x is Record<string, unknown> {
  * `$def`, a result that does not validate against the response `$def` of its request's method, an
  * error that is not an `Error`, a response to no request.
  */
-export function findWireProblems(version: SchemaVersion | 1 | 2, wire: readonly WireEntry[], opts: WireCheckOptions = {}): string[] {
+export function findWireProblems(
+  version: SchemaVersion | 1 | 2,
+  wire: readonly WireEntry[],
+  opts: WireCheckOptions = {},
+): string[] {
   const v = schemaVersionOf(version);
   const defs = methodDefs(v);
   const recorder = opts.side ?? "client";
@@ -325,13 +391,20 @@ export function findWireProblems(version: SchemaVersion | 1 | 2, wire: readonly 
     if (m.jsonrpc !== "2.0") problems.push(`${at}: jsonrpc is ${JSON.stringify(m.jsonrpc)}`);
     const validate = (def: string, value: unknown, what: string): void => {
       const p = check(v, def, value);
-      if (p) problems.push(`${at}: ${what} is not a valid ${v} ${def}: ${describeProblems(p)}\n    ${JSON.stringify(value)?.slice(0, 600)}`);
+      if (p)
+        problems.push(
+          `${at}: ${what} is not a valid ${v} ${def}: ${describeProblems(p)}\n    ${JSON.stringify(value)?.slice(0, 600)}`,
+        );
     };
     if (typeof m.method === "string") {
       const method = m.method;
       const isRequest = "id" in m;
       if (isRequest) {
-        if (strictIds ? !(typeof m.id === "string" || Number.isInteger(m.id)) : !(typeof m.id === "string" || typeof m.id === "number")) {
+        if (
+          strictIds
+            ? !(typeof m.id === "string" || Number.isInteger(m.id))
+            : !(typeof m.id === "string" || typeof m.id === "number")
+        ) {
           problems.push(`${at}: ${method} request id ${JSON.stringify(m.id)} is not valid`);
         }
         pending[dir].set(JSON.stringify(m.id), method);
@@ -339,12 +412,14 @@ export function findWireProblems(version: SchemaVersion | 1 | 2, wire: readonly 
       if (method.startsWith("_")) return;
       const entry = (isRequest ? defs.requests : defs.notifications).get(method);
       if (!entry) {
-        if (!opts.allowUnknownMethods) problems.push(`${at}: ${isRequest ? "request" : "notification"} ${method} is not in the ${v} schema`);
+        if (!opts.allowUnknownMethods)
+          problems.push(`${at}: ${isRequest ? "request" : "notification"} ${method} is not in the ${v} schema`);
         return;
       }
       if (entry.side !== "protocol") {
         const sender = dir === "out" ? recorder : other;
-        if (entry.side === sender) problems.push(`${at}: ${method} is handled by the ${entry.side}, but the ${sender} sent it`);
+        if (entry.side === sender)
+          problems.push(`${at}: ${method} is handled by the ${entry.side}, but the ${sender} sent it`);
       }
       validate(entry.def, m.params ?? {}, `${method} params`);
       return;
@@ -383,7 +458,9 @@ export function findWireProblems(version: SchemaVersion | 1 | 2, wire: readonly 
     const at = `#${i} (${e.dir})`;
     // The recorder may send a batch on purpose (hostile-input tests); a peer never should.
     if (Array.isArray(e.msg) && e.dir === "out") {
-      e.msg.forEach((m, j) => (isObject(m) ? one(m, e.dir, `${at}[${j}]`) : problems.push(`${at}[${j}]: not a JSON-RPC object`)));
+      e.msg.forEach((m, j) =>
+        isObject(m) ? one(m, e.dir, `${at}[${j}]`) : problems.push(`${at}[${j}]: not a JSON-RPC object`),
+      );
       return;
     }
     if (e.raw !== undefined || !isObject(e.msg)) {

@@ -53,7 +53,12 @@ export function diffPaths(a: unknown, b: unknown, at: Path = []): Path[] {
   if (JSON.stringify(a) === JSON.stringify(b)) return [];
   const bothArrays = Array.isArray(a) && Array.isArray(b);
   const bothObjects =
-    typeof a === "object" && a !== null && typeof b === "object" && b !== null && !Array.isArray(a) && !Array.isArray(b);
+    typeof a === "object" &&
+    a !== null &&
+    typeof b === "object" &&
+    b !== null &&
+    !Array.isArray(a) &&
+    !Array.isArray(b);
   if (bothArrays && a.length === b.length) return a.flatMap((x, i) => diffPaths(x, b[i], [...at, i]));
   if (bothObjects) {
     const ao = a as Record<string, unknown>;
@@ -107,7 +112,11 @@ export function setAt(value: unknown, path: Path, replacement: unknown): unknown
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
   const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [...value] : { ...(value as object) };
-  (copy as Record<string, unknown>)[String(head)] = setAt((value as Record<string, unknown>)[String(head)], rest, replacement);
+  (copy as Record<string, unknown>)[String(head)] = setAt(
+    (value as Record<string, unknown>)[String(head)],
+    rest,
+    replacement,
+  );
   return copy;
 }
 
@@ -222,7 +231,10 @@ function legProperties<X, Y>(leg: Leg<X, Y>, levels: readonly StashLevel[]): voi
             const mutated = setAt(x, path, wrong);
             if (check(leg.from.schema, leg.from.def, mutated) === undefined) continue;
             exercised++;
-            expectTypedError(leg.fwd(mutated as X, options("compact")), `${tag} with ${JSON.stringify(wrong)} at ${showPath(path)}`);
+            expectTypedError(
+              leg.fwd(mutated as X, options("compact")),
+              `${tag} with ${JSON.stringify(wrong)} at ${showPath(path)}`,
+            );
             return;
           }
         }),

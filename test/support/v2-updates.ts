@@ -18,7 +18,10 @@ export const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
     arbitrary: fc.constant({
       type: "diff",
       changes: [{ operation: "add", path: "/w/new.txt", fileType: "text" }],
-      patch: { format: "git_patch", text: "diff --git /w/new.txt /w/new.txt\nnew file mode 100644\n--- /dev/null\n+++ /w/new.txt\n@@ -0,0 +1 @@\n+hi\n" },
+      patch: {
+        format: "git_patch",
+        text: "diff --git /w/new.txt /w/new.txt\nnew file mode 100644\n--- /dev/null\n+++ /w/new.txt\n@@ -0,0 +1 @@\n+hi\n",
+      },
     }),
   },
   { weight: 1, arbitrary: fc.constant({ type: "_widget", payload: { x: 1 } }) },
@@ -56,40 +59,74 @@ export const rawUpdate: fc.Arbitrary<Obj> = fc.oneof(
       .tuple(
         fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"),
         fc.constantFrom("m1", "m2", "f1"),
-        fc.oneof({ weight: 6, arbitrary: fc.string({ maxLength: 5 }).map(text) }, { weight: 1, arbitrary: arb("v2", "ContentBlock") }),
+        fc.oneof(
+          { weight: 6, arbitrary: fc.string({ maxLength: 5 }).map(text) },
+          { weight: 1, arbitrary: arb("v2", "ContentBlock") },
+        ),
       )
       .map(([tag, id, content]) => ({ sessionUpdate: tag, messageId: id, content })),
   },
-  { weight: 6, arbitrary: fc.tuple(toolCallId, toolPatch).map(([id, p]) => ({ sessionUpdate: "tool_call_update", toolCallId: id, ...p })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(toolCallId, toolPatch)
+      .map(([id, p]) => ({ sessionUpdate: "tool_call_update", toolCallId: id, ...p })),
+  },
   {
     weight: 4,
-    arbitrary: fc.tuple(toolCallId, toolContentItem).map(([id, c]) => ({ sessionUpdate: "tool_call_content_chunk", toolCallId: id, content: c })),
+    arbitrary: fc
+      .tuple(toolCallId, toolContentItem)
+      .map(([id, c]) => ({ sessionUpdate: "tool_call_content_chunk", toolCallId: id, content: c })),
   },
   {
     weight: 3,
     arbitrary: fc.oneof(
       fc
-        .tuple(terminalId, fc.option(fc.constant("cargo test"), { nil: undefined }), fc.option(fc.constantFrom({ exitCode: 0 }, { signal: "SIGTERM" }), { nil: undefined }))
+        .tuple(
+          terminalId,
+          fc.option(fc.constant("cargo test"), { nil: undefined }),
+          fc.option(fc.constantFrom({ exitCode: 0 }, { signal: "SIGTERM" }), { nil: undefined }),
+        )
         .map(([id, command, exitStatus]) => ({
           sessionUpdate: "terminal_update",
           terminalId: id,
           ...(command !== undefined ? { command, cwd: "/w" } : {}),
           ...(exitStatus !== undefined ? { exitStatus } : {}),
         })),
-      fc
-        .tuple(terminalId, fc.constantFrom("ok\n", "\u001b[31mred\u001b[0m", "50%\r100%\n", "é"))
-        .map(([id, s]) => ({ sessionUpdate: "terminal_output_chunk", terminalId: id, data: Buffer.from(s).toString("base64") })),
-      terminalId.map((id) => ({ sessionUpdate: "terminal_update", terminalId: id, output: { data: Buffer.from("reset\n").toString("base64") } })),
+      fc.tuple(terminalId, fc.constantFrom("ok\n", "\u001b[31mred\u001b[0m", "50%\r100%\n", "é")).map(([id, s]) => ({
+        sessionUpdate: "terminal_output_chunk",
+        terminalId: id,
+        data: Buffer.from(s).toString("base64"),
+      })),
+      terminalId.map((id) => ({
+        sessionUpdate: "terminal_update",
+        terminalId: id,
+        output: { data: Buffer.from("reset\n").toString("base64") },
+      })),
     ),
   },
   {
     weight: 3,
     arbitrary: fc.oneof(
-      { weight: 4, arbitrary: fc.tuple(fc.constantFrom("p1", "p2"), fc.array(planEntry, { maxLength: 3 })).map(([planId, entries]) => ({ sessionUpdate: "plan_update", plan: { type: "items", planId, entries } })) },
-      { weight: 1, arbitrary: fc.constant({ sessionUpdate: "plan_update", plan: { type: "_graph", planId: "g1", nodes: [] } }) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(fc.constantFrom("p1", "p2"), fc.array(planEntry, { maxLength: 3 }))
+          .map(([planId, entries]) => ({ sessionUpdate: "plan_update", plan: { type: "items", planId, entries } })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constant({ sessionUpdate: "plan_update", plan: { type: "_graph", planId: "g1", nodes: [] } }),
+      },
     ),
   },
-  { weight: 1, arbitrary: fc.constantFrom<Obj>({ sessionUpdate: "_vendor_progress", pct: 10 }, { sessionUpdate: "future_update", x: [1] }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Obj>(
+      { sessionUpdate: "_vendor_progress", pct: 10 },
+      { sessionUpdate: "future_update", x: [1] },
+    ),
+  },
   {
     weight: 2,
     arbitrary: (arb("v2", "SessionUpdate") as fc.Arbitrary<Obj>).filter(
@@ -97,4 +134,3 @@ export const rawUpdate: fc.Arbitrary<Obj> = fc.oneof(
     ),
   },
 );
-

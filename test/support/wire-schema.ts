@@ -33,7 +33,9 @@ export function wireProblems(
     const defs = defsFor(version, o.method);
     if (!defs?.params) return undefined;
     const problems = check(version, defs.params, o.params);
-    return problems ? `${o.method} params are not a valid ${version} ${defs.params}: ${JSON.stringify(problems)}` : undefined;
+    return problems
+      ? `${o.method} params are not a valid ${version} ${defs.params}: ${JSON.stringify(problems)}`
+      : undefined;
   }
   if (o.error !== undefined) {
     const problems = check(version, "Error", o.error);
@@ -44,5 +46,7 @@ export function wireProblems(
   const defs = defsFor(version, method);
   if (!defs?.result) return undefined;
   const problems = check(version, defs.result, o.result);
-  return problems ? `${method} result is not a valid ${version} ${defs.result}: ${JSON.stringify(problems)}` : undefined;
+  return problems
+    ? `${method} result is not a valid ${version} ${defs.result}: ${JSON.stringify(problems)}`
+    : undefined;
 }

@@ -23,18 +23,28 @@ function scramble(value: unknown, pick: (n: number) => number): unknown {
 }
 
 const json = fc.jsonValue({ maxDepth: 4 });
-const root = fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("__proto__", "_meta", "a/b", "~x", "")), json, { maxKeys: 6 });
+const root = fc.dictionary(
+  fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("__proto__", "_meta", "a/b", "~x", "")),
+  json,
+  { maxKeys: 6 },
+);
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
 describe("key-order records", () => {
   it("restore the recorded order exactly after any reordering on the way (property)", () => {
     fc.assert(
       fc.property(
-        root.filter((p) => p._meta === undefined || p._meta === null || (typeof p._meta === "object" && !Array.isArray(p._meta))),
+        root.filter(
+          (p) => p._meta === undefined || p._meta === null || (typeof p._meta === "object" && !Array.isArray(p._meta)),
+        ),
         fc.constantFrom<"params" | "result">("params", "result"),
         fc.infiniteStream(fc.nat()),
         (params, field, picks) => {
-          const original = { jsonrpc: "2.0", id: 1, ...(field === "params" ? { method: "m", params } : { result: params }) };
+          const original = {
+            jsonrpc: "2.0",
+            id: 1,
+            ...(field === "params" ? { method: "m", params } : { result: params }),
+          };
           const text = JSON.stringify(original);
           const sent = clone(original) as Obj;
           recordKeyOrder(sent, 1);
@@ -63,14 +73,22 @@ describe("key-order records", () => {
     const added = { jsonrpc: "2.0", method: "m", params: { b: 1, a: 2 } as Obj };
     recordKeyOrder(added, 1);
     (added.params._meta as Obj).trace = "t";
-    expect(JSON.stringify(restoreKeyOrder(added, 1))).toBe('{"jsonrpc":"2.0","method":"m","params":{"b":1,"a":2,"_meta":{"trace":"t"}}}');
+    expect(JSON.stringify(restoreKeyOrder(added, 1))).toBe(
+      '{"jsonrpc":"2.0","method":"m","params":{"b":1,"a":2,"_meta":{"trace":"t"}}}',
+    );
     const empty = { jsonrpc: "2.0", method: "m", params: { b: 1, _meta: {}, a: 2 } };
     recordKeyOrder(empty, 1);
-    expect(JSON.stringify(restoreKeyOrder(empty, 1))).toBe('{"jsonrpc":"2.0","method":"m","params":{"b":1,"_meta":{},"a":2}}');
+    expect(JSON.stringify(restoreKeyOrder(empty, 1))).toBe(
+      '{"jsonrpc":"2.0","method":"m","params":{"b":1,"_meta":{},"a":2}}',
+    );
   });
 
   it("strip a malformed record without reordering or throwing", () => {
-    const msg = { jsonrpc: "2.0", method: "m", params: { b: 1, a: 2, _meta: { [KEY_ORDER_KEY]: { v: 1, keys: "no" } } } };
+    const msg = {
+      jsonrpc: "2.0",
+      method: "m",
+      params: { b: 1, a: 2, _meta: { [KEY_ORDER_KEY]: { v: 1, keys: "no" } } },
+    };
     expect(restoreKeyOrder(msg, 1)).toEqual({ jsonrpc: "2.0", method: "m", params: { b: 1, a: 2, _meta: {} } });
   });
 
@@ -84,6 +102,10 @@ describe("key-order records", () => {
     link.send(moved);
     link.sendRaw(Buffer.from(JSON.stringify(moved)), moved);
     link.sendRaw(Buffer.from('{"raw":true}'), { raw: true });
-    expect(lines).toEqual(['{"jsonrpc":"2.0","method":"m","params":{"b":1,"a":2}}', '{"jsonrpc":"2.0","method":"m","params":{"b":1,"a":2}}', '{"raw":true}']);
+    expect(lines).toEqual([
+      '{"jsonrpc":"2.0","method":"m","params":{"b":1,"a":2}}',
+      '{"jsonrpc":"2.0","method":"m","params":{"b":1,"a":2}}',
+      '{"raw":true}',
+    ]);
   });
 });

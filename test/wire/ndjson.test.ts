@@ -42,9 +42,14 @@ describe("NDJSON framing", () => {
   it("gives the same lines however the bytes are chunked", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => !s.includes("\n") && s.trim() !== "" && !s.endsWith("\r")), {
-          maxLength: 8,
-        }),
+        fc.array(
+          fc
+            .string({ unit: "grapheme", maxLength: 20 })
+            .filter((s) => !s.includes("\n") && s.trim() !== "" && !s.endsWith("\r")),
+          {
+            maxLength: 8,
+          },
+        ),
         fc.array(fc.nat(), { maxLength: 6 }),
         fc.boolean(),
         (lines, cuts, crlf) => {

@@ -17,11 +17,7 @@ import {
   setConfigOptionResponseToSetModeResponse,
   setModeToSetConfigOption,
 } from "../../convert/mode.js";
-import {
-  finalizeSyntheticToolCall,
-  permissionRequestToV1,
-  permissionResponseToV2,
-} from "../../convert/permission.js";
+import { finalizeSyntheticToolCall, permissionRequestToV1, permissionResponseToV2 } from "../../convert/permission.js";
 import { idleToPromptResponse, promptRequestToV2 } from "../../convert/prompt.js";
 import {
   listSessionsRequestToV2,
@@ -51,7 +47,15 @@ import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
-import { claimed, flushSession, isAnnounced, markAnnounced, updateToV1, type ClientFlags, type UpdateContext } from "./updates.js";
+import {
+  claimed,
+  flushSession,
+  isAnnounced,
+  markAnnounced,
+  updateToV1,
+  type ClientFlags,
+  type UpdateContext,
+} from "./updates.js";
 
 type Obj = Record<string, unknown>;
 
@@ -215,7 +219,12 @@ export class DirectionA extends TranslatingMode {
         return this.down.reply(entry, malformed(method, r.error.data));
       }
       const result = r.value.result as Obj;
-      const sessionId = typeof result.sessionId === "string" ? result.sessionId : typeof raw.sessionId === "string" ? raw.sessionId : undefined;
+      const sessionId =
+        typeof result.sessionId === "string"
+          ? result.sessionId
+          : typeof raw.sessionId === "string"
+            ? raw.sessionId
+            : undefined;
       const s = sessionId !== undefined ? this.session(sessionId) : undefined;
       if (s) {
         s.closed = false;
@@ -228,16 +237,24 @@ export class DirectionA extends TranslatingMode {
       const commands = r.value.availableCommands;
       if (s && commands !== undefined) {
         // Marked as invented (stash on), so a chained B bridge, whose client has the list in its result, drops it.
-        const params: Obj = { sessionId: s.sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: commands } };
-        if (this.config.opts.stash !== "off") params._meta = new Stash(2, this.config.opts).invented(SN.commandsFollowUp).into(undefined);
+        const params: Obj = {
+          sessionId: s.sessionId,
+          update: { sessionUpdate: "available_commands_update", availableCommands: commands },
+        };
+        if (this.config.opts.stash !== "off")
+          params._meta = new Stash(2, this.config.opts).invented(SN.commandsFollowUp).into(undefined);
         updateToV1(s, params, undefined, this.updates);
       }
     });
   }
 
   private list(msg: RequestMessage, params: Obj | undefined): void {
-    const ctx = { ...this.config.opts, platform: this.config.platform, agentSupportsDirectories: this.agentFlags.additionalDirectories };
-    const r = listSessionsRequestToV2((params ?? {}), ctx);
+    const ctx = {
+      ...this.config.opts,
+      platform: this.config.platform,
+      agentSupportsDirectories: this.agentFlags.additionalDirectories,
+    };
+    const r = listSessionsRequestToV2(params ?? {}, ctx);
     if (failedConv(r)) return this.invalid(msg, r.error);
     const { params: out, directoriesFilter: filter } = r.value;
     this.down.forward(msg, "session/list", out, (resp) => {
@@ -289,7 +306,10 @@ export class DirectionA extends TranslatingMode {
             s,
             { sessionId, update: { sessionUpdate: "config_option_update", configOptions: res.value.configOptions } },
             undefined,
-            { ...this.updates, send: (id, u) => (u.sessionUpdate === "current_mode_update" ? undefined : this.updates.send(id, u)) },
+            {
+              ...this.updates,
+              send: (id, u) => (u.sessionUpdate === "current_mode_update" ? undefined : this.updates.send(id, u)),
+            },
           ),
         );
       }
@@ -306,7 +326,11 @@ export class DirectionA extends TranslatingMode {
     if (failedConv(r)) return this.invalid(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = setConfigOptionResponseToV1(resp.result, { booleanOptions: this.clientFlags.booleanOptions }, this.config.opts);
+      const conv = setConfigOptionResponseToV1(
+        resp.result,
+        { booleanOptions: this.clientFlags.booleanOptions },
+        this.config.opts,
+      );
       if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       const before = s.configOptions;
       s.configOptions = isObject(resp.result) ? resp.result.configOptions : s.configOptions;
@@ -406,7 +430,10 @@ export class DirectionA extends TranslatingMode {
     flushSession(s, this.updates);
     const subject = (params as Obj).subject;
     const subjectToolCall =
-      isObject(subject) && subject.type === "tool_call" && isObject(subject.toolCall) && typeof subject.toolCall.toolCallId === "string"
+      isObject(subject) &&
+      subject.type === "tool_call" &&
+      isObject(subject.toolCall) &&
+      typeof subject.toolCall.toolCallId === "string"
         ? subject.toolCall
         : undefined;
     // A tool_call subject is the agent reporting that tool call: it replaces one the bridge invented.
@@ -416,7 +443,8 @@ export class DirectionA extends TranslatingMode {
       v2RequestId: msg.id as v2.RequestId,
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
-      renderTerminal: (terminalId) => terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.config.opts),
+      renderTerminal: (terminalId) =>
+        terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.config.opts),
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);
@@ -433,13 +461,18 @@ export class DirectionA extends TranslatingMode {
       this.updates.send(sessionId, u);
     }
     if (subjectToolCall) markAnnounced(s, subjectToolCall.toolCallId as string, subjectToolCall, false);
-    const options = Array.isArray((params as Obj).options) ? ((params as Obj).options as { optionId: string; kind: string }[]) : [];
+    const options = Array.isArray((params as Obj).options)
+      ? ((params as Obj).options as { optionId: string; kind: string }[])
+      : [];
     this.up.forward(msg, "session/request_permission", v.params, (resp) => {
       if (v.syntheticToolCallId !== undefined) {
         const tc = s.toolCalls.peek(v.syntheticToolCallId);
         if (tc?.synthetic) {
           const outcome = isObject(resp.result) ? (resp.result.outcome as v1.RequestPermissionOutcome) : undefined;
-          this.updates.send(sessionId, finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.config.opts));
+          this.updates.send(
+            sessionId,
+            finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.config.opts),
+          );
         }
       }
       if (resp.error) return { error: resp.error };

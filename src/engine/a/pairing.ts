@@ -74,7 +74,12 @@ export function pairingA(config: AConfig): Pairing {
         bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 },
       });
       if (!r.ok)
-        return { error: rpcErrors.internal("Agent handshake failed", { reason: "malformed initialize result", detail: r.error.data }) };
+        return {
+          error: rpcErrors.internal("Agent handshake failed", {
+            reason: "malformed initialize result",
+            detail: r.error.data,
+          }),
+        };
       return {
         clientResult: r.value,
         createTranslator: (client, agent) => new DirectionA(client, agent, config, clientFlags, agentFlags),

@@ -148,7 +148,13 @@ export class PromptLifecycle {
     if (this.resumeInFlight) return; // a resume snapshot completes nothing
     for (const p of [...this.pending]) {
       if (!p.acked) {
-        this.log(p, { seq, kind: "state", state, prev, update: state === "idle" ? (update as v2.IdleStateUpdate) : undefined });
+        this.log(p, {
+          seq,
+          kind: "state",
+          state,
+          prev,
+          update: state === "idle" ? (update as v2.IdleStateUpdate) : undefined,
+        });
         continue;
       }
       if (state !== "idle") continue;
@@ -218,12 +224,19 @@ export class PromptLifecycle {
     }
   }
 
-  private isEcho(h: { update: v2.SessionUpdate; messageId: string | undefined }, p: Pending, echoTaken = false): boolean {
+  private isEcho(
+    h: { update: v2.SessionUpdate; messageId: string | undefined },
+    p: Pending,
+    echoTaken = false,
+  ): boolean {
     if (p.userMsgId !== undefined) return h.messageId === p.userMsgId || this.echoIds.includes(h.messageId ?? "");
     if (echoTaken) return false;
     // No messageId in the ack (D1): the echo is the first held message whose content is the prompt.
     const content = (h.update as { content?: unknown }).content;
-    return jsonEqual(content, p.content) || (Array.isArray(p.content) && p.content.length === 1 && jsonEqual(content, p.content[0]));
+    return (
+      jsonEqual(content, p.content) ||
+      (Array.isArray(p.content) && p.content.length === 1 && jsonEqual(content, p.content[0]))
+    );
   }
 
   /** Rule 5: `session/cancel` marks every pending prompt. */

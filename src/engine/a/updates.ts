@@ -10,14 +10,15 @@ import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } fr
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
 import { setMeta, unstash, type ConvertOptions } from "../../convert/stash.js";
+import { appendOutput, decodeBase64, newTerminal, replaceOutput, terminalToV1Item } from "../../convert/terminal.js";
 import {
-  appendOutput,
-  decodeBase64,
-  newTerminal,
-  replaceOutput,
-  terminalToV1Item,
-} from "../../convert/terminal.js";
-import { isPermissionPreAnnouncement, restoresV1ToolCall, restoresV1Update, toolCallToV1, toolCallUpdateToV1, type ToolCallToV1Context } from "../../convert/tool-call.js";
+  isPermissionPreAnnouncement,
+  restoresV1ToolCall,
+  restoresV1Update,
+  toolCallToV1,
+  toolCallUpdateToV1,
+  type ToolCallToV1Context,
+} from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
 import type { Logger } from "../../log.js";
@@ -68,7 +69,6 @@ const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
   agent_thought: { kind: "thought", whole: true },
 };
 
-
 /** The original line of a notification and its parsed message (to forward it untouched). */
 export interface Original {
   readonly line: Buffer;
@@ -80,7 +80,9 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
   // The notification's own `_meta` (trace context...) rides on whatever it becomes (H §7.5).
   const meta = params._meta;
   const ctx: UpdateContext =
-    meta === undefined || meta === null ? base : { ...base, plain: base.plain ?? base, send: (id, u, m) => base.send(id, u, m ?? meta) };
+    meta === undefined || meta === null
+      ? base
+      : { ...base, plain: base.plain ?? base, send: (id, u, m) => base.send(id, u, m ?? meta) };
   const update = params.update;
   if (!isObject(update) || typeof update.sessionUpdate !== "string") {
     ctx.log.warn("dropped a session/update without an update variant");
@@ -88,13 +90,16 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
   }
   const tag = update.sessionUpdate;
   // Coalescing a tool's content chunks must not move them past anything the agent sent later.
-  if (s.pendingTools.size > 0) flushPendingTools(s, ctx, tag === "tool_call_content_chunk" ? update.toolCallId : undefined);
+  if (s.pendingTools.size > 0)
+    flushPendingTools(s, ctx, tag === "tool_call_content_chunk" ? update.toolCallId : undefined);
   const lc = s.lifecycle;
   const message = MESSAGE_KINDS[tag];
   if (message) {
     if (message.kind === "user") {
       const id = typeof update.messageId === "string" ? update.messageId : undefined;
-      const decision = lc.userMessage(update as v2.SessionUpdate, id, () => messageToV1(s, update, message, line, ctx, params));
+      const decision = lc.userMessage(update as v2.SessionUpdate, id, () =>
+        messageToV1(s, update, message, line, ctx, params),
+      );
       if (decision === "forward") messageToV1(s, update, message, line, ctx, params);
       return;
     }
@@ -144,10 +149,16 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
       return;
     }
     case "config_option_update": {
-      const r = configOptionUpdateToV1Updates(update, s.configOptions, { booleanOptions: ctx.flags.booleanOptions }, ctx.opts);
+      const r = configOptionUpdateToV1Updates(
+        update,
+        s.configOptions,
+        { booleanOptions: ctx.flags.booleanOptions },
+        ctx.opts,
+      );
       if (dropped(r, ctx.log, "config_option_update")) return;
       s.configOptions = update.configOptions;
-      if (r.value.modesChanged) ctx.log.warnOnce(`modes-${s.sessionId}`, "the agent changed the set of modes: v1 clients cannot be told");
+      if (r.value.modesChanged)
+        ctx.log.warnOnce(`modes-${s.sessionId}`, "the agent changed the set of modes: v1 clients cannot be told");
       for (const u of r.value.updates) ctx.send(s.sessionId, u);
       return;
     }
@@ -173,9 +184,14 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
     case "compaction_update":
     case "compaction_summary_chunk": {
       // Content blocks inside are converted like any other (T §3.1); the client's opt-ins gate them.
-      const r = gatedUpdateToV1(update as v2.SessionUpdate, { notices: ctx.flags.notices, compaction: ctx.flags.compaction, noticeFallback: "drop" }, ctx.opts);
+      const r = gatedUpdateToV1(
+        update as v2.SessionUpdate,
+        { notices: ctx.flags.notices, compaction: ctx.flags.compaction, noticeFallback: "drop" },
+        ctx.opts,
+      );
       if (dropped(r, ctx.log, tag)) return;
-      if (r.value === null) ctx.log.debug(`dropped ${tag}: the v1 client did not opt into it (session.notices / session.compaction)`);
+      if (r.value === null)
+        ctx.log.debug(`dropped ${tag}: the v1 client did not opt into it (session.notices / session.compaction)`);
       else ctx.send(s.sessionId, r.value, params._meta);
       return;
     }
@@ -295,7 +311,8 @@ export function applyToolCallPatch(view: Obj, patch: Obj): void {
 function referencedTerminals(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
   const ids: string[] = [];
-  for (const item of content) if (isObject(item) && item.type === "terminal" && typeof item.terminalId === "string") ids.push(item.terminalId);
+  for (const item of content)
+    if (isObject(item) && item.type === "terminal" && typeof item.terminalId === "string") ids.push(item.terminalId);
   return ids;
 }
 
@@ -321,7 +338,14 @@ export function claimed(s: SessionA, toolCallId: string): ToolCallView {
 function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
   let t = s.toolCalls.get(toolCallId);
   if (!t) {
-    t = { view: { toolCallId }, announced: false, synthetic: false, pendingChunks: [], pendingMeta: undefined, flushTimer: undefined };
+    t = {
+      view: { toolCallId },
+      announced: false,
+      synthetic: false,
+      pendingChunks: [],
+      pendingMeta: undefined,
+      flushTimer: undefined,
+    };
     s.toolCalls.set(toolCallId, t);
   }
   return t;
@@ -339,7 +363,8 @@ function flushToolCall(s: SessionA, t: ToolCallView, ctx: UpdateContext): void {
   const plain = ctx.plain ?? ctx;
   const meta = t.pendingMeta;
   t.pendingMeta = undefined;
-  const own: UpdateContext = meta === undefined ? plain : { ...plain, send: (id, u, m) => plain.send(id, u, m ?? meta) };
+  const own: UpdateContext =
+    meta === undefined ? plain : { ...plain, send: (id, u, m) => plain.send(id, u, m ?? meta) };
   const body = { toolCallId: t.view.toolCallId, content: t.view.content } as v2.ToolCallUpdate;
   emitToolCall(s, t, t.announced ? body : (t.view as v2.ToolCallUpdate), own, { chunks });
 }
@@ -489,7 +514,8 @@ export function flushSession(s: SessionA, ctx: UpdateContext): void {
     term.flushTimer = undefined;
     for (const toolCallId of term.refs) {
       const tc = s.toolCalls.peek(toolCallId);
-      if (tc?.announced) emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx, { rerender: true });
+      if (tc?.announced)
+        emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx, { rerender: true });
     }
   }
 }

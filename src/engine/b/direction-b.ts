@@ -30,7 +30,12 @@ import {
   resumeSessionRequestToV1,
   sessionNotFound,
 } from "../../convert/session.js";
-import { forkSessionResponseToV2, loadResponseToResumeResult, newSessionResponseToV2, resumeSessionResponseToV2 } from "../../convert/session-result.js";
+import {
+  forkSessionResponseToV2,
+  loadResponseToResumeResult,
+  newSessionResponseToV2,
+  resumeSessionResponseToV2,
+} from "../../convert/session-result.js";
 import { isSynthetic, STASH_KEY, unstash, type ConvertOptions } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
@@ -71,7 +76,10 @@ export class DirectionB extends TranslatingMode {
   private readonly updates: UpdateContextB;
 
   /** Prompts relayed to an A bridge peer, by the id B sent them under (T §5.5). */
-  private readonly peerPrompts = new Map<number, { entry: Inbound; sessionId: string; acked: boolean; ended: boolean }>();
+  private readonly peerPrompts = new Map<
+    number,
+    { entry: Inbound; sessionId: string; acked: boolean; ended: boolean }
+  >();
 
   constructor(
     client: Link,
@@ -119,13 +127,20 @@ export class DirectionB extends TranslatingMode {
   protected clientRequest(msg: RequestMessage): void {
     // v2 request ids are strings or integers, never null (H §7.2).
     if (msg.id === null || (typeof msg.id === "number" && !Number.isInteger(msg.id))) {
-      this.client.fail(null, rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id" }));
+      this.client.fail(
+        null,
+        rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id" }),
+      );
       return;
     }
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : {};
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    if (sessionId !== undefined && this.sessions.get(sessionId)?.closed && !["session/resume", "session/delete", "session/close"].includes(method))
+    if (
+      sessionId !== undefined &&
+      this.sessions.get(sessionId)?.closed &&
+      !["session/resume", "session/delete", "session/close"].includes(method)
+    )
       return this.invalid(msg, sessionNotFound(sessionId));
     switch (method) {
       case "auth/login":
@@ -161,7 +176,10 @@ export class DirectionB extends TranslatingMode {
         // Nothing the bridge owns: a v1 agent cannot cancel one tool call or terminal.
         return this.fail(
           msg,
-          rpcErrors.invalidParams({ reason: method === "tool_call/cancel" ? "unknown tool call" : "unknown terminal", method }),
+          rpcErrors.invalidParams({
+            reason: method === "tool_call/cancel" ? "unknown tool call" : "unknown terminal",
+            method,
+          }),
         );
       default:
         this.fail(msg, this.unknownMethod(method));
@@ -185,13 +203,17 @@ export class DirectionB extends TranslatingMode {
   private create(msg: RequestMessage, params: Obj, kind: "new" | "fork"): void {
     const ctx = { ...this.config.opts, ...this.roots(), ...this.mcp() };
     const r: Conv<unknown> =
-      kind === "new" ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx) : forkSessionRequestToV1(params as never, ctx);
+      kind === "new"
+        ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx)
+        : forkSessionRequestToV1(params as never, ctx);
     if (failedConv(r)) return this.invalid(msg, r.error);
     const method = `session/${kind}`;
     this.down.forward(msg, method, r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv: Conv<unknown> =
-        kind === "new" ? newSessionResponseToV2(resp.result, {}, this.config.opts) : forkSessionResponseToV2(resp.result, {}, this.config.opts);
+        kind === "new"
+          ? newSessionResponseToV2(resp.result, {}, this.config.opts)
+          : forkSessionResponseToV2(resp.result, {}, this.config.opts);
       if (failedConv(conv)) return malformed(method, conv.error.data);
       const sessionId = (conv.value as { sessionId?: unknown }).sessionId;
       if (typeof sessionId === "string") {
@@ -207,14 +229,20 @@ export class DirectionB extends TranslatingMode {
   /** H §2.3 and §4.4: forward, load with or without the history, answer locally, or refuse. */
   private resume(msg: RequestMessage, params: Obj): void {
     const sessionId = params.sessionId;
-    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
     const replayFrom = params.replayFrom;
     const wantsReplay = replayFrom !== undefined && replayFrom !== null;
     const f = this.agentFlags;
     const viaLoad = !wantsReplay && !f.resume && f.load;
     if (wantsReplay && !f.load && isObject(replayFrom) && replayFrom.type === "start")
       return this.fail(msg, rpcErrors.invalidParams({ field: "replayFrom", reason: "replay not supported by agent" }));
-    const r = resumeSessionRequestToV1(params as v2.ResumeSessionRequest, { ...this.config.opts, ...this.roots(), ...this.mcp(), viaLoad });
+    const r = resumeSessionRequestToV1(params as v2.ResumeSessionRequest, {
+      ...this.config.opts,
+      ...this.roots(),
+      ...this.mcp(),
+      viaLoad,
+    });
     if (failedConv(r)) return this.invalid(msg, r.error);
     const s = this.session(sessionId);
     if (!wantsReplay && !f.resume && !f.load) {
@@ -268,7 +296,8 @@ export class DirectionB extends TranslatingMode {
       s.config = agentConfigFromResult(resp.result);
       rememberCommands(s, conv.value);
       const result = conv.value as Obj;
-      if (viaLoad) result._meta = { ...(isObject(result._meta) ? result._meta : {}), ...emulatedMeta("session/resume") };
+      if (viaLoad)
+        result._meta = { ...(isObject(result._meta) ? result._meta : {}), ...emulatedMeta("session/resume") };
       // A v2 resume response is preceded by a state snapshot (T §1.4-10).
       this.snapshot(s);
       this.down.reply(entry, { result });
@@ -320,7 +349,8 @@ export class DirectionB extends TranslatingMode {
   /** T §1.4-9 and H §2.3: held prompts -32800, the turn ends cancelled, then the close answer. */
   private close(msg: RequestMessage, params: Obj): void {
     const sessionId = params.sessionId;
-    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
     const s = this.sessions.get(sessionId);
     if (s) for (const held of s.queue.splice(0)) this.down.reply(held.entry, { error: rpcErrors.cancelled() });
     const entry = this.down.local(msg);
@@ -348,7 +378,9 @@ export class DirectionB extends TranslatingMode {
       entry.outboundId = this.agent.request("session/close", params, (resp) => {
         if (entry.answered) return;
         // Clients treat -32002 on close as success (H §4.7).
-        afterTurn(() => finish(resp.error && resp.error.code !== -32002 ? { error: resp.error } : { result: resp.result ?? {} }));
+        afterTurn(() =>
+          finish(resp.error && resp.error.code !== -32002 ? { error: resp.error } : { result: resp.result ?? {} }),
+        );
       });
       return;
     }
@@ -358,7 +390,8 @@ export class DirectionB extends TranslatingMode {
 
   private setConfigOption(msg: RequestMessage, params: Obj): void {
     const sessionId = params.sessionId;
-    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
     const s = this.session(sessionId);
     const binding = agentModeBinding(s.config);
     if (binding?.kind === "modes" && params.configId === binding.configId) {
@@ -389,7 +422,8 @@ export class DirectionB extends TranslatingMode {
 
   private prompt(msg: RequestMessage, params: Obj): void {
     const sessionId = params.sessionId;
-    if (typeof sessionId !== "string") return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
     const r = promptRequestToV1(params as v2.PromptRequest, this.config.opts);
     if (failedConv(r)) return this.invalid(msg, r.error);
     const s = this.session(sessionId);
@@ -418,7 +452,10 @@ export class DirectionB extends TranslatingMode {
       const result = resp.result as { stopReason?: unknown } | undefined;
       if (resp.error) this.down.reply(entry, { error: this.errorForClient(resp.error, sessionId) });
       else if (result?.stopReason === "cancelled") this.down.reply(entry, { error: rpcErrors.cancelled() });
-      else this.down.reply(entry, { error: rpcErrors.internal("Agent ended a prompt it never accepted", { reason: "not_accepted" }) });
+      else
+        this.down.reply(entry, {
+          error: rpcErrors.internal("Agent ended a prompt it never accepted", { reason: "not_accepted" }),
+        });
     });
     this.peerPrompts.set(outboundId, p);
     // Until inserted, `$/cancel_request` is forwarded under this id (withdrawal); once acked the
@@ -489,7 +526,10 @@ export class DirectionB extends TranslatingMode {
     if (this.peer) return;
     const turn = s.turn;
     if (!turn || turn.acked) return;
-    const own = update?.sessionUpdate === "user_message_chunk" && typeof update.messageId === "string" ? update.messageId : undefined;
+    const own =
+      update?.sessionUpdate === "user_message_chunk" && typeof update.messageId === "string"
+        ? update.messageId
+        : undefined;
     this.ack(s, turn, own);
     // The adopted id is the echo's own: later echo chunks keep it.
     if (own !== undefined) turn.echoCount = 0;
@@ -513,11 +553,20 @@ export class DirectionB extends TranslatingMode {
     boundary(s, this.updates);
     const idle = resp.error
       ? promptErrorToIdle(resp.error, { cancelRequested: turn.cancelRequested }, this.config.opts)
-      : promptResponseToIdle(resp.result as v1.PromptResponse, { clientWantsUsage: this.config.clientWantsUsage }, this.config.opts);
+      : promptResponseToIdle(
+          resp.result as v1.PromptResponse,
+          { clientWantsUsage: this.config.clientWantsUsage },
+          this.config.opts,
+        );
     if (failedConv(idle)) this.endTurn(s, { stopReason: turn.cancelRequested ? "cancelled" : "end_turn" });
     else {
       const body = idle.value as Obj;
-      this.endTurn(s, turn.cancelRequested && body.stopReason !== "cancelled" && resp.error ? { ...body, stopReason: "cancelled", error: undefined } : body);
+      this.endTurn(
+        s,
+        turn.cancelRequested && body.stopReason !== "cancelled" && resp.error
+          ? { ...body, stopReason: "cancelled", error: undefined }
+          : body,
+      );
     }
   }
 
@@ -526,7 +575,8 @@ export class DirectionB extends TranslatingMode {
     const turn = s.turn;
     if (!turn) return;
     const update: Obj = { sessionUpdate: "state_update", state: "idle" };
-    for (const [k, v] of Object.entries(idle)) if (v !== undefined && k !== "sessionUpdate" && k !== "state") update[k] = v;
+    for (const [k, v] of Object.entries(idle))
+      if (v !== undefined && k !== "sessionUpdate" && k !== "state") update[k] = v;
     s.reported = "idle";
     this.emit(s, update);
     this.finishTurn(s, turn);
@@ -596,7 +646,7 @@ export class DirectionB extends TranslatingMode {
   /** B, -32002 on a session-scoped request gets `data.sessionId` (H §7.1). */
   private errorForClient(error: RpcError, sessionId: string | undefined): RpcError {
     const r = errorToV2(error, { sessionId }, this.config.opts);
-    return r.ok ? (r.value) : error;
+    return r.ok ? r.value : error;
   }
 
   // ------------------------------------------------------------------ agent → client
@@ -628,7 +678,8 @@ export class DirectionB extends TranslatingMode {
   /** Before relaying a request that blocks the turn: the first one reports `requires_action` (T §1.4-4). */
   private willBlock(s: SessionB | undefined): void {
     const turn = s?.turn;
-    if (!this.peer && s && turn?.acked && !turn.withdrawn && turn.blockers === 0 && !turn.cancelRequested) this.state(s, "requires_action");
+    if (!this.peer && s && turn?.acked && !turn.withdrawn && turn.blockers === 0 && !turn.cancelRequested)
+      this.state(s, "requires_action");
   }
 
   /** Count a relayed request that blocks the turn; the returned release reports `running` again. */
@@ -640,7 +691,14 @@ export class DirectionB extends TranslatingMode {
     turn.blockers++;
     return () => {
       turn.relayed.delete(relayed);
-      if (--turn.blockers === 0 && turn.acked && !turn.withdrawn && !turn.cancelRequested && s.turn === turn && !this.peer)
+      if (
+        --turn.blockers === 0 &&
+        turn.acked &&
+        !turn.withdrawn &&
+        !turn.cancelRequested &&
+        s.turn === turn &&
+        !this.peer
+      )
         this.state(s, "running");
     };
   }
@@ -682,7 +740,8 @@ export class DirectionB extends TranslatingMode {
       release();
       if (resp.error) {
         // After a cancel, an error (e.g. -32800) means cancelled to a v1 agent.
-        if (s?.turn?.cancelRequested || resp.error.code === -32800) return { result: { outcome: { outcome: "cancelled" } } };
+        if (s?.turn?.cancelRequested || resp.error.code === -32800)
+          return { result: { outcome: { outcome: "cancelled" } } };
         return { error: resp.error };
       }
       const conv = permissionResponseToV1(resp.result as v2.RequestPermissionResponse, this.config.opts);
@@ -698,7 +757,8 @@ export class DirectionB extends TranslatingMode {
       opts: this.config.opts,
       requestIdToV2: (id) => {
         for (const sess of this.sessions.values())
-          if (sess.turn && sess.turn.outboundId === id) return { requestId: sess.turn.entry.id as v2.RequestId, ackedPromptOf: sess.sessionId };
+          if (sess.turn && sess.turn.outboundId === id)
+            return { requestId: sess.turn.entry.id as v2.RequestId, ackedPromptOf: sess.sessionId };
         const entry = this.down.inbound.all().find((e) => e.outboundId === id);
         return entry ? { requestId: entry.id as v2.RequestId } : undefined;
       },
@@ -747,7 +807,8 @@ export class DirectionB extends TranslatingMode {
         return;
       case `${BRIDGE_METHOD_PREFIX}session_update`:
         // From an A bridge: a v2 update with no v1 form, verbatim (T §5.5).
-        if (typeof params.sessionId === "string" && isObject(params.update)) this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
+        if (typeof params.sessionId === "string" && isObject(params.update))
+          this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
         return;
       default:
         this.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
@@ -756,10 +817,20 @@ export class DirectionB extends TranslatingMode {
 
   agentGone(info: ExitInfo): void {
     // T §1.4-11: an acked turn ends with an error idle; everything else waiting fails.
-    const error = { code: -32603, message: "Agent process exited", data: { reason: "agent_exited", exitCode: info.code } };
+    const error = {
+      code: -32603,
+      message: "Agent process exited",
+      data: { reason: "agent_exited", exitCode: info.code },
+    };
     for (const p of this.peerPrompts.values()) {
       if (!p.acked) this.down.reply(p.entry, { error });
-      else if (!p.ended) this.emit(this.session(p.sessionId), { sessionUpdate: "state_update", state: "idle", stopReason: "error", error });
+      else if (!p.ended)
+        this.emit(this.session(p.sessionId), {
+          sessionUpdate: "state_update",
+          state: "idle",
+          stopReason: "error",
+          error,
+        });
     }
     this.peerPrompts.clear();
     for (const s of this.sessions.values()) {

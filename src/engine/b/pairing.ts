@@ -3,7 +3,12 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { agentFlagsFromV1 } from "../../convert/capabilities.js";
-import { bridgeMarkerOf, clientFacingVersion, initializeRequestToV1, initializeResponseToV2 } from "../../convert/initialize.js";
+import {
+  bridgeMarkerOf,
+  clientFacingVersion,
+  initializeRequestToV1,
+  initializeResponseToV2,
+} from "../../convert/initialize.js";
 import { isObject } from "../../convert/json.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import { VERSION } from "../../version.js";
@@ -33,12 +38,18 @@ export function pairingB(config: BConfig): Pairing {
         bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 },
       });
       if (!r.ok)
-        return { error: rpcErrors.internal("Agent handshake failed", { reason: "malformed initialize result", detail: r.error.data }) };
+        return {
+          error: rpcErrors.internal("Agent handshake failed", {
+            reason: "malformed initialize result",
+            detail: r.error.data,
+          }),
+        };
       const flags = agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods);
       // The v1 "agent" is an A bridge when it identified itself (T §5.5).
       const peer = bridgeMarkerOf(agentResult._meta) !== undefined;
       if (peer) config.log.info("the agent side is another acp-bridge: lifecycle states come from its channel");
-      if (!isObject(agentResult.agentCapabilities)) config.log.debug("the v1 agent sent no agentCapabilities: v1 defaults apply");
+      if (!isObject(agentResult.agentCapabilities))
+        config.log.debug("the v1 agent sent no agentCapabilities: v1 defaults apply");
       return {
         clientResult: r.value,
         createTranslator: (client, agent) => new DirectionB(client, agent, config, flags, peer, clientIsBridge),

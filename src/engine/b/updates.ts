@@ -52,7 +52,6 @@ const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
   "usage_update",
 ]);
 
-
 function sendAll(s: SessionB, ctx: UpdateContextB, updates: readonly v2.SessionUpdate[], meta?: unknown): void {
   for (const u of updates) ctx.send(s.sessionId, u, meta);
 }
@@ -90,7 +89,12 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
       const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
       if (dropped(r, ctx.log, "plan")) return;
       s.plans = recordEmitted(s.plans, r.value);
-      sendAll(s, ctx, r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })), meta);
+      sendAll(
+        s,
+        ctx,
+        r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })),
+        meta,
+      );
       return;
     }
     case "current_mode_update": {
@@ -117,7 +121,8 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
       const followUp = isSynthetic(env, SN.commandsFollowUp);
       const known = followUp && s.availableCommands !== undefined && jsonEqual(s.availableCommands, list);
       s.availableCommands = list;
-      if (!known) ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, followUp ? own : meta);
+      if (!known)
+        ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, followUp ? own : meta);
       return;
     }
     case "session_info_update": {
@@ -160,7 +165,13 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
   }
 }
 
-function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string }, kind: MessageKind, ctx: UpdateContextB, meta: unknown): void {
+function chunk(
+  s: SessionB,
+  update: v1.ContentChunk & { sessionUpdate: string },
+  kind: MessageKind,
+  ctx: UpdateContextB,
+  meta: unknown,
+): void {
   const turn = s.turn;
   // The echo window (T §1.4-3): the agent's rendering of the prompt it was just given.
   if (turn?.echoOpen && kind === "user") {
@@ -191,7 +202,12 @@ function chunk(s: SessionB, update: v1.ContentChunk & { sessionUpdate: string },
     if (first === undefined) s.v1IdKinds.set(raw, kind);
     else sharedId = first !== kind;
   }
-  const r = v1ChunkToV2Updates(update, s.pendingUpsert, { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId }, ctx.opts);
+  const r = v1ChunkToV2Updates(
+    update,
+    s.pendingUpsert,
+    { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId },
+    ctx.opts,
+  );
   if (dropped(r, ctx.log, update.sessionUpdate)) return;
   s.pendingUpsert = r.value.pending;
   sendAll(s, ctx, r.value.updates, meta);
@@ -226,16 +242,22 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
     lastContent: seen?.lastContent,
   });
   if (dropped(r, ctx.log, String(src.sessionUpdate))) return;
-  const state: { title?: string | undefined; kind?: string | undefined; lastContent?: v2.ToolCallContent[] | undefined } = seen ?? {};
+  const state: {
+    title?: string | undefined;
+    kind?: string | undefined;
+    lastContent?: v2.ToolCallContent[] | undefined;
+  } = seen ?? {};
   // A v1 tool_call replaces the whole tool call: what it omits is gone (T §2.4 B↓-1).
   const whole = src.sessionUpdate === "tool_call";
   if (typeof src.title === "string" || whole) state.title = typeof src.title === "string" ? src.title : undefined;
   if (typeof src.kind === "string" || whole) state.kind = typeof src.kind === "string" ? src.kind : undefined;
   for (const u of r.value) {
     const body = u as unknown as Obj;
-    if (body.sessionUpdate === "tool_call_update" && Array.isArray(body.content)) state.lastContent = body.content as v2.ToolCallContent[];
+    if (body.sessionUpdate === "tool_call_update" && Array.isArray(body.content))
+      state.lastContent = body.content as v2.ToolCallContent[];
     else if (body.sessionUpdate === "tool_call_update" && body.content === null) state.lastContent = [];
-    else if (body.sessionUpdate === "tool_call_content_chunk") state.lastContent = [...(state.lastContent ?? []), body.content as v2.ToolCallContent];
+    else if (body.sessionUpdate === "tool_call_content_chunk")
+      state.lastContent = [...(state.lastContent ?? []), body.content as v2.ToolCallContent];
   }
   // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
   // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
