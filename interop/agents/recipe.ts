@@ -1,0 +1,38 @@
+// What the interop harness needs from each real agent: how to start its loopback model mock and
+// how to launch the agent (from the interop cache) speaking a given ACP version.
+
+export type AcpVersion = 1 | 2;
+
+export interface Workspace {
+  /** The session's cwd, prepared with SCENARIO.files. */
+  readonly cwd: string;
+  /** A scratch HOME for this run (agents keep state there). */
+  readonly home: string;
+  /** The interop cache: `<cache>/node_modules/.bin/<agent>` etc. */
+  readonly cache: string;
+}
+
+export interface ModelMock {
+  /** Base URL of the loopback server (http://127.0.0.1:PORT...). */
+  readonly url: string;
+  /** Model API requests served so far (the harness reports it; 0 means the agent never called it). */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+export interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to a minimal environment (PATH, HOME=ws.home); never the developer's own keys. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface AgentRecipe {
+  readonly name: "claude" | "codex" | "gemini";
+  /** The ACP versions the agent's own builds speak (Gemini CLI: v1 only). */
+  readonly versions: readonly AcpVersion[];
+  /** Start the model mock that plays SCENARIO in this agent's tool names. */
+  startMock(ws: Workspace): Promise<ModelMock>;
+  /** Prepare HOME/config files if the agent needs them, and say how to launch it. */
+  launch(version: AcpVersion, ws: Workspace, mock: ModelMock): Promise<Launch>;
+}
