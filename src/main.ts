@@ -2,6 +2,7 @@
 import yargs from "yargs";
 import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
 import { createLogger } from "./log.js";
+import { DEFAULT_MAX_DEPTH } from "./wire/envelope.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
@@ -45,6 +46,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       describe: "largest message accepted from either side",
       type: "number",
       default: DEFAULT_MAX_MESSAGE_BYTES,
+    })
+    .option("max-depth", {
+      describe: "deepest nesting of arrays and objects accepted in a message (checked before parsing)",
+      type: "number",
+      default: DEFAULT_MAX_DEPTH,
     })
     .option("handshake-timeout-ms", {
       describe: "time the agent has to answer initialize",
@@ -124,6 +130,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     stash: args.stash,
     mcpUnsupported: args.mcpUnsupported,
     handshakeTimeoutMs: args.handshakeTimeoutMs,
+    maxDepth: args.maxDepth,
     idleSettleMs: args.idleSettleMs,
     forwardPromptEcho: args.forwardPromptEcho,
     diffRendering: args.diffRendering,

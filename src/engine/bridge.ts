@@ -2,7 +2,8 @@
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
 import type { Logger } from "../log.js";
-import { sniffId } from "../wire/ndjson.js";
+import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
+import type { OversizeLine } from "../wire/ndjson.js";
 import {
   classify,
   errorResponse,
@@ -19,6 +20,8 @@ import type { ExitInfo, Incoming, Translator } from "./translator.js";
 
 export interface BridgeConfig extends HandshakeConfig {
   readonly log: Logger;
+  /** Nesting refused before parsing (default DEFAULT_MAX_DEPTH). */
+  readonly maxDepth?: number;
   /** Called for every message written to either side (traces, tests). */
   readonly onSend?: ((to: "client" | "agent", msg: unknown) => void) | undefined;
   /** Called for every message read from either side. */
@@ -32,6 +35,8 @@ interface BatchCollector {
   readonly ids: Set<string>;
   readonly replies: unknown[];
   remaining: number;
+  /** The array went out: later answers are no longer this batch's. */
+  sent: boolean;
 }
 
 export class Bridge {
@@ -69,18 +74,50 @@ export class Bridge {
     this.line(this.agent, line);
   }
 
-  /** A line over the size limit was discarded: answer it if it was a request (H §7.7, hostile input). */
-  oversize(from: "client" | "agent", info: { bytes: number; head: Buffer }): void {
+  /** A line over the size limit was discarded: answer what it was (hostile input, item 1). */
+  oversize(from: "client" | "agent", info: OversizeLine): void {
     const link = from === "client" ? this.client : this.agent;
-    const id = sniffId(info.head);
     this.config.log.warn(`discarded a ${info.bytes}-byte message from the ${from}: over the size limit`);
-    const looksLikeRequest = /"method"\s*:/.test(info.head.toString("utf8"));
-    if (id === undefined || !looksLikeRequest) return;
-    link.fail(id, rpcErrors.invalidRequest("Message too large", { reason: "message_too_large", bytes: info.bytes }));
+    this.unreadable(link, info.envelope, {
+      message: "Message too large",
+      data: { reason: "message_too_large", bytes: info.bytes },
+    });
+  }
+
+  /**
+   * A message the bridge will not parse: a request gets -32600; a response settles the request it
+   * answers with -32603 (its requester must not wait forever); anything else is logged and dropped.
+   */
+  private unreadable(link: Link, envelope: Envelope, why: { message: string; data: Record<string, unknown> }): void {
+    if (envelope.kind === "request" && envelope.id !== undefined) {
+      link.fail(envelope.id, rpcErrors.invalidRequest(why.message, why.data));
+    } else if (envelope.kind === "response" && envelope.id !== undefined) {
+      const settled = link.deliver({
+        jsonrpc: "2.0",
+        id: envelope.id,
+        error: rpcErrors.internal(`The ${link.name}'s answer was unreadable: ${why.message}`, why.data),
+      });
+      if (!settled) this.config.log.debug(`dropped an unreadable ${link.name} response to no request`, envelope.id);
+    } else if (envelope.kind === "request") {
+      // No id the framing could find: nothing can be answered (documented limit).
+      this.config.log.warn(`dropped a request from the ${link.name} whose id could not be read`);
+    }
   }
 
   private line(from: Link, line: Buffer): void {
     if (this.phase === "closed") return;
+    const maxDepth = this.config.maxDepth ?? DEFAULT_MAX_DEPTH;
+    if (nestsDeeperThan(line, maxDepth)) {
+      // Before parsing: JSON.stringify (and any recursive code) would overflow the stack on it.
+      this.config.log.warn(`refused a message from the ${from.name} nested deeper than ${maxDepth}`);
+      const scanner = new EnvelopeScanner();
+      scanner.push(line);
+      this.unreadable(from, scanner.result(), {
+        message: "Message nested too deeply",
+        data: { reason: "too_deep", maxDepth },
+      });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line.toString("utf8"));
@@ -99,7 +136,17 @@ export class Bridge {
     const c = classify(value);
     this.config.onReceive?.(from.name, value);
     if (c.kind === "invalid") {
-      from.fail(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
+      // Never reply to a response: a malformed answer settles the request it answers instead.
+      if (looksLikeResponse(value))
+        this.unreadable(
+          from,
+          { kind: "response", id: c.id },
+          {
+            message: "Malformed response",
+            data: { reason: "malformed_response", detail: c.reason },
+          },
+        );
+      else from.fail(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
       return;
     }
     const m: Incoming = { ...c, line };
@@ -112,19 +159,50 @@ export class Bridge {
       from.fail(null, rpcErrors.invalidRequest("Invalid Request", { reason: "empty_batch" }));
       return;
     }
-    const collector: BatchCollector = { ids: new Set(), replies: [], remaining: 0 };
+    const collector: BatchCollector = { ids: new Set(), replies: [], remaining: 0, sent: false };
+    // Exactly one answer per request: a repeated id would make two answers indistinguishable, so
+    // each repetition gets its own error entry and is not processed.
+    const accepted: unknown[] = [];
     for (const item of items) {
       const c = classify(item);
       if (c.kind === "invalid") {
-        collector.replies.push(errorResponse(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason })));
+        if (looksLikeResponse(item))
+          this.unreadable(
+            from,
+            { kind: "response", id: c.id },
+            {
+              message: "Malformed response",
+              data: { reason: "malformed_response", detail: c.reason },
+            },
+          );
+        else
+          collector.replies.push(
+            errorResponse(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason })),
+          );
       } else if (c.kind === "request") {
-        collector.ids.add(idKey(c.msg.id));
+        const key = idKey(c.msg.id);
+        if (collector.ids.has(key) || this.batchOwner(from, key)) {
+          collector.replies.push(
+            errorResponse(c.msg.id, rpcErrors.invalidRequest("Duplicate request id", { reason: "duplicate_id" })),
+          );
+          continue;
+        }
+        collector.ids.add(key);
         collector.remaining++;
-      }
+        accepted.push(item);
+      } else accepted.push(item);
     }
     if (collector.remaining > 0) this.collect(from, collector);
-    for (const item of items) if (classify(item).kind !== "invalid") this.one(from, item, undefined);
-    if (collector.remaining === 0 && collector.replies.length > 0) from.sendArray(collector.replies);
+    for (const item of accepted) this.one(from, item, undefined);
+    if (!collector.sent && collector.remaining === 0 && collector.replies.length > 0) {
+      collector.sent = true;
+      from.sendArray(collector.replies);
+    }
+  }
+
+  /** The open batch of `link` waiting for an answer with this id key, if any. */
+  private batchOwner(link: Link, key: string): BatchCollector | undefined {
+    return this.batches.get(link)?.find((b) => b.ids.has(key));
   }
 
   private collect(link: Link, collector: BatchCollector): void {
@@ -142,6 +220,7 @@ export class Bridge {
         owner.replies.push(msg);
         if (--owner.remaining === 0) {
           active.splice(active.indexOf(owner), 1);
+          owner.sent = true;
           link.sendArray(owner.replies);
         }
         return true;
@@ -273,6 +352,14 @@ export class Bridge {
   static isResponse(x: unknown): x is ResponseMessage {
     return typeof x === "object" && x !== null && "id" in x && ("result" in x || "error" in x);
   }
+}
+
+/** An object with an id and `result` or `error` but no `method`: meant as an answer, however malformed. */
+function looksLikeResponse(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  return (
+    Object.hasOwn(v, "id") && !Object.hasOwn(v, "method") && (Object.hasOwn(v, "result") || Object.hasOwn(v, "error"))
+  );
 }
 
 export type { RpcError };

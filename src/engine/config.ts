@@ -22,6 +22,8 @@ export interface BridgeOptions {
   readonly stash: StashLevel;
   readonly mcpUnsupported: "reject" | "drop";
   readonly handshakeTimeoutMs?: number;
+  /** Deepest nesting accepted in a message (hostile input; default DEFAULT_MAX_DEPTH). */
+  readonly maxDepth?: number;
   /** Path rules of the agent's machine (additionalDirectories, H §4.10). */
   readonly platform?: Platform;
   /** T §1.2-4 settle fallback for agents that never report `running`. */
@@ -94,6 +96,7 @@ export function createBridgeConfig(
     agentProtocol: options.agentProtocol,
     clientProtocol: options.clientProtocol,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+    ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
     pairing(c, a) {
       if (c === a) return passPairing(c);
       return c === 1 ? a1 : b1;

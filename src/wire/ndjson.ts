@@ -1,25 +1,29 @@
 // NDJSON framing (ACP stdio transport): one JSON value per `\n`-terminated line, UTF-8. Works on
 // bytes, so a UTF-8 sequence split across reads is only decoded once its line is complete.
+import { EnvelopeScanner, type Envelope } from "./envelope.js";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
-/** How much of an oversized line is kept to find its id for the error answer. */
-const OVERSIZE_HEAD_BYTES = 4096;
 
 export interface SplitterEvents {
   /** A complete line (without `\n` or a trailing `\r`), never blank. */
   line(bytes: Buffer): void;
-  /** A line longer than the limit was discarded; `head` is its beginning (to find its id). */
-  oversize(info: { bytes: number; head: Buffer }): void;
+  /** A line longer than the limit was discarded; `envelope` says what it was (to answer it). */
+  oversize(info: OversizeLine): void;
+}
+
+export interface OversizeLine {
+  readonly bytes: number;
+  readonly envelope: Envelope;
 }
 
 /** Splits a byte stream into lines, enforcing a size limit without buffering oversized lines. */
 export class LineSplitter {
   private parts: Buffer[] = [];
   private size = 0;
-  private discarding = false;
-  private head: Buffer | undefined;
+  /** Set while an oversized line streams past: it reads the line's envelope, keeps nothing else. */
+  private discarding: EnvelopeScanner | undefined;
 
   constructor(
     private readonly maxBytes: number,
@@ -43,22 +47,16 @@ export class LineSplitter {
   }
 
   private take(piece: Buffer, complete: boolean): void {
-    if (this.discarding) {
-      this.size += piece.length;
-      if (complete) {
-        this.events.oversize({ bytes: this.size, head: this.head ?? Buffer.alloc(0) });
-        this.reset();
-      }
-      return;
-    }
-    if (this.size + piece.length > this.maxBytes) {
-      const all = this.parts.length === 0 ? piece : Buffer.concat([...this.parts, piece]);
-      this.head = Buffer.from(all.subarray(0, OVERSIZE_HEAD_BYTES));
-      this.discarding = true;
-      this.size += piece.length;
+    if (!this.discarding && this.size + piece.length > this.maxBytes) {
+      this.discarding = new EnvelopeScanner();
+      for (const part of this.parts) this.discarding.push(part);
       this.parts = [];
+    }
+    if (this.discarding) {
+      this.discarding.push(piece);
+      this.size += piece.length;
       if (complete) {
-        this.events.oversize({ bytes: this.size, head: this.head });
+        this.events.oversize({ bytes: this.size, envelope: this.discarding.result() });
         this.reset();
       }
       return;
@@ -79,8 +77,7 @@ export class LineSplitter {
   private reset(): void {
     this.parts = [];
     this.size = 0;
-    this.discarding = false;
-    this.head = undefined;
+    this.discarding = undefined;
   }
 }
 
@@ -91,16 +88,4 @@ function isBlank(line: Buffer): boolean {
     if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
   }
   return true;
-}
-
-/** Finds `"id":<value>` near the start of a (possibly truncated) JSON text; `undefined` if none. */
-export function sniffId(head: Buffer | string): string | number | null | undefined {
-  const text = typeof head === "string" ? head : head.toString("utf8");
-  const m = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null)/.exec(text);
-  if (!m) return undefined;
-  try {
-    return JSON.parse(m[1] ?? "") as string | number | null;
-  } catch {
-    return undefined;
-  }
 }

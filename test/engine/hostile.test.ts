@@ -1,0 +1,149 @@
+// Hostile input at the connection core: one bad line must never cost an editor its session.
+// Each case reproduces a defect found by fuzzing the built CLI (issue "Hostile input and faults").
+import { describe, expect, it } from "vitest";
+import { harness } from "../support/harness.js";
+
+const init1 = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
+
+async function passThroughV1() {
+  const h = harness();
+  h.client(init1);
+  await h.settle();
+  const [probe] = h.takeAgent() as { id: number }[];
+  h.agent({ jsonrpc: "2.0", id: probe!.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  await h.settle();
+  h.takeClient();
+  return h;
+}
+
+/** A v1 client in front of a v2 agent (direction A). */
+async function directionA() {
+  const h = harness({ agentProtocol: 2 });
+  h.client(init1);
+  await h.settle();
+  const [probe] = h.takeAgent() as { id: number }[];
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe!.id,
+    result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: { session: {} }, authMethods: [] },
+  });
+  await h.settle();
+  h.takeClient();
+  expect(h.bridge.mode).toBe("A");
+  return h;
+}
+
+const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+
+describe("nesting depth (item 1)", () => {
+  it("answers a request nested 10,000 levels deep with -32600 too_deep and keeps serving", async () => {
+    const h = await passThroughV1();
+    h.client(`{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"/w","x":${deep(10_000)}}}`);
+    expect(h.takeClient()).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        error: { code: -32600, message: "Message nested too deeply", data: { reason: "too_deep", maxDepth: 512 } },
+      },
+    ]);
+    expect(h.takeAgent()).toEqual([]);
+    h.client({ jsonrpc: "2.0", id: 5, method: "session/list", params: {} });
+    expect(h.takeAgent()).toHaveLength(1);
+  });
+
+  it("drops a deep notification without a reply", async () => {
+    const h = await passThroughV1();
+    h.agent(`{"jsonrpc":"2.0","method":"session/update","params":${deep(10_000)}}`);
+    expect(h.takeClient()).toEqual([]);
+    expect(h.takeAgent()).toEqual([]);
+  });
+
+  it("settles the client's request with -32603 when the agent's answer is too deep", async () => {
+    const h = await passThroughV1();
+    h.client({ jsonrpc: "2.0", id: "n", method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+    const [fwd] = h.takeAgent() as { id: number }[];
+    h.agent(`{"jsonrpc":"2.0","id":${fwd!.id},"result":{"sessionId":"s","x":${deep(5000)}}}`);
+    expect(h.takeClient()).toMatchObject([{ id: "n", error: { code: -32603, data: { reason: "too_deep" } } }]);
+    expect(h.takeAgent()).toEqual([]);
+  });
+
+  it("honours a configured depth", () => {
+    const h = harness({ maxDepth: 3 });
+    h.client('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"a":[[[[1]]]]}}');
+    expect(h.takeClient()).toMatchObject([{ id: 1, error: { data: { reason: "too_deep", maxDepth: 3 } } }]);
+  });
+});
+
+describe("size limit (item 1)", () => {
+  it("settles the client's request with -32603 when the agent's answer was over the size limit", async () => {
+    const h = await passThroughV1();
+    h.client({ jsonrpc: "2.0", id: "n", method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+    const [fwd] = h.takeAgent() as { id: number }[];
+    h.bridge.oversize("agent", { bytes: 40 << 20, envelope: { kind: "response", id: fwd!.id } });
+    expect(h.takeClient()).toMatchObject([
+      { id: "n", error: { code: -32603, data: { reason: "message_too_large", bytes: 40 << 20 } } },
+    ]);
+  });
+
+  it("answers an oversize request whatever its id, and never an oversize notification", async () => {
+    const h = await passThroughV1();
+    h.bridge.oversize("client", { bytes: 40 << 20, envelope: { kind: "request", id: "late" } });
+    h.bridge.oversize("client", { bytes: 40 << 20, envelope: { kind: "notification" } });
+    expect(h.takeClient()).toMatchObject([
+      { id: "late", error: { code: -32600, data: { reason: "message_too_large" } } },
+    ]);
+  });
+});
+
+describe("malformed answers (item 1: never reply to a response)", () => {
+  it("turns the client's malformed answer to a relayed request into an error for its requester", async () => {
+    const h = await passThroughV1();
+    h.agent({ jsonrpc: "2.0", id: 42, method: "session/request_permission", params: { sessionId: "s" } });
+    const [fwd] = h.takeClient() as { id: number }[];
+    h.client({ jsonrpc: "2.0", id: fwd!.id, error: "denied" });
+    expect(h.takeClient()).toEqual([]);
+    expect(h.takeAgent()).toMatchObject([
+      { id: 42, error: { code: -32603, data: { reason: "malformed_response", detail: expect.any(String) } } },
+    ]);
+  });
+
+  it("drops a malformed answer to nothing without replying", async () => {
+    const h = await passThroughV1();
+    h.client({ jsonrpc: "2.0", id: 99, error: "denied" });
+    expect(h.takeClient()).toEqual([]);
+    expect(h.takeAgent()).toEqual([]);
+  });
+});
+
+describe("batches: exactly one answer per request (item 2)", () => {
+  it("answers a batch whose only request fails at once with exactly one array", async () => {
+    const h = await directionA();
+    h.client([{ jsonrpc: "2.0", id: 1, method: "_acp-bridge/x", params: {} }]);
+    const out = h.takeClient();
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject([{ id: 1, error: { code: -32601 } }]);
+  });
+
+  it("gives a repeated id in one batch its own error entry and answers the first", async () => {
+    const h = await passThroughV1();
+    h.client([
+      { jsonrpc: "2.0", id: null, method: "session/list", params: {} },
+      { jsonrpc: "2.0", id: null, method: "session/list", params: {} },
+      { jsonrpc: "2.0", id: 2, method: "session/list", params: {} },
+    ]);
+    const sent = h.takeAgent() as { id: number }[];
+    expect(sent).toHaveLength(2);
+    for (const m of sent) h.agent({ jsonrpc: "2.0", id: m.id, result: { sessions: [] } });
+    const out = h.takeClient();
+    expect(out).toHaveLength(1);
+    expect(out[0]).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "Duplicate request id", data: { reason: "duplicate_id" } },
+      },
+      { jsonrpc: "2.0", id: null, result: { sessions: [] } },
+      { jsonrpc: "2.0", id: 2, result: { sessions: [] } },
+    ]);
+  });
+});
