@@ -48,6 +48,10 @@ export class Bridge {
   private readonly batches = new Map<Link, BatchCollector[]>();
   /** The client's initialize while the handshake runs (answered at once if the agent dies). */
   private initRequest: RequestMessage | undefined;
+  /** Set when the agent could not be started: the answer to every client request. */
+  private unavailable: RpcError | undefined;
+  private refusedOne: () => void = () => undefined;
+  private readonly refusal = new Promise<void>((resolve) => (this.refusedOne = resolve));
 
   constructor(
     private readonly config: BridgeConfig,
@@ -105,7 +109,10 @@ export class Bridge {
   }
 
   private line(from: Link, line: Buffer): void {
-    if (this.phase === "closed") return;
+    if (this.phase === "closed") {
+      if (this.unavailable && from === this.client) this.refuse(line, this.unavailable);
+      return;
+    }
     const maxDepth = this.config.maxDepth ?? DEFAULT_MAX_DEPTH;
     if (nestsDeeperThan(line, maxDepth)) {
       // Before parsing: JSON.stringify (and any recursive code) would overflow the stack on it.
@@ -130,6 +137,22 @@ export class Bridge {
       return;
     }
     this.one(from, value, line);
+  }
+
+  /** Answer a client request with `error` (the agent could not be started). */
+  private refuse(line: Buffer, error: RpcError): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString("utf8"));
+    } catch {
+      return;
+    }
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const c = classify(item);
+      if (c.kind !== "request") continue;
+      this.client.fail(c.msg.id, error);
+      this.refusedOne();
+    }
   }
 
   private one(from: Link, value: unknown, line: Buffer | undefined): void {
@@ -324,7 +347,11 @@ export class Bridge {
   /** The agent process ended or its stdout closed. */
   agentGone(info: ExitInfo): void {
     if (this.phase === "closed") return;
-    const data = { reason: "agent_exited", exitCode: info.code, ...(info.signal ? { signal: info.signal } : {}) };
+    const data = {
+      reason: info.reason ?? "agent_exited",
+      exitCode: info.code,
+      ...(info.signal ? { signal: info.signal } : {}),
+    };
     if (this.initRequest) {
       this.client.fail(this.initRequest.id, rpcErrors.internal("Agent handshake failed", data));
       this.initRequest = undefined;
@@ -346,6 +373,26 @@ export class Bridge {
       }
     }
     this.phase = "closed";
+  }
+
+  /**
+   * The agent could not be started: every request of the client (its initialize first) is answered
+   * with `error`, which names the command and the cause.
+   */
+  agentUnavailable(error: RpcError): void {
+    this.unavailable = error;
+    if (this.initRequest) {
+      this.client.fail(this.initRequest.id, error);
+      this.initRequest = undefined;
+      this.refusedOne();
+    }
+    this.agent.abandon(error);
+    this.phase = "closed";
+  }
+
+  /** Resolves once a request was refused because the agent could not be started. */
+  refused(): Promise<void> {
+    return this.refusal;
   }
 
   /** Answer an incoming response that nobody waits for (tests, diagnostics). */

@@ -11,6 +11,8 @@ export type Incoming =
 export interface ExitInfo {
   readonly code: number | null;
   readonly signal: string | null;
+  /** Why the agent is gone when it is not (yet) an exit: it closed its stdout. */
+  readonly reason?: "agent_closed_stdout";
 }
 
 export interface Translator {

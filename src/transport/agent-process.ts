@@ -1,30 +1,82 @@
-// The agent as a child process: environment and stderr inherited, stdin/stdout piped for ACP.
+// The agent as a child process: environment and stderr inherited, stdin/stdout piped for ACP. It
+// runs in its own process group, so that the bridge can end it together with whatever it started
+// (a shell, a language server) and nothing of it outlives the bridge.
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { ExitInfo } from "../engine/translator.js";
 
 export interface AgentProcess {
   readonly child: ChildProcess;
+  /** The process itself ended (its pipes may still be held open by its children). */
   readonly exited: Promise<ExitInfo>;
   /** Error starting the process (e.g. command not found), if any. */
-  readonly spawnError: Promise<Error>;
+  readonly spawnError: Promise<SpawnFailure>;
+  /** Send a signal to the agent's whole process group (the agent alone where groups do not exist). */
+  signal(sig: NodeJS.Signals): void;
+  /** True while any process of the agent's group is alive. */
+  groupAlive(): boolean;
 }
+
+/** Why the agent could not be started, with the shell's conventional exit status. */
+export interface SpawnFailure {
+  readonly status: 126 | 127;
+  readonly reason: "agent_not_found" | "agent_not_executable";
+  readonly cause: string;
+}
+
+const GROUPS = process.platform !== "win32";
 
 export function spawnAgent(command: string, args: readonly string[], interactive: boolean): AgentProcess {
   const child = spawn(command, [...args], {
     stdio: interactive ? "inherit" : ["pipe", "pipe", "inherit"],
     env: process.env,
+    // A new process group (setsid): signals reach the agent's children too. Interactive logins
+    // stay in the terminal's foreground group.
+    detached: GROUPS && !interactive,
   });
-  let onError: (e: Error) => void = () => undefined;
-  const spawnError = new Promise<Error>((resolve) => (onError = resolve));
+  let onError: (e: SpawnFailure) => void = () => undefined;
+  const spawnError = new Promise<SpawnFailure>((resolve) => (onError = resolve));
   const exited = new Promise<ExitInfo>((resolve) => {
-    child.once("error", (e) => {
-      onError(e);
-      resolve({ code: 127, signal: null });
+    child.once("error", (e: NodeJS.ErrnoException) => {
+      // Only a failure to start counts here; a failed kill() of a running child also emits 'error'.
+      if (child.pid !== undefined) return;
+      const failure = spawnFailure(e);
+      onError(failure);
+      resolve({ code: failure.status, signal: null });
     });
-    child.once("close", (code, signal) => resolve({ code, signal }));
+    child.once("exit", (code, signal) => resolve({ code, signal }));
   });
-  return { child, exited, spawnError };
+  const pid = child.pid;
+  return {
+    child,
+    exited,
+    spawnError,
+    signal(sig) {
+      if (pid === undefined) return;
+      try {
+        if (GROUPS && !interactive) process.kill(-pid, sig);
+        else child.kill(sig);
+      } catch {
+        // The group is already gone.
+      }
+    },
+    groupAlive() {
+      if (pid === undefined) return false;
+      try {
+        process.kill(GROUPS && !interactive ? -pid : pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+function spawnFailure(e: NodeJS.ErrnoException): SpawnFailure {
+  const notExecutable = e.code === "EACCES" || e.code === "EISDIR" || e.code === "ENOEXEC";
+  return notExecutable
+    ? { status: 126, reason: "agent_not_executable", cause: e.message }
+    : { status: 127, reason: "agent_not_found", cause: e.message };
 }
 
 /** The conventional shell exit status for a process ended by a signal. */

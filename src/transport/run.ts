@@ -7,7 +7,8 @@ import type { ExitInfo } from "../engine/translator.js";
 import type { Logger } from "../log.js";
 import { LineSplitter } from "../wire/ndjson.js";
 import { LineWriter } from "../wire/writer.js";
-import { exitStatus, spawnAgent } from "./agent-process.js";
+import { rpcErrors } from "../wire/jsonrpc.js";
+import { exitStatus, spawnAgent, type SpawnFailure } from "./agent-process.js";
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
 
@@ -29,7 +30,7 @@ async function runInteractive(opts: RunOptions): Promise<number> {
   const onInt = forward("SIGINT");
   const onTerm = forward("SIGTERM");
   process.on("SIGINT", onInt).on("SIGTERM", onTerm);
-  const failed = agent.spawnError.then((e) => opts.log.error(`cannot start the agent: ${e.message}`));
+  const failed = agent.spawnError.then((e) => opts.log.error(`cannot start the agent: ${e.cause}`));
   const info = await agent.exited;
   void failed;
   process.off("SIGINT", onInt).off("SIGTERM", onTerm);
@@ -51,10 +52,30 @@ export async function run(opts: RunOptions): Promise<number> {
   const toAgent = new LineWriter(agentIn);
   agentIn.on("error", (e) => opts.log.debug(`agent stdin: ${e.message}`));
   const bridge = new Bridge(opts.bridge, toClient, toAgent);
+  const grace = opts.shutdownGraceMs;
 
   let clientEnded = false;
   let agentDone = false;
-  let killTimer: NodeJS.Timeout | undefined;
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    t.unref();
+    timers.add(t);
+  };
+  /** End the agent's whole process group: SIGTERM now, SIGKILL after the grace period. */
+  let terminating = false;
+  const terminate = (why: string) => {
+    if (terminating || agentDone) return;
+    terminating = true;
+    opts.log.info(`${why}: SIGTERM to the agent's process group`);
+    agent.signal("SIGTERM");
+    later(grace, () => {
+      if (agent.groupAlive()) agent.signal("SIGKILL");
+    });
+  };
 
   // Backpressure: stop reading a side while the other side's writer is over its high-water mark.
   const pump = (source: Readable, split: LineSplitter, sink: LineWriter) => {
@@ -78,44 +99,98 @@ export async function run(opts: RunOptions): Promise<number> {
   });
   pump(stdin, fromClient, toAgent);
   pump(agentOut, fromAgent, toClient);
+  const clientGone = new Promise<void>((resolve) => stdin.once("end", resolve).once("close", resolve));
+  const stdoutEnded = new Promise<void>((resolve) => agentOut.once("end", resolve).once("close", resolve));
 
-  // Client EOF: close the agent's stdin, then SIGTERM after a grace period, then SIGKILL.
-  stdin.on("end", () => {
+  // Client EOF: close the agent's stdin, then end its process group if it does not leave by itself.
+  void clientGone.then(() => {
     fromClient.end();
     clientEnded = true;
     toAgent.flush();
     void toAgent.end();
-    if (agentDone) return;
-    killTimer = setTimeout(() => {
-      if (agentDone) return;
-      opts.log.info("agent still running after the client left: SIGTERM");
-      child.kill("SIGTERM");
-      killTimer = setTimeout(() => {
-        if (!agentDone) child.kill("SIGKILL");
-      }, opts.shutdownGraceMs);
-      killTimer.unref();
-    }, opts.shutdownGraceMs);
-    killTimer.unref();
+    later(grace, () => terminate("agent still running after the client left"));
   });
 
   const forward = (sig: NodeJS.Signals) => () => {
-    opts.log.debug(`forwarding ${sig} to the agent`);
-    child.kill(sig);
+    opts.log.debug(`forwarding ${sig} to the agent's process group`);
+    agent.signal(sig);
+    later(grace, () => {
+      if (agent.groupAlive()) agent.signal("SIGKILL");
+    });
   };
   const onInt = forward("SIGINT");
   const onTerm = forward("SIGTERM");
   process.on("SIGINT", onInt).on("SIGTERM", onTerm);
 
-  void agent.spawnError.then((e) => opts.log.error(`cannot start the agent '${opts.command}': ${e.message}`));
-  const info: ExitInfo = await agent.exited;
+  let failure: SpawnFailure | undefined;
+  void agent.spawnError.then((f) => {
+    failure = f;
+    opts.log.error(`cannot start the agent '${opts.command}': ${f.cause}`);
+    bridge.agentUnavailable(
+      rpcErrors.internal(`Cannot start the agent '${opts.command}': ${f.cause}`, {
+        reason: f.reason,
+        command: opts.command,
+        cause: f.cause,
+      }),
+    );
+  });
+
+  // Follow the process, not its pipes: a child of the agent may hold stdout open after it exits,
+  // and an agent may close stdout and live on.
+  const first = await Promise.race([
+    agent.exited.then((info) => ({ kind: "exit" as const, info })),
+    stdoutEnded.then(() => ({ kind: "eof" as const })),
+  ]);
+  let info: ExitInfo;
+  if (agent.child.pid === undefined) {
+    // Never started: answer the client's first request (its initialize) with the cause, then leave.
+    info = first.kind === "exit" ? first.info : await agent.exited;
+    await Promise.race([bridge.refused(), clientGone, delay(opts.bridge.handshakeTimeoutMs)]);
+  } else if (first.kind === "exit") {
+    info = first.info;
+    // Read what the agent wrote before it exited; its children go with it.
+    if (!(await within(stdoutEnded, STDOUT_SETTLE_MS))) {
+      terminate("the agent exited but its children hold its stdout");
+      if (!(await within(stdoutEnded, 2 * grace + STDOUT_SETTLE_MS))) agentOut.destroy();
+    }
+  } else {
+    // stdout closed: the agent can no longer answer. Usually its exit follows at once.
+    const exit = await within(agent.exited, STDOUT_SETTLE_MS);
+    if (exit) info = exit.value;
+    else {
+      fromAgent.end();
+      bridge.agentGone({ code: null, signal: null, reason: "agent_closed_stdout" });
+      terminate("the agent closed its stdout");
+      info = await agent.exited;
+    }
+  }
   agentDone = true;
-  if (killTimer) clearTimeout(killTimer);
+  for (const t of timers) clearTimeout(t);
   fromAgent.end();
   bridge.agentGone(info);
+  // Nothing of the agent outlives the bridge (a deliberately detached process excepted).
+  if (agent.groupAlive()) agent.signal("SIGKILL");
   process.off("SIGINT", onInt).off("SIGTERM", onTerm);
   await toClient.end();
   stdin.pause();
   if (stdin === process.stdin) process.stdin.destroy();
   // The client hung up first: its departure, not the agent's termination, decides the status.
+  if (failure) return failure.status;
   return clientEnded ? 0 : exitStatus(info);
+}
+
+/** How long stdout may lag behind the agent's exit (or the exit behind stdout's end). */
+const STDOUT_SETTLE_MS = 250;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** `{value}` if the promise settles within `ms`, else undefined. */
+async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  const settled = await Promise.race([p.then((value) => ({ value })), timeout]);
+  clearTimeout(timer);
+  return settled;
 }

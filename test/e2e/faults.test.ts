@@ -1,0 +1,131 @@
+// The fault matrix, end to end with the BUILT CLI (issue "Hostile input and faults", item 4): the
+// bridge follows the agent's process, not its pipes, and nothing of the agent outlives it.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { spawnRaw, tsxArgs, type RawPeer } from "../support/peers.js";
+
+const GRACE = "300";
+const BRIDGE = ["bin/acp-bridge.js", "--log-level", "error", "--shutdown-grace-ms", GRACE];
+const TIMEOUT = 30_000;
+const init = { protocolVersion: 1, clientCapabilities: {} };
+
+let dir = "";
+const peers: RawPeer[] = [];
+
+afterEach(() => {
+  for (const p of peers.splice(0)) p.kill("SIGKILL");
+  if (dir) {
+    // Whatever a failed test left running.
+    for (const pid of pids()) kill(pid);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function pids(): number[] {
+  const file = join(dir, "pids");
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone
+  }
+}
+
+function bridgeWith(mode: string): RawPeer {
+  dir = mkdtempSync(join(tmpdir(), "acp-bridge-faults-"));
+  const agent = [process.execPath, ...tsxArgs("test/fixtures/faulty-agent.ts"), mode, join(dir, "pids")];
+  const peer = spawnRaw(process.execPath, [...BRIDGE, "--", ...agent]);
+  peers.push(peer);
+  return peer;
+}
+
+async function prompting(peer: RawPeer) {
+  await peer.request("initialize", init);
+  await peer.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+  return peer.request("session/prompt", { sessionId: "s1", prompt: [{ type: "text", text: "hi" }] });
+}
+
+describe("fault matrix (built CLI)", () => {
+  it(
+    "answers the pending prompt and exits when the agent closes its stdout but keeps running",
+    async () => {
+      const peer = bridgeWith("closes-stdout");
+      const answer = await prompting(peer);
+      expect(answer.error).toMatchObject({ code: -32603, data: { reason: "agent_closed_stdout" } });
+      const exit = await peer.exit;
+      expect(exit.code).not.toBeNull();
+      await expect.poll(() => pids().filter(alive), { timeout: 5000 }).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "answers the prompt as soon as the agent exits, though its child holds the pipe, and exits with its status",
+    async () => {
+      const peer = bridgeWith("exits-child-holds");
+      const answer = await prompting(peer);
+      expect(answer.error).toMatchObject({ code: -32603, data: { reason: "agent_exited", exitCode: 3 } });
+      expect((await peer.exit).code).toBe(3);
+      await expect.poll(() => pids().filter(alive), { timeout: 5000 }).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "ends the agent's whole group after the client leaves, even when it and its child ignore SIGTERM",
+    async () => {
+      const peer = bridgeWith("ignores-term");
+      void prompting(peer).catch(() => undefined);
+      await expect.poll(() => pids().length, { timeout: 10_000 }).toBe(2);
+      const exit = await peer.close();
+      expect(exit.code).toBe(0);
+      await expect.poll(() => pids().filter(alive), { timeout: 5000 }).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "answers initialize naming the command and exits 127 when the agent does not exist",
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), "acp-bridge-faults-"));
+      const missing = join(dir, "no-such-agent");
+      const peer = spawnRaw(process.execPath, [...BRIDGE, "--", missing]);
+      peers.push(peer);
+      const answer = await peer.request("initialize", init);
+      expect(answer.error).toMatchObject({ code: -32603, data: { reason: "agent_not_found", command: missing } });
+      expect(answer.error.message).toContain(missing);
+      expect((await peer.exit).code).toBe(127);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "answers initialize and exits 126 when the agent is not executable",
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), "acp-bridge-faults-"));
+      const script = join(dir, "agent.sh");
+      writeFileSync(script, "#!/bin/sh\nexit 0\n");
+      chmodSync(script, 0o644);
+      const peer = spawnRaw(process.execPath, [...BRIDGE, "--", script]);
+      peers.push(peer);
+      const answer = await peer.request("initialize", init);
+      expect(answer.error).toMatchObject({ code: -32603, data: { reason: "agent_not_executable", command: script } });
+      expect((await peer.exit).code).toBe(126);
+    },
+    TIMEOUT,
+  );
+});
