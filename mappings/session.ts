@@ -128,3 +128,16 @@ export const replayTable = defineTable(
   z.object({ start: z.string(), unsupportedReason: z.string() }),
   { start: "start", unsupportedReason: "unsupported cursor" },
 );
+
+/**
+ * The lifecycle requests whose params carry `additionalDirectories` in each version (H §4.10): the
+ * roots rules apply to them in every mode, pass-through included.
+ */
+export const rootsMethods = defineTable(
+  "session/roots-methods",
+  z.object({ 1: z.array(z.string()), 2: z.array(z.string()) }),
+  {
+    1: ["session/new", "session/load", "session/resume", "session/fork"],
+    2: ["session/new", "session/resume", "session/fork"],
+  },
+);

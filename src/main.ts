@@ -47,6 +47,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       type: "number",
       default: DEFAULT_MAX_MESSAGE_BYTES,
     })
+    .option("pass-through-roots-check", {
+      describe:
+        "same version both sides: still refuse invalid additionalDirectories (turn off with --no-pass-through-roots-check)",
+      type: "boolean",
+      default: true,
+    })
     .option("max-depth", {
       describe: "deepest nesting of arrays and objects accepted in a message (checked before parsing)",
       type: "number",
@@ -131,6 +137,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     mcpUnsupported: args.mcpUnsupported,
     handshakeTimeoutMs: args.handshakeTimeoutMs,
     maxDepth: args.maxDepth,
+    passThroughRootsCheck: args.passThroughRootsCheck,
     idleSettleMs: args.idleSettleMs,
     forwardPromptEcho: args.forwardPromptEcho,
     diffRendering: args.diffRendering,

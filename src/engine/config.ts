@@ -15,6 +15,7 @@ import type { BridgeConfig } from "./bridge.js";
 import type { Pairing, ProtocolChoice, Version } from "./handshake.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
+import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
 
 export interface BridgeOptions {
   readonly agentProtocol: ProtocolChoice;
@@ -22,6 +23,8 @@ export interface BridgeOptions {
   readonly stash: StashLevel;
   readonly mcpUnsupported: "reject" | "drop";
   readonly handshakeTimeoutMs?: number;
+  /** Pass-through checks `additionalDirectories` like the translating modes (default true). */
+  readonly passThroughRootsCheck?: boolean;
   /** Deepest nesting accepted in a message (hostile input; default DEFAULT_MAX_DEPTH). */
   readonly maxDepth?: number;
   /** Path rules of the agent's machine (additionalDirectories, H §4.10). */
@@ -71,7 +74,7 @@ function isObject(x: unknown): x is Record<string, unknown> {
 }
 
 /** Same version both sides: the client's params go as they are, with the negotiated version. */
-function passPairing(v: Version): Pairing {
+function passPairing(v: Version, options: BridgeOptions): Pairing {
   return {
     renderInit(clientParams) {
       const params: Record<string, unknown> = { ...clientParams, protocolVersion: v };
@@ -79,7 +82,15 @@ function passPairing(v: Version): Pairing {
       return { params };
     },
     accept(_clientParams, agentResult) {
-      return { clientResult: agentResult, createTranslator: (client, agent) => new PassThrough(client, agent) };
+      const flags =
+        v === 1
+          ? agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods)
+          : agentFlagsFromV2(agentResult.capabilities, agentResult.authMethods);
+      const roots =
+        options.passThroughRootsCheck === false
+          ? undefined
+          : { version: v, agentSupports: flags.addDirs, platform: options.platform ?? defaultPlatform() };
+      return { clientResult: agentResult, createTranslator: (client, agent) => new PassThrough(client, agent, roots) };
     },
   };
 }
@@ -98,7 +109,7 @@ export function createBridgeConfig(
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
     ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
     pairing(c, a) {
-      if (c === a) return passPairing(c);
+      if (c === a) return passPairing(c, options);
       return c === 1 ? a1 : b1;
     },
     ...hooks,

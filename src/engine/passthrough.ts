@@ -1,23 +1,51 @@
 // Same version on both sides: a transparent pipe. Only request ids are remapped (H §0); every
-// notification goes through byte for byte.
+// notification goes through byte for byte. One exception, on by default: the `additionalDirectories`
+// rules (H §4.10, seed 000) hold here too, since agents built on the SDK's parsers coerce `null` to
+// `[]` and so would drop roots silently.
+import { rootsMethods } from "../../mappings/session.js";
+import { validateAdditionalDirectories, type Platform } from "../convert/directories.js";
 import type { Link } from "./link.js";
 import { RequestRoute } from "./relay.js";
 import type { Incoming, Translator } from "./translator.js";
+
+/** How pass-through checks roots; `undefined` turns the check off (`--roots-check off`). */
+export interface RootsCheck {
+  readonly version: 1 | 2;
+  /** The agent advertised `additionalDirectories`. */
+  readonly agentSupports: boolean;
+  readonly platform: Platform;
+}
 
 export class PassThrough implements Translator {
   readonly mode = "pass" as const;
   private readonly up: RequestRoute;
   private readonly down: RequestRoute;
+  private readonly rootsMethods: ReadonlySet<string>;
 
   constructor(
     private readonly client: Link,
     private readonly agent: Link,
+    private readonly roots?: RootsCheck,
   ) {
+    this.rootsMethods = new Set(roots ? rootsMethods[roots.version] : []);
     this.down = new RequestRoute(client, agent);
     this.up = new RequestRoute(agent, client);
   }
 
   fromClient(m: Incoming): void {
+    if (m.kind === "request" && this.roots && this.rootsMethods.has(m.msg.method)) {
+      const checked = validateAdditionalDirectories(m.msg.params, this.roots);
+      if (!checked.ok) {
+        const { code, message, data } = checked.error;
+        this.client.fail(m.msg.id, { code, message, data });
+        return;
+      }
+      // `[]` without the capability is stripped; anything else goes as the client sent it.
+      if (checked.value !== m.msg.params) {
+        this.down.forward(m.msg, m.msg.method, checked.value);
+        return;
+      }
+    }
     this.relay(m, this.down, this.agent);
   }
 

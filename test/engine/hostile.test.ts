@@ -147,3 +147,81 @@ describe("batches: exactly one answer per request (item 2)", () => {
     ]);
   });
 });
+
+describe("additionalDirectories in pass-through (item 6)", () => {
+  async function passThrough(version: 1 | 2, supports: boolean, options: Parameters<typeof harness>[0] = {}) {
+    const h = harness(options);
+    const session = supports ? { additionalDirectories: {} } : {};
+    h.client(
+      version === 1
+        ? init1
+        : {
+            jsonrpc: "2.0",
+            id: 0,
+            method: "initialize",
+            params: { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} },
+          },
+    );
+    await h.settle();
+    const [probe] = h.takeAgent() as { id: number }[];
+    h.agent({
+      jsonrpc: "2.0",
+      id: probe!.id,
+      result:
+        version === 1
+          ? { protocolVersion: 1, agentCapabilities: { sessionCapabilities: session }, authMethods: [] }
+          : { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: { session }, authMethods: [] },
+    });
+    await h.settle();
+    h.takeClient();
+    expect(h.bridge.mode).toBe("pass");
+    return h;
+  }
+
+  const bad: [string, unknown, string][] = [
+    ["null", null, "null"],
+    ["a relative path", ["rel/dir"], "not_absolute"],
+    ["an empty string", [""], "empty"],
+    ["a non-string", [7], "not_string"],
+  ];
+
+  for (const version of [1, 2] as const)
+    for (const [what, dirs, reason] of bad)
+      it(`refuses ${what} in v${version} session/new with -32602 ${reason}, never forwarding it`, async () => {
+        const h = await passThrough(version, true);
+        h.client({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "session/new",
+          params: { cwd: "/w", mcpServers: [], additionalDirectories: dirs },
+        });
+        expect(h.takeAgent()).toEqual([]);
+        expect(h.takeClient()).toMatchObject([
+          { id: 1, error: { code: -32602, data: { field: "additionalDirectories", reason } } },
+        ]);
+      });
+
+  it("refuses roots the agent did not advertise, strips an empty list, forwards valid roots untouched", async () => {
+    const h = await passThrough(1, false);
+    const params = { sessionId: "s", cwd: "/w", mcpServers: [] };
+    h.client({ jsonrpc: "2.0", id: 1, method: "session/load", params: { ...params, additionalDirectories: ["/x"] } });
+    expect(h.takeClient()).toMatchObject([{ id: 1, error: { code: -32602, data: { reason: "unsupported" } } }]);
+    h.client({ jsonrpc: "2.0", id: 2, method: "session/load", params: { ...params, additionalDirectories: [] } });
+    expect(h.takeAgent()).toMatchObject([{ method: "session/load", params }]);
+    const ok = await passThrough(1, true);
+    const line = `{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/w","mcpServers":[],"additionalDirectories":["/x","/y"]}}`;
+    ok.client(line);
+    expect(ok.takeAgent()).toMatchObject([{ params: { additionalDirectories: ["/x", "/y"] } }]);
+  });
+
+  it("forwards anything when the check is turned off", async () => {
+    const h = await passThrough(2, true, { passThroughRootsCheck: false });
+    h.client({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/new",
+      params: { cwd: "/w", mcpServers: [], additionalDirectories: null },
+    });
+    expect(h.takeAgent()).toMatchObject([{ params: { additionalDirectories: null } }]);
+  });
+});
