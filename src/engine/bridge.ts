@@ -139,6 +139,13 @@ export class Bridge {
     this.one(from, value, line);
   }
 
+  /** The negotiated version of this peer is 2 (unknown before the handshake). */
+  private speaksV2(link: Link): boolean {
+    const n = this.negotiated;
+    if (!n) return false;
+    return (link === this.client ? n.clientVersion : n.agentVersion) === 2;
+  }
+
   /** Answer a client request with `error` (the agent could not be started). */
   private refuse(line: Buffer, error: RpcError): void {
     let value: unknown;
@@ -171,6 +178,27 @@ export class Bridge {
         );
       else from.fail(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
       return;
+    }
+    if (c.kind === "request" && this.speaksV2(from) && !isV2RequestId(c.msg.id)) {
+      // One rule in every mode (H §7.2): v2 request ids are strings or integers, never null.
+      from.fail(
+        null,
+        rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", {
+          reason: "invalid_id",
+          id: c.msg.id,
+        }),
+      );
+      return;
+    }
+    if (c.kind === "request" && typeof c.msg.id === "number" && !Number.isSafeInteger(c.msg.id) && line) {
+      // An integer id beyond 2^53 was rounded by JSON.parse: answer it with the token it came with.
+      const scanner = new EnvelopeScanner();
+      scanner.push(line);
+      const token = scanner.token();
+      if (token !== undefined && !from.keepExactId(c.msg.id, token)) {
+        from.fail(null, rpcErrors.invalidRequest("Request id collides with one in flight", { reason: "id_collision" }));
+        return;
+      }
     }
     const m: Incoming = { ...c, line };
     if (from === this.client) this.fromClient(m);
@@ -399,6 +427,10 @@ export class Bridge {
   static isResponse(x: unknown): x is ResponseMessage {
     return typeof x === "object" && x !== null && "id" in x && ("result" in x || "error" in x);
   }
+}
+
+function isV2RequestId(id: Id): boolean {
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 }
 
 /** An object with an id and `result` or `error` but no `method`: meant as an answer, however malformed. */

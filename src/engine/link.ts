@@ -1,6 +1,7 @@
 // One side of the bridge (the client or the agent): how to write to it, and the requests the bridge
 // sent it that await an answer. A response always finds its way back through the closure stored
 // with its outbound id (no global lookup by method).
+import { isUtf8 } from "node:buffer";
 import { PendingRequests } from "../wire/ids.js";
 import {
   errorResponse,
@@ -29,6 +30,11 @@ export class Link {
   intercept: ((msg: unknown) => boolean) | undefined;
   /** The version this peer speaks, once a translating mode runs: key-order records of it are applied (wire/key-order.ts). */
   orderVersion: 1 | 2 | undefined;
+  /**
+   * Request ids of this peer that a JS number cannot hold exactly (beyond 2^53), by their rounded
+   * value: the original token, written back in the answer.
+   */
+  private readonly exactIds = new Map<number, string>();
 
   constructor(
     readonly name: "client" | "agent",
@@ -40,11 +46,40 @@ export class Link {
     const msg = this.orderVersion === undefined ? message : restoreKeyOrder(message, this.orderVersion);
     if (this.intercept?.(msg)) return;
     this.onSend?.(msg);
-    this.out.push(JSON.stringify(msg));
+    this.out.push(this.exactIds.size > 0 ? this.withExactId(msg) : JSON.stringify(msg));
+  }
+
+  /**
+   * Remember the exact token of a request id that lost precision in parsing; false if another
+   * request in flight rounds to the same value (the two answers could not be told apart).
+   */
+  keepExactId(rounded: number, token: string): boolean {
+    const known = this.exactIds.get(rounded);
+    if (known !== undefined && known !== token) return false;
+    this.exactIds.set(rounded, token);
+    return true;
+  }
+
+  /** Serialize, writing an answer's id with the token the peer sent. */
+  private withExactId(msg: object): string {
+    const o = msg as { id?: unknown; method?: unknown };
+    const token = typeof o.id === "number" && o.method === undefined ? this.exactIds.get(o.id) : undefined;
+    if (token === undefined) return JSON.stringify(msg);
+    this.exactIds.delete(o.id as number);
+    const rest: Record<string, unknown> = { ...msg };
+    delete rest.jsonrpc;
+    delete rest.id;
+    const body = JSON.stringify(rest);
+    return `{"jsonrpc":"2.0","id":${token}${body === "{}" ? "" : `,${body.slice(1, -1)}`}}`;
   }
 
   /** Forward a line untouched (the translation is the identity). */
   sendRaw(line: Buffer | string, parsed: unknown): void {
+    // Invalid UTF-8 never leaves the bridge: the parsed value has U+FFFD in its place.
+    if (typeof line !== "string" && !isUtf8(line)) {
+      this.send(parsed as object);
+      return;
+    }
     if (this.orderVersion !== undefined && typeof parsed === "object" && parsed !== null) {
       // A key-order record for this peer must not go out in the original bytes.
       const restored = restoreKeyOrder(parsed, this.orderVersion);

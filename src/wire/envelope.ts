@@ -151,6 +151,11 @@ export class EnvelopeScanner {
     this.idToken = undefined;
   }
 
+  /** The top-level id's token as written (e.g. a number beyond 2^53), if one was read. */
+  token(): string | undefined {
+    return this.idText;
+  }
+
   /** What was seen so far. */
   result(): Envelope {
     const hasId = this.keys.has("id");

@@ -1,7 +1,11 @@
 // Hostile input at the connection core: one bad line must never cost an editor its session.
 // Each case reproduces a defect found by fuzzing the built CLI (issue "Hostile input and faults").
+import { isUtf8 } from "node:buffer";
 import { describe, expect, it } from "vitest";
-import { harness } from "../support/harness.js";
+import { Bridge } from "../../src/engine/bridge.js";
+import { createBridgeConfig } from "../../src/engine/config.js";
+import { silentLogger } from "../../src/log.js";
+import { baseOptions, harness } from "../support/harness.js";
 
 const init1 = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
 
@@ -223,5 +227,94 @@ describe("additionalDirectories in pass-through (item 6)", () => {
       params: { cwd: "/w", mcpServers: [], additionalDirectories: null },
     });
     expect(h.takeAgent()).toMatchObject([{ params: { additionalDirectories: null } }]);
+  });
+});
+
+/** A pass-through bridge whose written lines are kept as the exact strings or bytes it wrote. */
+async function rawPassThroughV1() {
+  const toClient: (string | Buffer)[] = [];
+  const toAgent: (string | Buffer)[] = [];
+  const bridge = new Bridge(
+    createBridgeConfig({ ...baseOptions }, silentLogger),
+    { push: (l) => toClient.push(l) },
+    { push: (l) => toAgent.push(l) },
+  );
+  bridge.clientLine(Buffer.from(JSON.stringify(init1)));
+  await new Promise((r) => setImmediate(r));
+  const probe = JSON.parse(String(toAgent.shift())) as { id: number };
+  bridge.agentLine(
+    Buffer.from(
+      JSON.stringify({ jsonrpc: "2.0", id: probe.id, result: { protocolVersion: 1, agentCapabilities: {} } }),
+    ),
+  );
+  await new Promise((r) => setImmediate(r));
+  toClient.splice(0);
+  return { bridge, toClient, toAgent };
+}
+
+describe("only valid output (item 3)", () => {
+  it("answers an integer id beyond 2^53 with the exact token it came with", async () => {
+    const { bridge, toClient, toAgent } = await rawPassThroughV1();
+    bridge.clientLine(Buffer.from('{"jsonrpc":"2.0","id":9007199254740993,"method":"session/list","params":{}}'));
+    bridge.clientLine(Buffer.from('{"jsonrpc":"2.0","id":9007199254740992,"method":"session/list","params":{}}'));
+    const fwd = JSON.parse(String(toAgent.shift())) as { id: number };
+    expect(toAgent).toEqual([]);
+    expect(JSON.parse(String(toClient.shift()))).toMatchObject({
+      id: null,
+      error: { data: { reason: "id_collision" } },
+    });
+    bridge.agentLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: fwd.id, result: { sessions: [] } })));
+    expect(toClient.map(String)).toEqual(['{"jsonrpc":"2.0","id":9007199254740993,"result":{"sessions":[]}}']);
+  });
+
+  it("refuses null and fractional request ids from a v2 peer in every mode, and serves them from v1 peers", async () => {
+    const v2 = harness();
+    v2.client({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} },
+    });
+    await v2.settle();
+    const [probe] = v2.takeAgent() as { id: number }[];
+    v2.agent({
+      jsonrpc: "2.0",
+      id: probe!.id,
+      result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] },
+    });
+    await v2.settle();
+    v2.takeClient();
+    expect(v2.bridge.mode).toBe("pass");
+    for (const id of [null, 1.5]) {
+      v2.client({ jsonrpc: "2.0", id, method: "session/list", params: {} });
+      v2.agent({ jsonrpc: "2.0", id, method: "session/request_permission", params: {} });
+    }
+    expect(v2.takeAgent().map((m) => m.error?.data)).toEqual([
+      { reason: "invalid_id", id: null },
+      { reason: "invalid_id", id: 1.5 },
+    ]);
+    expect(v2.takeClient().map((m) => m.error?.data)).toEqual([
+      { reason: "invalid_id", id: null },
+      { reason: "invalid_id", id: 1.5 },
+    ]);
+    const a = await directionA();
+    a.agent({ jsonrpc: "2.0", id: null, method: "session/request_permission", params: {} });
+    expect(a.takeAgent()).toMatchObject([{ id: null, error: { code: -32600, data: { reason: "invalid_id" } } }]);
+    expect(a.takeClient()).toEqual([]);
+    const v1 = await passThroughV1();
+    v1.client({ jsonrpc: "2.0", id: null, method: "session/list", params: {} });
+    expect(v1.takeAgent()).toHaveLength(1);
+  });
+
+  it("never forwards invalid UTF-8 on the byte-for-byte path: the bytes become U+FFFD", async () => {
+    const { bridge, toClient } = await rawPassThroughV1();
+    const head = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"t":"a');
+    const tail = Buffer.from('b"}}}');
+    bridge.agentLine(Buffer.concat([head, Buffer.from([0xff, 0xc3]), tail]));
+    expect(toClient).toHaveLength(1);
+    const out = toClient[0]!;
+    const bytes = typeof out === "string" ? Buffer.from(out) : out;
+    expect(isUtf8(bytes)).toBe(true);
+    expect(JSON.parse(bytes.toString("utf8")).params.update.t).toBe("a\uFFFD\uFFFDb");
   });
 });
