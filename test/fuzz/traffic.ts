@@ -27,9 +27,15 @@ function mutate(value: unknown, pick: number, replacement: unknown): unknown {
   const paths: (string | number)[][] = [];
   const walk = (v: unknown, path: (string | number)[]) => {
     if (paths.length > 200) return;
-    if (Array.isArray(v)) v.forEach((x, i) => (paths.push([...path, i]), walk(x, [...path, i])));
-    else if (typeof v === "object" && v !== null)
-      for (const [k, x] of Object.entries(v)) (paths.push([...path, k]), walk(x, [...path, k]));
+    const children: [string | number, unknown][] = Array.isArray(v)
+      ? v.map((x, i): [number, unknown] => [i, x])
+      : typeof v === "object" && v !== null
+        ? Object.entries(v)
+        : [];
+    for (const [key, child] of children) {
+      paths.push([...path, key]);
+      walk(child, [...path, key]);
+    }
   };
   walk(value, []);
   if (paths.length === 0) return replacement;
