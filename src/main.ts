@@ -32,9 +32,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       coerce: protocolChoice,
     })
     .option("stash", {
-      describe: 'keep what a version cannot carry in _meta["acp-bridge"] so a chained bridge restores it',
-      choices: ["off", "compact", "full"] as const,
-      default: "compact" as const,
+      describe:
+        'what a version cannot carry, kept in _meta["acp-bridge"] for a chained bridge: auto (full toward a peer that named itself a bridge, nothing toward others), or off|compact|full toward every peer (debugging)',
+      choices: ["auto", "off", "compact", "full"] as const,
+      default: "auto" as const,
     })
     .option("mcp-unsupported", {
       describe:
@@ -104,7 +105,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     })
     .example("$0 -- my-v2-agent --stdio", "put a v1 editor in front of a v2 agent")
     .example("$0 --agent-protocol 1 -- old-agent", "skip probing: the agent speaks v1")
-    .example("$0 --stash off -- agent", 'no _meta["acp-bridge"] data on the wire')
+    .example(
+      "$0 --stash compact -- agent",
+      'show every peer what the other version cannot carry, in _meta["acp-bridge"]',
+    )
     .version(VERSION)
     .alias("version", "V")
     .help()

@@ -20,6 +20,31 @@ export interface ConvertOptions {
 export const DEFAULT_STASH_MAX_BYTES = 256 * 1024;
 export const defaultOptions: ConvertOptions = { stash: "compact", stashMaxBytes: DEFAULT_STASH_MAX_BYTES };
 
+/**
+ * The `--stash` setting. `auto`: a stash only toward a peer that named itself a bridge in `initialize`,
+ * at `full` (exact diff texts and terminal bytes included: what it needs to restore the source exactly),
+ * none toward a plain peer, which cannot use it. A level forces that level toward every peer (debugging).
+ */
+export type StashSetting = "auto" | StashLevel;
+export const DEFAULT_STASH_SETTING: StashSetting = "auto";
+
+export interface StashPolicy {
+  readonly setting: StashSetting;
+  /** Largest payload stashed at `full`. */
+  readonly maxBytes: number;
+}
+
+/**
+ * The options of every conversion whose output goes to one peer. `bridge`: whether that peer named
+ * itself a bridge in `initialize`; `undefined` while that is unknown, which is only the case for the
+ * `initialize` request itself: it carries this bridge's marker to every agent anyway (H §1.5), and it
+ * is the only chance to hand a chained bridge the client's original, so it gets the bridge level.
+ */
+export function optionsToward(policy: StashPolicy, bridge: boolean | undefined): ConvertOptions {
+  const stash: StashLevel = policy.setting !== "auto" ? policy.setting : bridge === false ? "off" : "full";
+  return { stash, stashMaxBytes: policy.maxBytes };
+}
+
 export interface Envelope {
   readonly v: 1;
   /** The version the data came from: a conversion TO this version restores it. */

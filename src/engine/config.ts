@@ -2,7 +2,12 @@
 // (client version, agent version) pairing.
 import type { Platform } from "../convert/directories.js";
 import type { DiffRendering } from "../convert/diff.js";
-import { DEFAULT_STASH_MAX_BYTES, type StashLevel } from "../convert/stash.js";
+import {
+  DEFAULT_STASH_MAX_BYTES,
+  DEFAULT_STASH_SETTING,
+  type StashPolicy,
+  type StashSetting,
+} from "../convert/stash.js";
 import { DEFAULT_TERMINAL_MAX_BYTES } from "../convert/terminal.js";
 import type { AConfig } from "./a/direction-a.js";
 import { pairingA } from "./a/pairing.js";
@@ -20,7 +25,8 @@ import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
 export interface BridgeOptions {
   readonly agentProtocol: ProtocolChoice;
   readonly clientProtocol: ProtocolChoice;
-  readonly stash: StashLevel;
+  /** Default `auto`: a stash only toward a peer that named itself a bridge (convert/stash.ts). */
+  readonly stash?: StashSetting;
   readonly mcpUnsupported: "reject" | "drop";
   readonly handshakeTimeoutMs?: number;
   /** Pass-through checks `additionalDirectories` like the translating modes (default true). */
@@ -38,9 +44,14 @@ export interface BridgeOptions {
   readonly ackGraceMs?: number;
 }
 
+/** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
+function stashPolicy(options: BridgeOptions): StashPolicy {
+  return { setting: options.stash ?? DEFAULT_STASH_SETTING, maxBytes: DEFAULT_STASH_MAX_BYTES };
+}
+
 export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
   return {
-    opts: { stash: options.stash, stashMaxBytes: DEFAULT_STASH_MAX_BYTES },
+    stash: stashPolicy(options),
     log,
     platform: options.platform ?? defaultPlatform(),
     ackGraceMs: options.ackGraceMs ?? DEFAULT_ACK_GRACE_MS,
@@ -55,7 +66,7 @@ export function defaultPlatform(): Platform {
 
 export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
   return {
-    opts: { stash: options.stash, stashMaxBytes: DEFAULT_STASH_MAX_BYTES },
+    stash: stashPolicy(options),
     log,
     mcpUnsupported: options.mcpUnsupported,
     platform: options.platform ?? defaultPlatform(),

@@ -8,7 +8,6 @@ import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } f
 import { rpcErrors } from "../wire/jsonrpc.js";
 import { recordKeyOrder } from "../wire/key-order.js";
 import { isObject } from "../convert/json.js";
-import type { StashLevel } from "../convert/stash.js";
 import type { Link } from "./link.js";
 import { RequestRoute, type Answer } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
@@ -63,13 +62,13 @@ export abstract class TranslatingMode implements Translator {
 
   /**
    * Chains keep key order (wire/key-order.ts): each link applies the records of its own version, and
-   * what a peer sends is recorded when the far side of this bridge is another bridge (stash not off).
+   * what a peer sends is recorded when the far side of this bridge is another bridge that gets a stash
+   * (`bridges`: which sides are, as their stash level toward them says).
    */
-  protected keepKeyOrder(clientVersion: 1 | 2, bridges: { client: boolean; agent: boolean }, stash: StashLevel): void {
+  protected keepKeyOrder(clientVersion: 1 | 2, bridges: { client: boolean; agent: boolean }): void {
     const agentVersion = clientVersion === 1 ? 2 : 1;
     this.client.orderVersion = clientVersion;
     this.agent.orderVersion = agentVersion;
-    if (stash === "off") return;
     if (bridges.agent) this.recordClient = clientVersion;
     if (bridges.client) this.recordAgent = agentVersion;
   }

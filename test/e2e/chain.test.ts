@@ -27,7 +27,8 @@ afterEach(async () => {
 });
 
 /**
- * Two bridges in front of an agent, each forced into its direction. The inner one is told the agent's
+ * Two bridges in front of an agent, each forced into its direction, at default stash settings (each
+ * names itself a bridge to the other, which then gets what it needs). The inner one is told the agent's
  * version too: in `auto` it would first probe with the other initialize shape (H §1.4), which a
  * direct connection does not send.
  */
@@ -36,16 +37,12 @@ function chained(first: string[], second: string[], agent: string[]): string[] {
     BRIDGE,
     "--log-level",
     "error",
-    "--stash",
-    "full",
     ...first,
     "--",
     NODE,
     BRIDGE,
     "--log-level",
     "error",
-    "--stash",
-    "full",
     ...second,
     "--",
     NODE,

@@ -3,6 +3,7 @@
 // `available_commands_update` dropped by a B that already gave the client the list.
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
+import type { StashSetting } from "../../src/convert/stash.js";
 import { KEY_ORDER_KEY } from "../../src/wire/key-order.js";
 
 const S = "s1";
@@ -23,7 +24,7 @@ const A_MARKER = {
 };
 
 /** A B bridge in front of a v1 agent; the v2 client is an A bridge when `clientIsBridge`. */
-async function connectB(clientIsBridge: boolean, stash: "off" | "compact" = "compact"): Promise<Harness> {
+async function connectB(clientIsBridge: boolean, stash: StashSetting = "auto"): Promise<Harness> {
   const h = harness({ ackGraceMs: 0, agentProtocol: 1, stash });
   current = h;
   const params: Record<string, unknown> = { protocolVersion: 2, info: { name: "ed", version: "1" }, capabilities: {} };
@@ -40,11 +41,15 @@ async function connectB(clientIsBridge: boolean, stash: "off" | "compact" = "com
   });
   await h.settle();
   const [result] = h.takeClient();
-  expect(result.result._meta["acp-bridge"]).toMatchObject({
-    bridge: { name: "acp-bridge" },
-    clientProtocol: 2,
-    agentProtocol: 1,
-  });
+  // The marker answers a bridge's own; a plain client gets none (it looks for none).
+  if (clientIsBridge)
+    expect(result.result._meta["acp-bridge"]).toMatchObject({
+      bridge: { name: "acp-bridge" },
+      clientProtocol: 2,
+      agentProtocol: 1,
+    });
+  else if (stash === "auto") expect(JSON.stringify(result)).not.toContain("acp-bridge");
+  else expect(result.result._meta?.["acp-bridge"]?.bridge).toBeUndefined();
   expect(h.bridge.mode).toBe("B");
   return h;
 }
@@ -62,6 +67,8 @@ const hasRecord = (m: unknown) => JSON.stringify(m).includes(KEY_ORDER_KEY);
 describe("a bridge facing another bridge", () => {
   it("B records the v1 agent's key order for an A bridge in front, and only for it", async () => {
     for (const [bridge, stash, expected] of [
+      [true, "auto", true],
+      [false, "auto", false],
       [true, "compact", true],
       [false, "compact", false],
       [true, "off", false],
@@ -120,8 +127,8 @@ describe("a bridge facing another bridge", () => {
     expect(Object.keys(u.params._meta)).toEqual([KEY_ORDER_KEY]);
   });
 
-  it("A identifies itself in the v2 initialize request and marks its follow-up available_commands_update", async () => {
-    const h = harness({ agentProtocol: 2 });
+  it("A identifies itself in the v2 initialize request and marks its follow-up available_commands_update (stash forced on)", async () => {
+    const h = harness({ agentProtocol: 2, stash: "compact" });
     current = h;
     h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     await h.settle();

@@ -347,7 +347,8 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
   });
 
   it("relays the client's cancelled permission answer, drops the agent's late $/cancel_request and ends cancelled (case 5)", async () => {
-    const h = await connect();
+    // The stash forced on: the original status is kept for a reader of stashes.
+    const h = await connect({ options: { stash: "compact" } });
     await newSession(h);
     h.takeClient();
     const req = prompt(h, 8);
@@ -498,7 +499,7 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
   }
 
   it("announces a tool call first seen in an update as a v1 tool_call with a fallback title (case 8)", async () => {
-    const h = await running();
+    const h = await running({ options: { stash: "compact" } });
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "read" }));
     const [u] = h.takeClient();
     expect(u.params.update).toMatchObject({
@@ -519,7 +520,7 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
   });
 
   it("coalesces tool-call content chunks into one update carrying the whole content (case 9)", async () => {
-    const h = await running();
+    const h = await running({ options: { stash: "compact" } });
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
     h.takeClient();
     for (const t of ["a", "b", "c"])
@@ -538,7 +539,7 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
   });
 
   it("emits pending content chunks before any later update of the session, keeping the agent's order", async () => {
-    const h = await running();
+    const h = await running({ options: { stash: "compact" } });
     h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
     h.takeClient();
     h.agent(

@@ -1,8 +1,8 @@
 // Chains as a property (issue 4 item 4; T §9 case 20): a v2 client → bridge B → (v1) → bridge A →
-// v2 agent, both in memory, stash `full`. Random but legal agent turns (the updates of
+// v2 agent, both in memory, default settings. Random but legal agent turns (the updates of
 // test/support/v2-updates.ts) must reach the client as a direct connection would deliver them: the
 // same materialized state, and the same bytes for every update the bridges do not coalesce. Every
-// message on all three wires is schema-checked.
+// message on all three wires is schema-checked, and the far peers, plain ones, get no bridge data.
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
@@ -40,6 +40,14 @@ class Wire {
     const problem = wireProblems(this.version, m, (id) => this.asked.get(JSON.stringify(id)));
     if (problem) this.problems.push(`${this.name}: ${problem}\n  ${line.slice(0, 400)}`);
   }
+  /**
+   * A wire to a plain peer at default settings: nothing of a bridge's (stash, key order, channel), but
+   * the `initialize` request, which carries the bridge's marker (and stash) to whatever agent it is.
+   */
+  plain(m: Obj, line: string): void {
+    if (m.method !== "initialize" && line.includes("acp-bridge"))
+      this.problems.push(`${this.name}: bridge data for a plain peer\n  ${line.slice(0, 400)}`);
+  }
 }
 
 /**
@@ -55,13 +63,14 @@ function chain(outer: 1 | 2 = 2, options: Partial<BridgeOptions> = {}) {
   const near = new Wire(`to client (v${String(outer)})`, outerSchema, problems);
   const inner = new Wire(`between the bridges (v${String(innerVersion)})`, outer === 2 ? "v1" : "v2", problems);
   const far = new Wire(`to agent (v${String(outer)})`, outerSchema, problems);
-  const opts = { ...baseOptions, stash: "full" as const, ...options };
+  const opts = { ...baseOptions, ...options };
   const front: Bridge = new Bridge(
     createBridgeConfig({ ...opts, agentProtocol: innerVersion }, silentLogger),
     {
       push: (l) => {
         const m = JSON.parse(String(l)) as Obj;
         near.check(m, String(l));
+        if (!options.stash) near.plain(m, String(l));
         toClient.push(m);
       },
     },
@@ -90,6 +99,7 @@ function chain(outer: 1 | 2 = 2, options: Partial<BridgeOptions> = {}) {
       push: (l) => {
         const m = JSON.parse(String(l)) as Obj;
         far.check(m, String(l));
+        if (!options.stash) far.plain(m, String(l));
         toAgent.push(m);
       },
     },

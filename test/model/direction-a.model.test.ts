@@ -5,7 +5,7 @@
 // the engine's code.
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { StashLevel } from "../../src/convert/stash.js";
+import type { StashSetting } from "../../src/convert/stash.js";
 import { connectA, openSessionA, sessionUpdate } from "../support/conversation.js";
 import type { Harness } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
@@ -298,6 +298,8 @@ interface WorldConfig {
   readonly compliant: boolean;
   /** Leave out the checks of the known engine bugs the it.fails examples below pin down. */
   readonly skipKnownBugs: boolean;
+  /** Neither peer gets bridge data: the stash setting is `auto` (both peers plain) or `off`. */
+  readonly noBridgeData?: boolean;
 }
 
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -419,14 +421,21 @@ class World {
       if (toClient.length === 0 && toAgent.length === 0) break;
       for (const m of toClient) {
         this.trace.push(`    B→C ${json(m)}`);
+        this.plain(m, "client");
         this.observeClient(m, at);
       }
       for (const m of toAgent) {
         this.trace.push(`    B→A ${json(m)}`);
+        this.plain(m, "agent");
         this.agentReceives(m);
       }
     }
     while (this.agentQueue.length > 0) this.inject("agent", this.agentQueue.shift()!);
+  }
+
+  /** A plain peer gets no stash, key order record or channel message: nothing named "acp-bridge". */
+  private plain(m: Obj, to: "client" | "agent"): void {
+    if (this.cfg.noBridgeData && json(m).includes("acp-bridge")) this.problem(`bridge data for the plain ${to}`);
   }
 
   /** Fake time passes: flush timers (coalescing, settle fallback) fire. */
@@ -1292,7 +1301,7 @@ interface Scenario {
   readonly exit?: boolean;
   readonly sessions: number;
   readonly forwardPromptEcho: boolean;
-  readonly stash: StashLevel;
+  readonly stash: StashSetting;
   readonly steps: readonly Step[];
 }
 
@@ -1308,6 +1317,7 @@ async function play(scenario: Scenario, compliant: boolean, skipKnownBugs = fals
     forwardPromptEcho: scenario.forwardPromptEcho,
     compliant,
     skipKnownBugs,
+    noBridgeData: scenario.stash === "auto" || scenario.stash === "off",
   });
   await w.run(scenario.steps, scenario.exit ?? false);
   return w;
@@ -1323,7 +1333,8 @@ const scenario = (step: fc.Arbitrary<Step>, maxLength: number): fc.Arbitrary<Sce
     exit: fc.constantFrom(false, false, false, true),
     sessions: fc.integer({ min: 1, max: 2 }),
     forwardPromptEcho: fc.boolean(),
-    stash: fc.constantFrom<StashLevel>("compact", "compact", "off", "full"),
+    // `auto` (the default) toward plain peers gives no stash: checked on every message.
+    stash: fc.constantFrom<StashSetting>("auto", "auto", "compact", "off", "full"),
     steps: fc.array(step, { minLength: 1, maxLength, size: "max" }),
   });
 
@@ -1407,7 +1418,7 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
     vi.useRealTimers();
   });
 
-  const base = { sessions: 1, forwardPromptEcho: false, stash: "compact" as StashLevel };
+  const base = { sessions: 1, forwardPromptEcho: false, stash: "compact" as StashSetting };
   const answerOf = (w: World, n: number) =>
     w.trace.find(
       (l) =>

@@ -13,7 +13,7 @@ import {
   type OrderedHarness,
   type Sent,
 } from "../support/conversation-b.js";
-import type { StashLevel } from "../../src/convert/stash.js";
+import type { StashSetting } from "../../src/convert/stash.js";
 import { numRuns } from "../support/properties.js";
 
 type Obj = Record<string, any>;
@@ -469,6 +469,17 @@ interface WorldConfig {
   readonly graceMs: number;
   /** The engine bugs (see the it.skip examples below) whose checks are left out. */
   readonly known: ReadonlySet<KnownBug>;
+  /** Neither peer gets bridge data: the stash setting is `auto` (both peers plain) or `off`. */
+  readonly noBridgeData?: boolean;
+}
+
+/** The one bridge datum a plain v2 client gets: an emulated method's result says so (H §2.3). */
+function withoutEmulatedFlag(msg: Obj): Obj {
+  const meta = isObj(msg.result) && isObj(msg.result._meta) ? msg.result._meta : undefined;
+  const flag = meta?.["acp-bridge"];
+  if (!meta || !isObj(flag) || Object.keys(flag).join() !== "emulated") return msg;
+  const rest = Object.fromEntries(Object.entries(meta).filter(([k]) => k !== "acp-bridge"));
+  return { ...msg, result: { ...msg.result, _meta: rest } };
 }
 
 function kindOfTitle(kind: unknown): string {
@@ -670,6 +681,9 @@ class World {
   private settle(expected: Matcher[], unordered: boolean): void {
     const out = this.h.takeOrdered();
     for (const m of out) this.trace.push(`    B→${m.to === "client" ? "C" : "A"} ${json(m.msg)}`);
+    if (this.cfg.noBridgeData)
+      for (const m of out)
+        if (json(withoutEmulatedFlag(m.msg)).includes("acp-bridge")) this.problem(`bridge data for the plain ${m.to}`);
     if (unordered) this.compareUnordered(out, expected);
     else this.compare(out, expected);
     for (const m of out) {
@@ -1886,16 +1900,18 @@ class World {
 
 interface Scenario {
   readonly sessions: number;
-  readonly stash?: StashLevel;
+  readonly stash?: StashSetting;
   readonly exit: boolean;
   readonly steps: readonly Step[];
 }
 
 async function play(scenario: Scenario, graceMs: number, known: ReadonlySet<KnownBug> = KNOWN_BUGS): Promise<World> {
-  const h = await connectB({ ackGraceMs: graceMs, stash: scenario.stash ?? "compact" });
+  const stash = scenario.stash ?? "compact";
+  const h = await connectB({ ackGraceMs: graceMs, stash });
   let config: Obj[] = [];
   for (const sid of SESSION_IDS.slice(0, scenario.sessions)) config = (await openSessionB(h, sid)).configOptions;
-  const w = new World(h, { sessions: scenario.sessions, graceMs, known }, config);
+  const noBridgeData = stash === "auto" || stash === "off";
+  const w = new World(h, { sessions: scenario.sessions, graceMs, known, noBridgeData }, config);
   w.run(scenario.steps, scenario.exit);
   return w;
 }
@@ -1908,7 +1924,8 @@ async function holds(scenario: Scenario, graceMs: number): Promise<void> {
 const scenario = (graceMs: number, maxLength: number): fc.Arbitrary<Scenario> =>
   fc.record({
     sessions: fc.integer({ min: 1, max: 2 }),
-    stash: fc.constantFrom<StashLevel>("compact", "compact", "off", "full"),
+    // `auto` (the default) toward plain peers gives no stash: checked on every message.
+    stash: fc.constantFrom<StashSetting>("auto", "auto", "compact", "off", "full"),
     exit: fc.constantFrom(false, false, false, true),
     steps: fc.array(steps(graceMs > 0), { minLength: 1, maxLength, size: "max" }),
   });

@@ -23,7 +23,6 @@ export interface Harness {
 export const baseOptions: BridgeOptions = {
   agentProtocol: "auto",
   clientProtocol: "auto",
-  stash: "compact",
   mcpUnsupported: "reject",
   handshakeTimeoutMs: 1000,
 };

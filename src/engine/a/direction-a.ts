@@ -36,7 +36,7 @@ import {
 } from "../../convert/session-result.js";
 import { setConfigOptionRequestToV2, setConfigOptionResponseToV1 } from "../../convert/config-option.js";
 import { filterSessionsByDirectories } from "../../convert/directories.js";
-import { Stash, type ConvertOptions } from "../../convert/stash.js";
+import { optionsToward, Stash, type ConvertOptions, type StashPolicy } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import { terminalToV1Item } from "../../convert/terminal.js";
 import type { Logger } from "../../log.js";
@@ -60,7 +60,8 @@ import {
 type Obj = Record<string, unknown>;
 
 export interface AConfig {
-  readonly opts: ConvertOptions;
+  /** The level toward each peer is chosen per destination (optionsToward): toClient, toAgent. */
+  readonly stash: StashPolicy;
   readonly log: Logger;
   readonly mcpUnsupported: "reject" | "drop";
   readonly platform: Platform;
@@ -89,6 +90,10 @@ export class DirectionA extends TranslatingMode {
   private readonly sessions = new Map<string, SessionA>();
   private readonly connection = { agentReportsBusy: false };
   private readonly updates: UpdateContext;
+  /** Options of every conversion whose output goes to the v1 client: a stash only if it is a bridge. */
+  private readonly toClient: ConvertOptions;
+  /** Likewise for the v2 agent. */
+  private readonly toAgent: ConvertOptions;
 
   constructor(
     client: Link,
@@ -98,8 +103,10 @@ export class DirectionA extends TranslatingMode {
     private readonly agentFlags: AgentFlagsA,
   ) {
     super(client, agent, config.log);
+    this.toClient = optionsToward(config.stash, clientFlags.bridgePeer);
+    this.toAgent = optionsToward(config.stash, agentFlags.bridge === true);
     this.updates = {
-      opts: config.opts,
+      opts: this.toClient,
       flags: clientFlags,
       log: config.log,
       diffRendering: config.diffRendering,
@@ -115,7 +122,10 @@ export class DirectionA extends TranslatingMode {
       sendRaw: (line, parsed) => client.sendRaw(line, parsed),
       sendExt: (sessionId, update) => client.notify(`${BRIDGE_METHOD_PREFIX}session_update`, { sessionId, update }),
     };
-    this.keepKeyOrder(1, { client: clientFlags.bridgePeer, agent: agentFlags.bridge === true }, config.opts.stash);
+    this.keepKeyOrder(1, {
+      client: clientFlags.bridgePeer && this.toClient.stash !== "off",
+      agent: agentFlags.bridge === true && this.toAgent.stash !== "off",
+    });
   }
 
   private session(sessionId: string): SessionA {
@@ -176,7 +186,7 @@ export class DirectionA extends TranslatingMode {
     const raw = params ?? {};
     // The converters validate `additionalDirectories` on these raw params first (H §4.10).
     const ctx = {
-      ...this.config.opts,
+      ...this.toAgent,
       agentMcp: this.agentFlags.mcp,
       onUnsupported: this.config.mcpUnsupported,
       agentSupportsDirectories: this.agentFlags.additionalDirectories,
@@ -208,12 +218,12 @@ export class DirectionA extends TranslatingMode {
       const ctx1 = { booleanOptions: this.clientFlags.booleanOptions };
       const r: Conv<ResultToV1<unknown>> =
         kind === "new"
-          ? newSessionResponseToV1(resp.result, ctx1, this.config.opts)
+          ? newSessionResponseToV1(resp.result, ctx1, this.toClient)
           : kind === "load"
-            ? resumeResultToLoadResponse(resp.result, ctx1, this.config.opts)
+            ? resumeResultToLoadResponse(resp.result, ctx1, this.toClient)
             : kind === "resume"
-              ? resumeSessionResponseToV1(resp.result, ctx1, this.config.opts)
-              : forkSessionResponseToV1(resp.result, ctx1, this.config.opts);
+              ? resumeSessionResponseToV1(resp.result, ctx1, this.toClient)
+              : forkSessionResponseToV1(resp.result, ctx1, this.toClient);
       if (failedConv(r)) {
         this.config.log.warn(`the agent's ${method} result is malformed`, r.error.data);
         return this.down.reply(entry, malformed(method, r.error.data));
@@ -241,8 +251,8 @@ export class DirectionA extends TranslatingMode {
           sessionId: s.sessionId,
           update: { sessionUpdate: "available_commands_update", availableCommands: commands },
         };
-        if (this.config.opts.stash !== "off")
-          params._meta = new Stash(2, this.config.opts).invented(SN.commandsFollowUp).into(undefined);
+        if (this.toClient.stash !== "off")
+          params._meta = new Stash(2, this.toClient).invented(SN.commandsFollowUp).into(undefined);
         updateToV1(s, params, undefined, this.updates);
       }
     });
@@ -250,7 +260,7 @@ export class DirectionA extends TranslatingMode {
 
   private list(msg: RequestMessage, params: Obj | undefined): void {
     const ctx = {
-      ...this.config.opts,
+      ...this.toAgent,
       platform: this.config.platform,
       agentSupportsDirectories: this.agentFlags.additionalDirectories,
     };
@@ -259,7 +269,7 @@ export class DirectionA extends TranslatingMode {
     const { params: out, directoriesFilter: filter } = r.value;
     this.down.forward(msg, "session/list", out, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.config.opts);
+      const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.toClient);
       if (failedConv(conv)) return malformed("session/list", conv.error.data);
       const result = conv.value as unknown as Obj;
       if (filter !== undefined && Array.isArray(result.sessions))
@@ -322,20 +332,20 @@ export class DirectionA extends TranslatingMode {
     if (typeof sessionId !== "string")
       return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
     const s = this.session(sessionId);
-    const r = setConfigOptionRequestToV2(params, { options: s.configOptions }, this.config.opts);
+    const r = setConfigOptionRequestToV2(params, { options: s.configOptions }, this.toAgent);
     if (failedConv(r)) return this.invalid(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv = setConfigOptionResponseToV1(
         resp.result,
         { booleanOptions: this.clientFlags.booleanOptions },
-        this.config.opts,
+        this.toClient,
       );
       if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       const before = s.configOptions;
       s.configOptions = isObject(resp.result) ? resp.result.configOptions : s.configOptions;
       // The mode may have changed through its option: v1 clients track it through current_mode_update.
-      const modeUpdate = currentModeUpdateFor(before, s.configOptions, this.config.opts);
+      const modeUpdate = currentModeUpdateFor(before, s.configOptions, this.toClient);
       if (modeUpdate) queueMicrotask(() => this.updates.send(sessionId, modeUpdate));
       return { result: conv.value };
     });
@@ -344,7 +354,7 @@ export class DirectionA extends TranslatingMode {
   // ------------------------------------------------------------------ prompts (T §1.2)
 
   private prompt(msg: RequestMessage, params: Obj | undefined): void {
-    const r = promptRequestToV2((params ?? {}) as v1.PromptRequest, this.config.opts);
+    const r = promptRequestToV2((params ?? {}) as v1.PromptRequest, this.toAgent);
     if (failedConv(r)) return this.invalid(msg, r.error);
     const sessionId = (params as Obj).sessionId;
     if (typeof sessionId !== "string")
@@ -357,7 +367,7 @@ export class DirectionA extends TranslatingMode {
     };
     const handle = {
       answerIdle: (idle: v2.IdleStateUpdate, cancelRequested: boolean) => {
-        const out = idleToPromptResponse(idle, { cancelRequested }, this.config.opts);
+        const out = idleToPromptResponse(idle, { cancelRequested }, this.toClient);
         if (failedConv(out)) return reply({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
         const v = out.value;
         reply("error" in v ? { error: v.error } : { result: v.result });
@@ -439,12 +449,12 @@ export class DirectionA extends TranslatingMode {
     // A tool_call subject is the agent reporting that tool call: it replaces one the bridge invented.
     if (subjectToolCall) claimed(s, subjectToolCall.toolCallId as string);
     const r = permissionRequestToV1(params as v2.RequestPermissionRequest, {
-      opts: this.config.opts,
+      opts: this.toClient,
       v2RequestId: msg.id as v2.RequestId,
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
       renderTerminal: (terminalId) =>
-        terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.config.opts),
+        terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.toClient),
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);
@@ -471,7 +481,7 @@ export class DirectionA extends TranslatingMode {
           const outcome = isObject(resp.result) ? (resp.result.outcome as v1.RequestPermissionOutcome) : undefined;
           this.updates.send(
             sessionId,
-            finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.config.opts),
+            finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.toClient),
           );
         }
       }
@@ -484,7 +494,7 @@ export class DirectionA extends TranslatingMode {
 
   private elicitation(msg: RequestMessage, params: Obj | undefined): void {
     const r = elicitationRequestToV1(params as v2.CreateElicitationRequest, {
-      opts: this.config.opts,
+      opts: this.toClient,
       requestIdToV1: (id) => {
         const entry = this.down.inbound.all().find((e: Inbound) => e.outboundId === id);
         return entry?.id;
@@ -533,7 +543,8 @@ export class DirectionA extends TranslatingMode {
     const error = rpcErrors.internal("Agent connection closed", {
       reason: "agent_exited",
       exitCode: info.code,
-      "acp-bridge": { v: 1, reason: "agent_exited", exitCode: info.code },
+      // The T §7.2 stash of the cause, for a client that reads stashes; a plain one has it above.
+      ...(this.toClient.stash !== "off" ? { "acp-bridge": { v: 1, reason: "agent_exited", exitCode: info.code } } : {}),
     });
     for (const s of this.sessions.values()) {
       flushSession(s, this.updates);

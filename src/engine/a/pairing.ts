@@ -5,6 +5,7 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { clientFlagsFromV1 } from "../../convert/capabilities.js";
 import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
 import { isObject } from "../../convert/json.js";
+import { optionsToward } from "../../convert/stash.js";
 import { VERSION } from "../../version.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
@@ -48,14 +49,21 @@ export function agentFlagsFromV2(result: Obj): AgentFlagsA {
   };
 }
 
+const MARKER = { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 } as const;
+
 export function pairingA(config: AConfig): Pairing {
   return {
     renderInit(clientParams) {
-      const r = initializeRequestToV2(clientParams as unknown as v1.InitializeRequest, config.opts, {
-        protocolVersion: 2,
-        // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
-        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 },
-      });
+      // Whether the agent is a bridge is known only from its answer: the request gets the bridge level.
+      const r = initializeRequestToV2(
+        clientParams as unknown as v1.InitializeRequest,
+        optionsToward(config.stash, undefined),
+        {
+          protocolVersion: 2,
+          // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
+          bridgeMarker: MARKER,
+        },
+      );
       if (!r.ok) return { error: r.error };
       if (r.lost.length > 0)
         config.log.warnOnce(
@@ -67,11 +75,13 @@ export function pairingA(config: AConfig): Pairing {
     accept(clientParams, agentResult) {
       const clientFlags = clientFlagsA(clientParams);
       const agentFlags = agentFlagsFromV2(agentResult);
+      const toClient = optionsToward(config.stash, clientFlags.bridgePeer);
       // A B bridge in front: the result's key order rides to it (wire/key-order.ts).
-      if (clientFlags.bridgePeer && config.opts.stash !== "off") recordKeyOrder({ result: agentResult }, 2);
-      const r = initializeResponseToV1(agentResult as unknown as v2.InitializeResponse, config.opts, {
+      if (clientFlags.bridgePeer && toClient.stash !== "off") recordKeyOrder({ result: agentResult }, 2);
+      const r = initializeResponseToV1(agentResult as unknown as v2.InitializeResponse, toClient, {
         protocolVersion: 1,
-        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 },
+        // Only a bridge in front looks for it (T §5.5); a plain client gets no `_meta["acp-bridge"]`.
+        ...(clientFlags.bridgePeer ? { bridgeMarker: MARKER } : {}),
       });
       if (!r.ok)
         return {

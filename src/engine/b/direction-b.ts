@@ -36,7 +36,14 @@ import {
   newSessionResponseToV2,
   resumeSessionResponseToV2,
 } from "../../convert/session-result.js";
-import { isSynthetic, STASH_KEY, unstash, type ConvertOptions } from "../../convert/stash.js";
+import {
+  isSynthetic,
+  optionsToward,
+  STASH_KEY,
+  unstash,
+  type ConvertOptions,
+  type StashPolicy,
+} from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -53,7 +60,8 @@ export const DEFAULT_ACK_GRACE_MS = 100;
 export const DEFAULT_CLOSE_DRAIN_MS = 5000;
 
 export interface BConfig {
-  readonly opts: ConvertOptions;
+  /** The level toward each peer is chosen per destination (optionsToward): toClient, toAgent. */
+  readonly stash: StashPolicy;
   readonly log: Logger;
   readonly platform: Platform;
   /** T §1.4-2 (c): ack a prompt this long after sending it if the agent said nothing yet. */
@@ -74,6 +82,10 @@ export class DirectionB extends TranslatingMode {
   readonly mode = "B" as const;
   private readonly sessions = new Map<string, SessionB>();
   private readonly updates: UpdateContextB;
+  /** Options of every conversion whose output goes to the v2 client: a stash only if it is a bridge. */
+  private readonly toClient: ConvertOptions;
+  /** Likewise for the v1 agent. */
+  private readonly toAgent: ConvertOptions;
 
   /** Prompts relayed to an A bridge peer, by the id B sent them under (T §5.5). */
   private readonly peerPrompts = new Map<
@@ -92,9 +104,14 @@ export class DirectionB extends TranslatingMode {
     clientIsBridge = false,
   ) {
     super(client, agent, config.log);
-    this.keepKeyOrder(2, { client: clientIsBridge, agent: peer }, config.opts.stash);
+    this.toClient = optionsToward(config.stash, clientIsBridge);
+    this.toAgent = optionsToward(config.stash, peer);
+    this.keepKeyOrder(2, {
+      client: clientIsBridge && this.toClient.stash !== "off",
+      agent: peer && this.toAgent.stash !== "off",
+    });
     this.updates = {
-      opts: config.opts,
+      opts: this.toClient,
       log: config.log,
       send: (sessionId, update, meta) => {
         const params: Obj = { sessionId, update };
@@ -201,7 +218,7 @@ export class DirectionB extends TranslatingMode {
 
   /** `session/new` and `session/fork`: a session starts; its parameters and modes are recorded. */
   private create(msg: RequestMessage, params: Obj, kind: "new" | "fork"): void {
-    const ctx = { ...this.config.opts, ...this.roots(), ...this.mcp() };
+    const ctx = { ...this.toAgent, ...this.roots(), ...this.mcp() };
     const r: Conv<unknown> =
       kind === "new"
         ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx)
@@ -212,8 +229,8 @@ export class DirectionB extends TranslatingMode {
       if (resp.error) return { error: resp.error };
       const conv: Conv<unknown> =
         kind === "new"
-          ? newSessionResponseToV2(resp.result, {}, this.config.opts)
-          : forkSessionResponseToV2(resp.result, {}, this.config.opts);
+          ? newSessionResponseToV2(resp.result, {}, this.toClient)
+          : forkSessionResponseToV2(resp.result, {}, this.toClient);
       if (failedConv(conv)) return malformed(method, conv.error.data);
       const sessionId = (conv.value as { sessionId?: unknown }).sessionId;
       if (typeof sessionId === "string") {
@@ -238,7 +255,7 @@ export class DirectionB extends TranslatingMode {
     if (wantsReplay && !f.load && isObject(replayFrom) && replayFrom.type === "start")
       return this.fail(msg, rpcErrors.invalidParams({ field: "replayFrom", reason: "replay not supported by agent" }));
     const r = resumeSessionRequestToV1(params as v2.ResumeSessionRequest, {
-      ...this.config.opts,
+      ...this.toAgent,
       ...this.roots(),
       ...this.mcp(),
       viaLoad,
@@ -286,8 +303,8 @@ export class DirectionB extends TranslatingMode {
       const ctx = s.availableCommands !== undefined ? { availableCommands: s.availableCommands } : {};
       const conv =
         method === "session/load"
-          ? loadResponseToResumeResult(resp.result, ctx, this.config.opts)
-          : resumeSessionResponseToV2(resp.result, ctx, this.config.opts);
+          ? loadResponseToResumeResult(resp.result, ctx, this.toClient)
+          : resumeSessionResponseToV2(resp.result, ctx, this.toClient);
       if (failedConv(conv)) {
         this.down.reply(entry, malformed(method, conv.error.data));
         return;
@@ -313,7 +330,7 @@ export class DirectionB extends TranslatingMode {
   }
 
   private list(msg: RequestMessage, params: Obj): void {
-    const r = listSessionsRequestToV1(params, { ...this.config.opts, ...this.roots() });
+    const r = listSessionsRequestToV1(params, { ...this.toAgent, ...this.roots() });
     if (failedConv(r)) return this.invalid(msg, r.error);
     const filter = r.value.directoriesFilter;
     const keep = (sessions: Obj[]): Obj[] =>
@@ -338,7 +355,7 @@ export class DirectionB extends TranslatingMode {
     }
     this.down.forward(msg, "session/list", r.value.params, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = listSessionsResponseToV2(resp.result as v1.ListSessionsResponse, this.config.opts);
+      const conv = listSessionsResponseToV2(resp.result as v1.ListSessionsResponse, this.toClient);
       if (failedConv(conv)) return malformed("session/list", conv.error.data);
       const result = conv.value as unknown as Obj;
       if (Array.isArray(result.sessions)) result.sessions = keep(result.sessions as Obj[]);
@@ -401,7 +418,7 @@ export class DirectionB extends TranslatingMode {
       this.down.forward(msg, "session/set_mode", r.value, (resp) => {
         if (resp.error) return { error: resp.error };
         s.config = withCurrentMode(s.config, String((r.value as { modeId: unknown }).modeId));
-        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.config.opts);
+        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.toClient);
         if (failedConv(conv)) return malformed("session/set_mode", conv.error.data);
         return { result: conv.value };
       });
@@ -411,7 +428,7 @@ export class DirectionB extends TranslatingMode {
     if (failedConv(r)) return this.invalid(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = setConfigOptionResponseToV2(resp.result, { modes: s.config.modes }, this.config.opts);
+      const conv = setConfigOptionResponseToV2(resp.result, { modes: s.config.modes }, this.toClient);
       if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
       return { result: conv.value };
@@ -424,7 +441,7 @@ export class DirectionB extends TranslatingMode {
     const sessionId = params.sessionId;
     if (typeof sessionId !== "string")
       return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
-    const r = promptRequestToV1(params as v2.PromptRequest, this.config.opts);
+    const r = promptRequestToV1(params as v2.PromptRequest, this.toAgent);
     if (failedConv(r)) return this.invalid(msg, r.error);
     const s = this.session(sessionId);
     const entry = this.down.local(msg);
@@ -552,11 +569,11 @@ export class DirectionB extends TranslatingMode {
     this.ack(s, turn);
     boundary(s, this.updates);
     const idle = resp.error
-      ? promptErrorToIdle(resp.error, { cancelRequested: turn.cancelRequested }, this.config.opts)
+      ? promptErrorToIdle(resp.error, { cancelRequested: turn.cancelRequested }, this.toClient)
       : promptResponseToIdle(
           resp.result as v1.PromptResponse,
           { clientWantsUsage: this.config.clientWantsUsage },
-          this.config.opts,
+          this.toClient,
         );
     if (failedConv(idle)) this.endTurn(s, { stopReason: turn.cancelRequested ? "cancelled" : "end_turn" });
     else {
@@ -645,7 +662,7 @@ export class DirectionB extends TranslatingMode {
 
   /** B, -32002 on a session-scoped request gets `data.sessionId` (H §7.1). */
   private errorForClient(error: RpcError, sessionId: string | undefined): RpcError {
-    const r = errorToV2(error, { sessionId }, this.config.opts);
+    const r = errorToV2(error, { sessionId }, this.toClient);
     return r.ok ? r.value : error;
   }
 
@@ -706,7 +723,7 @@ export class DirectionB extends TranslatingMode {
   private permission(msg: RequestMessage, params: Obj, s: SessionB | undefined): void {
     if (s) boundary(s, this.updates);
     const r = permissionRequestToV2(params as v1.RequestPermissionRequest, {
-      opts: this.config.opts,
+      opts: this.toClient,
       seen: (id) => s?.tools.peek(id) !== undefined,
       lastTitle: (id) => s?.tools.peek(id)?.title,
       lastKind: (id) => s?.tools.peek(id)?.kind,
@@ -744,7 +761,7 @@ export class DirectionB extends TranslatingMode {
           return { result: { outcome: { outcome: "cancelled" } } };
         return { error: resp.error };
       }
-      const conv = permissionResponseToV1(resp.result as v2.RequestPermissionResponse, this.config.opts);
+      const conv = permissionResponseToV1(resp.result as v2.RequestPermissionResponse, this.toAgent);
       return failedConv(conv) ? { result: { outcome: { outcome: "cancelled" } } } : { result: conv.value };
     });
     // The answer is relayed only after `running` (T §1.4-4), so release before the reply goes out.
@@ -754,7 +771,7 @@ export class DirectionB extends TranslatingMode {
   private elicitation(msg: RequestMessage, params: Obj, s: SessionB | undefined): void {
     if (s) boundary(s, this.updates);
     const r = elicitationRequestToV2(params as v1.CreateElicitationRequest, {
-      opts: this.config.opts,
+      opts: this.toClient,
       requestIdToV2: (id) => {
         for (const sess of this.sessions.values())
           if (sess.turn && sess.turn.outboundId === id)
@@ -775,7 +792,7 @@ export class DirectionB extends TranslatingMode {
         if (s?.turn?.cancelRequested || resp.error.code === -32800) return { result: { action: "cancel" } };
         return { error: resp.error };
       }
-      const conv = elicitationResponseToV1(resp.result as v2.CreateElicitationResponse, this.config.opts);
+      const conv = elicitationResponseToV1(resp.result as v2.CreateElicitationResponse, this.toAgent);
       return failedConv(conv) ? { result: { action: "cancel" } } : { result: conv.value };
     });
     release = this.blocking(s, entry, { action: "cancel" });

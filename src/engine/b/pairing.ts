@@ -10,21 +10,26 @@ import {
   initializeResponseToV2,
 } from "../../convert/initialize.js";
 import { isObject } from "../../convert/json.js";
+import { optionsToward } from "../../convert/stash.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import { VERSION } from "../../version.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
 import { DirectionB, type BConfig } from "./direction-b.js";
 
+const MARKER = { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 } as const;
+
 export function pairingB(config: BConfig): Pairing {
   return {
     renderInit(clientParams) {
       const facing = clientFacingVersion(clientParams);
-      const r = initializeRequestToV1(clientParams as unknown as v2.InitializeRequest, config.opts, {
+      // Whether the agent is a bridge is known only from its answer: the request gets the bridge level.
+      const toAgent = optionsToward(config.stash, undefined);
+      const r = initializeRequestToV1(clientParams as unknown as v2.InitializeRequest, toAgent, {
         protocolVersion: 1,
         lenient: facing.ok ? facing.value.lenient : true,
         // T §5.5: identify this bridge, so an A bridge standing in for the agent opens its channel.
-        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 },
+        bridgeMarker: MARKER,
       });
       if (!r.ok) return { error: r.error };
       return { params: r.value };
@@ -32,10 +37,12 @@ export function pairingB(config: BConfig): Pairing {
     accept(clientParams, agentResult) {
       // An A bridge in front (its marker in the request): the result's key order rides to it (wire/key-order.ts).
       const clientIsBridge = bridgeMarkerOf(clientParams._meta) !== undefined;
-      if (clientIsBridge && config.opts.stash !== "off") recordKeyOrder({ result: agentResult }, 1);
-      const r = initializeResponseToV2(agentResult as unknown as v1.InitializeResponse, config.opts, {
+      const toClient = optionsToward(config.stash, clientIsBridge);
+      if (clientIsBridge && toClient.stash !== "off") recordKeyOrder({ result: agentResult }, 1);
+      const r = initializeResponseToV2(agentResult as unknown as v1.InitializeResponse, toClient, {
         protocolVersion: 2,
-        bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 },
+        // Only a bridge in front looks for it (T §5.5); a plain client gets no `_meta["acp-bridge"]`.
+        ...(clientIsBridge ? { bridgeMarker: MARKER } : {}),
       });
       if (!r.ok)
         return {
