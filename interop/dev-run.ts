@@ -195,9 +195,14 @@ async function main(): Promise<void> {
   }
   // Let trailing updates arrive before closing.
   await new Promise((r) => setTimeout(r, 1500));
+  // Closing stdin must end the agent (or the bridge and its agent); say so when it does not.
   child.stdin.end();
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-  if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+  const exit = await Promise.race([
+    exited,
+    new Promise<string>((r) => setTimeout(() => r("still running after 5 s"), 5000)),
+  ]);
+  if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
+    process.kill(-child.pid, "SIGTERM");
 
   const files: Obj = {};
   let filesOk = true;
@@ -209,7 +214,7 @@ async function main(): Promise<void> {
   const via = bridged ? `-> bridge${probe ? " (probing)" : ""} ` : "";
   const label = `${recipe.name} client v${clientVersion} ${via}-> agent v${agentVersion}`;
   console.log(
-    `\n== ${label}: turn ${verdict}; files ${filesOk ? "ok" : JSON.stringify(files)}; model requests ${mock.requests()}`,
+    `\n== ${label}: turn ${verdict}; files ${filesOk ? "ok" : JSON.stringify(files)}; model requests ${mock.requests()}; on stdin close: ${exit}`,
   );
   if (!quiet || verdict.startsWith("FAILED")) console.error(stderr.slice(-4000));
   if (save) {
