@@ -1,28 +1,27 @@
-// The recorded wires in interop/fixtures (test data for the fidelity fold): each is a complete
-// SCENARIO turn, and every message on it, the real agents' own and the bridge's, is valid against
-// the official schema of its side's version.
+// The recorded wires in interop/fixtures (test data for the fidelity fold): each turn wire is a
+// complete SCENARIO turn, each `.load` wire a second connection loading that session back, and
+// every message on them, the real agents' own and the bridge's, is valid against the official
+// schema of the client's version.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { SCENARIO } from "../../interop/scenario.js";
 import { wireProblems } from "../support/wire-schema.js";
 
 interface Line {
-  from: "client" | "agent" | "bridge";
+  from: "client" | "agent";
   message: any;
 }
 
 const DIR = new URL("../../interop/fixtures/", import.meta.url);
 
-/** Each fixture, the version its lines speak, and the version the turn's client speaks. */
-const FIXTURES: [file: string, version: "v1" | "v2", clientSide: boolean][] = [
-  ["codex-v1.ndjson", "v1", true],
-  ["codex-v2.ndjson", "v2", true],
-  ["gemini-v1.ndjson", "v1", true],
-  ["codex-v1-bridge-v2.ndjson", "v1", true],
-  ["codex-v2-bridge-v1.ndjson", "v2", true],
-  ["gemini-v2-bridge-v1.ndjson", "v2", true],
-  ["codex-v1-bridge-v2.agent-side.ndjson", "v2", false],
-  ["codex-v2-bridge-v1.agent-side.ndjson", "v1", false],
-  ["gemini-v2-bridge-v1.agent-side.ndjson", "v1", false],
+/** Each recorded run and the version its client speaks. */
+const RUNS: [name: string, version: "v1" | "v2"][] = [
+  ["codex-v1", "v1"],
+  ["codex-v2", "v2"],
+  ["gemini-v1", "v1"],
+  ["codex-v1-bridge-v2", "v1"],
+  ["codex-v2-bridge-v1", "v2"],
+  ["gemini-v2-bridge-v1", "v2"],
 ];
 
 function load(file: string): Line[] {
@@ -32,42 +31,60 @@ function load(file: string): Line[] {
     .map((l) => JSON.parse(l));
 }
 
-describe.each(FIXTURES)("%s", (file, version, clientSide) => {
-  const lines = load(file);
-  const requester = clientSide ? "client" : "bridge";
-
-  it("is valid against the schema of its version, every message", () => {
-    const methods = new Map<string, string>();
-    for (const { from, message } of lines) {
-      if (typeof message.method === "string" && message.id !== undefined) {
-        methods.set(`${from}:${JSON.stringify(message.id)}`, message.method);
-      }
+function schemaProblems(lines: Line[], version: "v1" | "v2"): string[] {
+  const methods = new Map<string, string>();
+  for (const { from, message } of lines) {
+    if (typeof message.method === "string" && message.id !== undefined) {
+      methods.set(`${from}:${JSON.stringify(message.id)}`, message.method);
     }
-    const problems = lines.flatMap(({ from, message }) => {
-      const asker = from === "agent" ? requester : "agent";
-      const p = wireProblems(version, message, (id) => methods.get(`${asker}:${JSON.stringify(id)}`));
-      return p === undefined ? [] : [`${from}: ${p}`];
-    });
-    expect(problems).toEqual([]);
+  }
+  return lines.flatMap(({ from, message }) => {
+    const asker = from === "agent" ? "client" : "agent";
+    const p = wireProblems(version, message, (id) => methods.get(`${asker}:${JSON.stringify(id)}`));
+    return p === undefined ? [] : [`${from}: ${p}`];
+  });
+}
+
+/** The agent's answer to the client's first request of `method`. */
+function answerTo(lines: Line[], method: string): any {
+  const asked = lines.find((l) => l.from === "client" && l.message.method === method)?.message;
+  expect(asked, `the client sent ${method}`).toBeDefined();
+  return lines.find((l) => l.from === "agent" && l.message.id === asked.id && l.message.method === undefined)?.message;
+}
+
+describe.each(RUNS)("%s", (name, version) => {
+  const turn = load(`${name}.ndjson`);
+  const reload = load(`${name}.load.ndjson`);
+
+  it("is valid against the client's schema, every message of the turn and of the reload", () => {
+    expect(schemaProblems(turn, version)).toEqual([]);
+    expect(schemaProblems(reload, version)).toEqual([]);
   });
 
   it("holds one whole turn: initialize, session/new, the prompt, and its end", () => {
-    const asked = lines.filter((l) => l.from === requester && typeof l.message.method === "string");
-    expect(asked.map((l) => l.message.method)).toEqual(
-      expect.arrayContaining(["initialize", "session/new", "session/prompt"]),
-    );
-    const prompt = asked.find((l) => l.message.method === "session/prompt")?.message;
-    const answered = lines.find(
-      (l) => l.from === "agent" && l.message.id === prompt.id && l.message.method === undefined,
-    );
+    expect(answerTo(turn, "initialize").result.protocolVersion).toBe(Number(version.slice(1)));
+    expect(answerTo(turn, "session/new").result.sessionId).toEqual(expect.any(String));
+    const prompt = answerTo(turn, "session/prompt");
     if (version === "v1") {
-      expect(answered?.message.result.stopReason).toBe("end_turn");
+      expect(prompt.result.stopReason).toBe("end_turn");
     } else {
-      const idle = lines.filter(
+      expect(prompt.result.messageId).toEqual(expect.any(String));
+      const idle = turn.filter(
         (l) => l.message.params?.update?.sessionUpdate === "state_update" && l.message.params.update.state === "idle",
       );
-      expect(answered?.message.result.messageId).toEqual(expect.any(String));
       expect(idle.at(-1)?.message.params.update.stopReason).toBe("end_turn");
+    }
+  });
+
+  it("reloads the session on a second connection (Gemini CLI 0.61 finds no saved session)", () => {
+    const method = version === "v1" ? "session/load" : "session/resume";
+    const answer = answerTo(reload, method);
+    if (name.startsWith("gemini")) {
+      expect(answer.error.data.details).toBe("No previous sessions found for this project.");
+    } else {
+      expect(answer.result).toBeDefined();
+      const texts = reload.map((l) => l.message.params?.update?.content?.text);
+      expect(texts).toContain(SCENARIO.steps.answer);
     }
   });
 });
