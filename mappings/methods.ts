@@ -417,7 +417,7 @@ export type Kind = "request" | "notification";
 export type Sender = "client" | "agent";
 
 /** The version each side speaks in a direction. */
-export const versionOf = {
+const versionOf = {
   a: { client: 1, agent: 2 },
   b: { client: 2, agent: 1 },
 } as const;
@@ -435,12 +435,12 @@ type Names<R, C extends "v1" | "v2"> = R extends Record<C, infer N> ? Extract<N,
 /** Every method `S` can send in direction `D` (its own version's names). */
 export type MethodFrom<D extends Direction, S extends Sender, K extends Kind> = Names<RowsFrom<S, K>, NameCol<D, S>>;
 /** The methods whose route in `D` needs a handler of the engine. */
-export type HandledFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
+type HandledFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
   Extract<RowsFrom<S, K>, Record<D, HandledRoute>>,
   NameCol<D, S>
 >;
 /** The methods forwarded unchanged in `D`: a handler may observe them, the default forwards. */
-export type ForwardedFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
+type ForwardedFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
   Extract<RowsFrom<S, K>, Record<D, "forward">>,
   NameCol<D, S>
 >;
@@ -453,17 +453,6 @@ export type ForwardedFrom<D extends Direction, S extends Sender, K extends Kind>
 export type Handlers<D extends Direction, S extends Sender, K extends Kind, H> = {
   readonly [M in HandledFrom<D, S, K>]: H;
 } & { readonly [M in ForwardedFrom<D, S, K>]?: H };
-
-/** How `S`'s message `method` crosses in direction `D`, with its row; `undefined`: no such method. */
-export function routeOf(
-  d: Direction,
-  from: Sender,
-  kind: Kind,
-  method: string,
-): { row: MethodRow; route: Route } | undefined {
-  const row = rowsFrom(d, from, kind).get(method);
-  return row && { row, route: row[d] };
-}
 
 const receivers: Record<Sender, readonly MethodRow["handledBy"][]> = {
   client: ["agent", "protocol", "proxy"],

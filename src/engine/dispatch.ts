@@ -13,7 +13,7 @@ import {
   type Sender,
 } from "../../mappings/methods.js";
 
-export interface Defaults<H> {
+interface Defaults<H> {
   /** The same method, the same payload, to the other peer. */
   readonly forward: () => H;
   /** The method cannot cross: answered -32601 (requests) or dropped (notifications). */

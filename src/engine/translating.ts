@@ -55,9 +55,9 @@ export function isExtension(method: string): boolean {
 }
 
 /** An engine's handler of one request method; `params` as the engine narrowed them. */
-export type RequestHandler<P> = (msg: RequestMessage, params: P) => void;
+type RequestHandler<P> = (msg: RequestMessage, params: P) => void;
 /** An engine's handler of one notification method; `line` is its original bytes when known. */
-export type NotificationHandler<P> = (msg: NotificationMessage, params: P, line: Buffer | undefined) => void;
+type NotificationHandler<P> = (msg: NotificationMessage, params: P, line: Buffer | undefined) => void;
 
 export abstract class TranslatingMode implements Translator {
   abstract readonly mode: "A" | "B";

@@ -2,7 +2,7 @@
 // unstable): a new SDK that adds a method fails here until the method has a row (and so a route in
 // both engines, which the compiler then demands).
 import { describe, expect, it } from "vitest";
-import { methodTable, refusal, routeOf, rowsFrom, type Handlers, type MethodRow } from "../../mappings/methods.js";
+import { methodTable, refusal, rowsFrom, type Handlers, type MethodRow } from "../../mappings/methods.js";
 import { schemaOf, type SchemaVersion } from "../support/schema.js";
 
 interface SchemaMethod {
@@ -92,23 +92,22 @@ describe("routes and refusals", () => {
     for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"])
       for (const d of ["a", "b"] as const)
         for (const from of ["client", "agent"] as const)
-          for (const kind of ["request", "notification"] as const) expect(routeOf(d, from, kind, name)).toBeUndefined();
+          for (const kind of ["request", "notification"] as const)
+            expect(rowsFrom(d, from, kind).get(name)).toBeUndefined();
   });
 
   it("names the missing counterpart in a refusal", () => {
-    const cancel = routeOf("b", "client", "request", "tool_call/cancel");
-    expect(cancel?.route).toBe("refuse");
-    expect(refusal("b", "client", cancel!.row).reason).toMatch(
-      /^the v1 agent has no counterpart for tool_call\/cancel: /,
-    );
-    const fs = routeOf("b", "agent", "request", "fs/read_text_file");
-    expect(refusal("b", "agent", fs!.row)).toEqual({
+    const cancel = rowsFrom("b", "client", "request").get("tool_call/cancel");
+    expect(cancel?.b).toBe("refuse");
+    expect(refusal("b", "client", cancel!).reason).toMatch(/^the v1 agent has no counterpart for tool_call\/cancel: /);
+    const fs = rowsFrom("b", "agent", "request").get("fs/read_text_file");
+    expect(refusal("b", "agent", fs!)).toEqual({
       method: "fs/read_text_file",
       reason:
         "the v2 client has no counterpart for fs/read_text_file: ACP v2 removed the client fs and terminal methods",
     });
-    const proxy = routeOf("a", "client", "request", "proxy/initialize");
-    expect(refusal("a", "client", proxy!.row).reason).toMatch(/not a proxy-chain component/);
+    const proxy = rowsFrom("a", "client", "request").get("proxy/initialize");
+    expect(refusal("a", "client", proxy!).reason).toMatch(/not a proxy-chain component/);
   });
 
   it("sends each stream's methods in the sender's version", () => {
