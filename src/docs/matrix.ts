@@ -27,7 +27,7 @@ export function renderMatrix(): string {
     );
   out.push(
     "",
-    "**forward**: same name, same payload. **rename**: same payload, the other version's name. **translate**: converted. " +
+    "**forward**: same name, same payload (toward a v2 client, a -32002 answer to a session-scoped request gets `data.sessionId`, H §7.1). **rename**: same payload, the other version's name. **translate**: converted. " +
       "**refuse**: a request is answered -32601 with `data.reason` naming the missing counterpart; a notification is dropped. " +
       "**n/a**: the sender's version has no such method.",
     "",

@@ -165,7 +165,12 @@ describe.each(streams)("direction %s, %s → bridge", (d, from) => {
     const [again] = take(h, to);
     send(h, to, { jsonrpc: "2.0", id: again.id, error: { code: -32002, message: "Resource not found" } });
     await h.settle();
-    expect(take(h, from)).toEqual([{ jsonrpc: "2.0", id: 78, error: { code: -32002, message: "Resource not found" } }]);
+    // Toward a v2 client, a -32002 on a session-scoped request names the session (H §7.1).
+    const named = version(d, from) === 2 && typeof fixture!.params.sessionId === "string";
+    const [failed] = take(h, from);
+    expect(failed).toMatchObject({ jsonrpc: "2.0", id: 78, error: { code: -32002, message: "Resource not found" } });
+    if (named) expect(failed.error.data).toMatchObject({ sessionId: S });
+    else expect(failed.error.data).toBeUndefined();
   });
 
   it.each(forwarded("notification"))("forwards notification %s unchanged", async (method) => {

@@ -166,6 +166,9 @@ export class DirectionB extends TranslatingMode {
     "session/set_config_option": (msg, params) => this.setConfigOption(msg, params),
     "session/prompt": (msg, params) => this.prompt(msg, params),
     "session/status": (msg, params) => this.status(msg, params),
+    "session/set_title": (msg, params) => this.sessionScoped(msg, params),
+    "session/archive": (msg, params) => this.sessionScoped(msg, params),
+    "session/unarchive": (msg, params) => this.sessionScoped(msg, params),
   });
 
   private readonly clientNotifications = this.notificationRoutes<"b", "client", Obj>("b", "client", {
@@ -216,15 +219,25 @@ export class DirectionB extends TranslatingMode {
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     this.down.forward(msg, msg.method, params, (resp) => {
       if (!resp.error && sessionId !== undefined) this.sessions.delete(sessionId);
-      return objectResult(resp);
+      // A -32002 names the session, as v2 requires (H §7.1).
+      return resp.error ? { error: this.errorForClient(resp.error, sessionId) } : objectResult(resp);
     });
+  }
+
+  /** Forwarded unchanged; a -32002 names the session, as v2 requires (H §7.1). */
+  private sessionScoped(msg: RequestMessage, params: Obj): void {
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    this.down.forward(msg, msg.method, params, (resp) =>
+      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : { result: resp.result },
+    );
   }
 
   /** v1 has no foreground state: an `open` session this bridge runs gets its own view (T §1.4). */
   private status(msg: RequestMessage, params: Obj): void {
     const sessionId = params.sessionId;
     this.down.forward(msg, msg.method, params, (resp) => {
-      if (resp.error) return { error: resp.error };
+      if (resp.error)
+        return { error: this.errorForClient(resp.error, typeof sessionId === "string" ? sessionId : undefined) };
       if (!isObject(resp.result)) return malformed(msg.method, resp.result);
       const s = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
       const known = s !== undefined && !s.closed && !this.peer;
