@@ -77,7 +77,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     stashKey: "fs",
     flags: ["fsRead", "fsWrite"],
     a: "drop; record; residual v1ClientCaps.fs",
-    b: "false, or true when the bridge serves fs; a stashed value is restored only with the tunnel (H §6.4)",
+    b: "false: ACP v2 removed client fs, and the bridge answers the v1 agent's fs/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
   },
   {
@@ -89,7 +89,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     stashKey: "terminal",
     flags: ["terminal"],
     a: "drop; record; residual v1ClientCaps.terminal",
-    b: "false, or true when the bridge serves terminals; a stashed value is restored only with the tunnel",
+    b: "false: ACP v2 removed client terminals, and the bridge answers the v1 agent's terminal/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
   },
   {

@@ -1,39 +1,59 @@
-// The method map (H §0.1, T §5): every ACP method of either version, its counterpart in the other
-// version, and what the bridge does with it in each direction. The engine dispatches from here;
-// the README's compatibility matrix is generated from it.
+// The method map (H §0.1, T §5): every ACP method of the pinned schemas (v1 and v2, stable and
+// unstable), its counterpart in the other version, and its route in each direction. The engines
+// dispatch from it (src/engine/routes.ts builds their handler tables, and the compiler checks that
+// every method routed `translate`/`rename`/`emulate` has a handler); the README's compatibility
+// matrix is generated from it; test/mappings/methods.test.ts fails when a schema gains a method
+// that has no row here.
 
 import { z } from "zod";
 import { defineTable } from "./table.js";
 
-const Side = z.enum(["client", "agent", "protocol"]);
+const Side = z.enum(["client", "agent", "protocol", "proxy"]);
 /** How a message is handled when crossing versions. */
 const Action = z.enum([
   "translate", // converted by src/convert (possibly renamed)
   "rename", // same payload, other name
   "emulate", // answered by the bridge itself (B baseline a v1 agent lacks)
-  "refuse", // -32601 with a reason
+  "refuse", // requests: -32601 with `data.reason`; notifications: dropped (logged)
   "consume", // used by the bridge, never forwarded
-  "forward", // identical in both versions
-  "n/a", // cannot occur in that direction
+  "forward", // identical in both versions: same name, same payload
+  "n/a", // cannot occur in that direction (the sender's version has no such method)
 ]);
+export type Route = z.output<typeof Action>;
 
 const Row = z.object({
   v1: z.string().nullable(),
   v2: z.string().nullable(),
   kind: z.enum(["request", "notification"]),
-  /** Who receives it (the side that implements the method). */
+  /** Who receives it (the side that implements the method); `protocol` and `proxy`: either. */
   handledBy: Side,
+  /** Defined only by the unstable schemas (of each version that has it). */
+  unstable: z.boolean().optional(),
   /** v1 client -> bridge -> v2 agent. */
   a: Action,
   /** v2 client -> bridge -> v1 agent. */
   b: Action,
   spec: z.string(),
   note: z.string().optional(),
+  /** Why a refused method cannot cross, appended to the refusal's `data.reason`. */
+  why: z.string().optional(),
 });
 
 export type MethodRow = z.output<typeof Row>;
 
-export const methodTable = defineTable("methods", z.array(Row), [
+const FS_TERMINAL = {
+  v2: null,
+  kind: "request",
+  handledBy: "client",
+  a: "refuse",
+  b: "refuse",
+  spec: "H §6",
+  why: "ACP v2 removed the client fs and terminal methods",
+} as const;
+
+const NO_PROXY = "acp-bridge is not a proxy-chain component: it is initialized with `initialize`, not by a conductor";
+
+const rows = [
   {
     v1: "initialize",
     v2: "initialize",
@@ -61,6 +81,57 @@ export const methodTable = defineTable("methods", z.array(Row), [
     b: "rename",
     spec: "H §3.1",
     note: "B: -32601 when the v1 agent has no auth.logout",
+  },
+  {
+    v1: "auth/status",
+    v2: "auth/status",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+  },
+  {
+    v1: "auth/status_update",
+    v2: "auth/status_update",
+    kind: "notification",
+    handledBy: "client",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+  },
+  {
+    v1: "providers/list",
+    v2: "providers/list",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+  },
+  {
+    v1: "providers/set",
+    v2: "providers/set",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+    note: "v2 requires `baseUrl` to be a URI: a v2 agent rejects one that is not",
+  },
+  {
+    v1: "providers/disable",
+    v2: "providers/disable",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
   },
   {
     v1: "session/new",
@@ -107,6 +178,7 @@ export const methodTable = defineTable("methods", z.array(Row), [
     a: "forward",
     b: "translate",
     spec: "H §4.7, §2.3",
+    note: "B: emulated when the v1 agent has no close",
   },
   {
     v1: "session/delete",
@@ -122,10 +194,51 @@ export const methodTable = defineTable("methods", z.array(Row), [
     v2: "session/fork",
     kind: "request",
     handledBy: "agent",
+    unstable: true,
     a: "translate",
     b: "translate",
     spec: "H §4.9",
-    note: "unstable in both",
+  },
+  {
+    v1: "session/set_title",
+    v2: "session/set_title",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+  },
+  {
+    v1: "session/archive",
+    v2: "session/archive",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+  },
+  {
+    v1: "session/unarchive",
+    v2: "session/unarchive",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+  },
+  {
+    v1: "session/status",
+    v2: "session/status",
+    kind: "request",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "translate",
+    spec: "schema",
+    note: "B: an `open` session gets the bridge's own foreground `state` (v1 has none)",
   },
   {
     v1: "session/set_mode",
@@ -201,35 +314,34 @@ export const methodTable = defineTable("methods", z.array(Row), [
     spec: "T §5.1",
   },
   {
-    v1: "fs/read_text_file",
-    v2: null,
+    v1: "mcp/message",
+    v2: "mcp/message",
     kind: "request",
     handledBy: "client",
-    a: "refuse",
-    b: "refuse",
-    spec: "H §6",
-    note: "B: served with --serve-fs",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+    note: "MCP over ACP: the agent calls a client-provided server",
   },
   {
-    v1: "fs/write_text_file",
-    v2: null,
-    kind: "request",
-    handledBy: "client",
-    a: "refuse",
-    b: "refuse",
-    spec: "H §6",
-    note: "B: served with --serve-fs",
+    v1: "mcp/message",
+    v2: "mcp/message",
+    kind: "notification",
+    handledBy: "agent",
+    unstable: true,
+    a: "forward",
+    b: "forward",
+    spec: "schema",
+    note: "MCP over ACP: the client-provided server notifies the agent",
   },
-  ...(["create", "output", "release", "wait_for_exit", "kill"] as const).map((m) => ({
-    v1: `terminal/${m}`,
-    v2: null,
-    kind: "request" as const,
-    handledBy: "client" as const,
-    a: "refuse" as const,
-    b: "refuse" as const,
-    spec: "H §6",
-    note: "B: served with --serve-terminal",
-  })),
+  { v1: "fs/read_text_file", ...FS_TERMINAL },
+  { v1: "fs/write_text_file", ...FS_TERMINAL },
+  { v1: "terminal/create", ...FS_TERMINAL },
+  { v1: "terminal/output", ...FS_TERMINAL },
+  { v1: "terminal/release", ...FS_TERMINAL },
+  { v1: "terminal/wait_for_exit", ...FS_TERMINAL },
+  { v1: "terminal/kill", ...FS_TERMINAL },
   {
     v1: null,
     v2: "tool_call/cancel",
@@ -238,7 +350,7 @@ export const methodTable = defineTable("methods", z.array(Row), [
     a: "n/a",
     b: "refuse",
     spec: "H §0.1",
-    note: "B: -32602 unless the tool call is bridge-owned",
+    why: "a v1 agent can only cancel the whole turn (session/cancel)",
   },
   {
     v1: null,
@@ -248,7 +360,40 @@ export const methodTable = defineTable("methods", z.array(Row), [
     a: "n/a",
     b: "refuse",
     spec: "H §0.1, §6.3-7",
-    note: "B: kills a bridge-served terminal, else -32602",
+    why: "a v1 agent can only cancel the whole turn (session/cancel)",
+  },
+  {
+    v1: "proxy/initialize",
+    v2: "proxy/initialize",
+    kind: "request",
+    handledBy: "proxy",
+    unstable: true,
+    a: "refuse",
+    b: "refuse",
+    spec: "schema",
+    why: NO_PROXY,
+  },
+  {
+    v1: "proxy/successor",
+    v2: "proxy/successor",
+    kind: "request",
+    handledBy: "proxy",
+    unstable: true,
+    a: "refuse",
+    b: "refuse",
+    spec: "schema",
+    why: NO_PROXY,
+  },
+  {
+    v1: "proxy/successor",
+    v2: "proxy/successor",
+    kind: "notification",
+    handledBy: "proxy",
+    unstable: true,
+    a: "refuse",
+    b: "refuse",
+    spec: "schema",
+    why: NO_PROXY,
   },
   {
     v1: "$/cancel_request",
@@ -260,13 +405,93 @@ export const methodTable = defineTable("methods", z.array(Row), [
     spec: "H §7.3",
     note: "requestId remapped",
   },
-]);
+] as const satisfies readonly z.input<typeof Row>[];
 
-const byV1 = new Map(methodTable.filter((r) => r.v1 !== null).map((r) => [r.v1, r]));
-const byV2 = new Map(methodTable.filter((r) => r.v2 !== null).map((r) => [r.v2, r]));
+export const methodTable: readonly MethodRow[] = defineTable("methods", z.array(Row), [...rows]);
+
+// ------------------------------------------------------------------ types the engines dispatch on
+
+type Rows = (typeof rows)[number];
+export type Direction = "a" | "b";
+export type Kind = "request" | "notification";
+export type Sender = "client" | "agent";
+
+/** The version each side speaks in a direction. */
+const versionOf = {
+  a: { client: 1, agent: 2 },
+  b: { client: 2, agent: 1 },
+} as const;
+
+type NameCol<D extends Direction, S extends Sender> = (typeof versionOf)[D][S] extends 1 ? "v1" : "v2";
+/** Sides that receive what `S` sends. */
+type Receivers<S extends Sender> = S extends "client"
+  ? "agent" | "protocol" | "proxy"
+  : "client" | "protocol" | "proxy";
+type HandledRoute = "translate" | "rename" | "emulate" | "consume";
+
+type RowsFrom<S extends Sender, K extends Kind> = Extract<Rows, { kind: K; handledBy: Receivers<S> }>;
+type Names<R, C extends "v1" | "v2"> = R extends Record<C, infer N> ? Extract<N, string> : never;
+
+/** Every method `S` can send in direction `D` (its own version's names). */
+export type MethodFrom<D extends Direction, S extends Sender, K extends Kind> = Names<RowsFrom<S, K>, NameCol<D, S>>;
+/** The methods whose route in `D` needs a handler of the engine. */
+type HandledFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
+  Extract<RowsFrom<S, K>, Record<D, HandledRoute>>,
+  NameCol<D, S>
+>;
+/** The methods forwarded unchanged in `D`: a handler may observe them, the default forwards. */
+type ForwardedFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
+  Extract<RowsFrom<S, K>, Record<D, "forward">>,
+  NameCol<D, S>
+>;
+
+/**
+ * An engine's handlers for one stream: exactly one for every method the table routes through the
+ * engine (translate, rename, emulate, consume), optionally one for a forwarded method, none for a
+ * refused one (the compiler rejects a missing or an extra key).
+ */
+export type Handlers<D extends Direction, S extends Sender, K extends Kind, H> = {
+  readonly [M in HandledFrom<D, S, K>]: H;
+} & { readonly [M in ForwardedFrom<D, S, K>]?: H };
+
+const receivers: Record<Sender, readonly MethodRow["handledBy"][]> = {
+  client: ["agent", "protocol", "proxy"],
+  agent: ["client", "protocol", "proxy"],
+};
+const streams = new Map<string, Map<string, MethodRow>>();
+
+/** The rows `from` can send in direction `d`, by the sender's method name (a Map: no prototype keys). */
+export function rowsFrom(d: Direction, from: Sender, kind: Kind): ReadonlyMap<string, MethodRow> {
+  const key = `${d}/${from}/${kind}`;
+  let m = streams.get(key);
+  if (!m) {
+    const col = versionOf[d][from] === 1 ? "v1" : "v2";
+    m = new Map();
+    for (const r of methodTable) {
+      const name = r[col];
+      if (name !== null && r.kind === kind && receivers[from].includes(r.handledBy)) m.set(name, r);
+    }
+    streams.set(key, m);
+  }
+  return m;
+}
+
+/** The `data` of a refusal (-32601): the method and why it cannot cross, naming the missing counterpart. */
+export function refusal(d: Direction, from: Sender, row: MethodRow): { method: string; reason: string } {
+  const senderVersion = versionOf[d][from];
+  const method = (senderVersion === 1 ? row.v1 : row.v2) ?? "";
+  const counterpart = senderVersion === 1 ? row.v2 : row.v1;
+  const receiver = from === "client" ? "agent" : "client";
+  const missing =
+    counterpart === null
+      ? `the v${senderVersion === 1 ? 2 : 1} ${receiver} has no counterpart for ${method}`
+      : undefined;
+  const reason = [missing, row.why].filter((s) => s !== undefined).join(": ");
+  return { method, reason: reason === "" ? `${method} cannot cross the bridge` : reason };
+}
 
 export function methodRow(version: 1 | 2, method: string): MethodRow | undefined {
-  return version === 1 ? byV1.get(method) : byV2.get(method);
+  return methodTable.find((r) => (version === 1 ? r.v1 : r.v2) === method);
 }
 
 /** Name of `method` (of version `from`) in the other version, `null` when it has none. */

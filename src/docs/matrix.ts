@@ -1,20 +1,35 @@
 // The README's compatibility matrix, rendered from the tables in mappings/ (the one place a rename,
 // a capability path or a downgrade is written), so the documentation cannot drift from the code.
 import { capabilityTable } from "../../mappings/capabilities.js";
-import { methodTable } from "../../mappings/methods.js";
+import { methodTable, type MethodRow, type Route } from "../../mappings/methods.js";
 import { stopReasonTable } from "../../mappings/prompt.js";
 import { toolCallTable } from "../../mappings/tool-call.js";
 
 const code = (s: string | null) => (s === null ? "—" : `\`${s}\``);
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const route = (r: MethodRow, how: Route) =>
+  how === "refuse" ? (r.kind === "request" ? "refuse (-32601)" : "refuse (dropped)") : how;
 
 export function renderMatrix(): string {
   const out: string[] = [];
   out.push("### Methods", "");
-  out.push("| v1 | v2 | v1 client → v2 agent | v2 client → v1 agent | spec | note |", "|---|---|---|---|---|---|");
-  for (const r of methodTable)
-    out.push(`| ${code(r.v1)} | ${code(r.v2)} | ${r.a} | ${r.b} | ${r.spec} | ${cell(r.note ?? "")} |`);
   out.push(
+    "Every method of the pinned schemas (v1 and v2, stable and unstable) and how it crosses the bridge; the engines dispatch from this table.",
+    "",
+  );
+  out.push(
+    "| v1 | v2 | kind | v1 client → v2 agent | v2 client → v1 agent | spec | note |",
+    "|---|---|---|---|---|---|---|",
+  );
+  for (const r of methodTable)
+    out.push(
+      `| ${code(r.v1)} | ${code(r.v2)} | ${r.kind}${r.unstable ? " (unstable)" : ""} | ${route(r, r.a)} | ${route(r, r.b)} | ${r.spec} | ${cell(r.note ?? "")} |`,
+    );
+  out.push(
+    "",
+    "**forward**: same name, same payload (toward a v2 client, a -32002 answer to a session-scoped request gets `data.sessionId`, H §7.1). **rename**: same payload, the other version's name. **translate**: converted. " +
+      "**refuse**: a request is answered -32601 with `data.reason` naming the missing counterpart; a notification is dropped. " +
+      "**n/a**: the sender's version has no such method.",
     "",
     "Methods starting with `_` are forwarded untouched both ways; `_acp-bridge/…` is reserved for bridge-to-bridge traffic.",
     "",

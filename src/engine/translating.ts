@@ -1,13 +1,21 @@
 // What both translating modes (A and B) share: the two request routes, dispatch by message kind,
 // the extension rule (H §7.4: `_` methods pass untouched, `_acp-bridge/` is reserved), and the
 // answers a converter failure turns into.
-import { BRIDGE_METHOD_PREFIX, EXTENSION_PREFIX } from "../../mappings/methods.js";
+import {
+  BRIDGE_METHOD_PREFIX,
+  EXTENSION_PREFIX,
+  refusal,
+  type Direction,
+  type Handlers,
+  type Sender,
+} from "../../mappings/methods.js";
 import type { Conv, ConvertError } from "../convert/result.js";
 import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
 import { recordKeyOrder } from "../wire/key-order.js";
 import { isObject } from "../convert/json.js";
+import { dispatchTable } from "./dispatch.js";
 import type { Link } from "./link.js";
 import { RequestRoute, type Answer } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
@@ -36,9 +44,19 @@ export function malformed(method: string, detail: unknown): Answer {
   };
 }
 
+/**
+ * `_` methods are extensions (H §7.4), except the reserved `_acp-bridge/` ones and `__proto__`: a
+ * JavaScript peer dispatching through a plain object would reach `Object.prototype` with it, so it
+ * is an unknown method (-32601), never forwarded.
+ */
 export function isExtension(method: string): boolean {
-  return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX);
+  return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX) && method !== "__proto__";
 }
+
+/** An engine's handler of one request method; `params` as the engine narrowed them. */
+type RequestHandler<P> = (msg: RequestMessage, params: P) => void;
+/** An engine's handler of one notification method; `line` is its original bytes when known. */
+type NotificationHandler<P> = (msg: NotificationMessage, params: P, line: Buffer | undefined) => void;
 
 export abstract class TranslatingMode implements Translator {
   abstract readonly mode: "A" | "B";
@@ -145,6 +163,42 @@ export abstract class TranslatingMode implements Translator {
   /** A converter's typed error, as the JSON-RPC error of the client's request. */
   protected invalid(msg: RequestMessage, error: ConvertError): void {
     this.fail(msg, { code: error.code, message: error.message, data: error.data });
+  }
+
+  /** The handler table of the requests `from` sends, for direction `d` (dispatch.ts). */
+  protected requestRoutes<D extends Direction, S extends Sender, P>(
+    d: D,
+    from: S,
+    handlers: Handlers<D, S, "request", RequestHandler<P>>,
+  ): ReadonlyMap<string, RequestHandler<P>> {
+    const route = from === "client" ? this.down : this.up;
+    const sender = from === "client" ? this.client : this.agent;
+    return dispatchTable<D, S, "request", RequestHandler<P>>(d, from, "request", handlers, {
+      forward: () => (msg) => void route.forward(msg, msg.method, msg.params),
+      refuse: (row) => (msg) => sender.fail(msg.id, rpcErrors.methodNotFound(refusal(d, from, row))),
+    });
+  }
+
+  /** The handler table of the notifications `from` sends, for direction `d` (dispatch.ts). */
+  protected notificationRoutes<D extends Direction, S extends Sender, P>(
+    d: D,
+    from: S,
+    handlers: Handlers<D, S, "notification", NotificationHandler<P>>,
+  ): ReadonlyMap<string, NotificationHandler<P>> {
+    const to = from === "client" ? this.agent : this.client;
+    return dispatchTable<D, S, "notification", NotificationHandler<P>>(d, from, "notification", handlers, {
+      forward: () => (msg, _params, line) => this.pass(to, msg, line),
+      refuse: (row) => (msg) =>
+        this.log.debug(`dropped ${from} notification '${msg.method}': ${refusal(d, from, row).reason}`),
+    });
+  }
+
+  /** `initialize` after the handshake: the connection's versions are settled (H §1.2). */
+  protected reinitialize(msg: RequestMessage): void {
+    this.fail(
+      msg,
+      rpcErrors.methodNotFound({ method: msg.method, reason: "initialize is answered once, at the handshake" }),
+    );
   }
 
   protected unknownMethod(method: string): RpcError {

@@ -143,6 +143,40 @@ export class DirectionA extends TranslatingMode {
 
   // ------------------------------------------------------------------ client → agent
 
+  // Every method the table routes through this engine has its handler here (checked by the
+  // compiler against mappings/methods.ts); forwarded and refused methods take the table's default.
+  private readonly clientRequests = this.requestRoutes<"a", "client", Obj | undefined>("a", "client", {
+    initialize: (msg) => this.reinitialize(msg),
+    authenticate: (msg) => this.renamed(msg),
+    logout: (msg) => this.renamed(msg),
+    "session/new": (msg, params) => this.lifecycle(msg, params, "new"),
+    "session/load": (msg, params) => this.lifecycle(msg, params, "load"),
+    "session/resume": (msg, params) => this.lifecycle(msg, params, "resume"),
+    "session/fork": (msg, params) => this.lifecycle(msg, params, "fork"),
+    "session/list": (msg, params) => this.list(msg, params),
+    "session/close": (msg, params) => this.closeOrDelete(msg, params),
+    "session/delete": (msg, params) => this.closeOrDelete(msg, params),
+    "session/set_mode": (msg, params) => this.setMode(msg, params),
+    "session/set_config_option": (msg, params) => this.setConfigOption(msg, params),
+    "session/prompt": (msg, params) => this.prompt(msg, params),
+  });
+
+  private readonly clientNotifications = this.notificationRoutes<"a", "client", Obj | undefined>("a", "client", {
+    "session/cancel": (_msg, params) => this.cancelSession(params),
+    "$/cancel_request": (_msg, params) => this.down.cancel(params?.requestId, params?._meta),
+  });
+
+  private readonly agentRequests = this.requestRoutes<"a", "agent", Obj | undefined>("a", "agent", {
+    "session/request_permission": (msg, params) => this.permission(msg, params),
+    "elicitation/create": (msg, params) => this.elicitation(msg, params),
+  });
+
+  private readonly agentNotifications = this.notificationRoutes<"a", "agent", Obj | undefined>("a", "agent", {
+    "session/update": (msg, params, line) => this.sessionUpdate(msg, params, line),
+    // Already answered (e.g. the client answered `cancelled` itself): dropped by the route.
+    "$/cancel_request": (_msg, params) => this.up.cancel(params?.requestId, params?._meta),
+  });
+
   protected clientRequest(msg: RequestMessage): void {
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : undefined;
@@ -150,36 +184,15 @@ export class DirectionA extends TranslatingMode {
       this.fail(msg, rpcErrors.methodNotFound({ method, ...SESSIONLESS }));
       return;
     }
-    switch (method) {
-      case "authenticate":
-      case "logout": {
-        // Identical payloads under new names (H §3.1).
-        const row = methodRow(1, method);
-        this.down.forward(msg, row?.v2 ?? method, msg.params ?? {}, objectResult);
-        return;
-      }
-      case "session/new":
-        return this.lifecycle(msg, params, "new");
-      case "session/load":
-        return this.lifecycle(msg, params, "load");
-      case "session/resume":
-        return this.lifecycle(msg, params, "resume");
-      case "session/fork":
-        return this.lifecycle(msg, params, "fork");
-      case "session/list":
-        return this.list(msg, params);
-      case "session/close":
-      case "session/delete":
-        return this.closeOrDelete(msg, params);
-      case "session/set_mode":
-        return this.setMode(msg, params);
-      case "session/set_config_option":
-        return this.setConfigOption(msg, params);
-      case "session/prompt":
-        return this.prompt(msg, params);
-      default:
-        this.fail(msg, this.unknownMethod(method));
-    }
+    const handle = this.clientRequests.get(method);
+    if (handle) handle(msg, params);
+    else this.fail(msg, this.unknownMethod(method));
+  }
+
+  /** Identical payloads under new names (H §3.1). */
+  private renamed(msg: RequestMessage): void {
+    const row = methodRow(1, msg.method);
+    this.down.forward(msg, row?.v2 ?? msg.method, msg.params ?? {}, objectResult);
   }
 
   private lifecycle(msg: RequestMessage, params: Obj | undefined, kind: "new" | "load" | "resume" | "fork"): void {
@@ -393,41 +406,29 @@ export class DirectionA extends TranslatingMode {
   }
 
   protected clientNotification(msg: NotificationMessage): void {
-    const params = isObject(msg.params) ? msg.params : undefined;
-    switch (msg.method) {
-      case "session/cancel": {
-        const sessionId = params?.sessionId;
-        if (typeof sessionId === "string") this.sessions.get(sessionId)?.lifecycle.cancelAll();
-        this.agent.notify("session/cancel", params ?? {});
-        return;
-      }
-      case "$/cancel_request":
-        this.down.cancel(params?.requestId, params?._meta);
-        return;
-      default:
-        this.log.debug(`dropped client notification '${msg.method}': no v2 form`);
-    }
+    const handle = this.clientNotifications.get(msg.method);
+    if (handle) handle(msg, isObject(msg.params) ? msg.params : undefined, undefined);
+    else this.log.debug(`dropped client notification '${msg.method}': no v2 form`);
+  }
+
+  private cancelSession(params: Obj | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId === "string") this.sessions.get(sessionId)?.lifecycle.cancelAll();
+    this.agent.notify("session/cancel", params ?? {});
   }
 
   // ------------------------------------------------------------------ agent → client
 
   protected agentRequest(msg: RequestMessage): void {
     const method = msg.method;
-    const params = isObject(msg.params) ? msg.params : undefined;
-    switch (method) {
-      case "session/request_permission":
-        return this.permission(msg, params);
-      case "elicitation/create":
-        return this.elicitation(msg, params);
-      default: {
-        const row = methodRow(1, method);
-        const reason =
-          row && row.v2 === null
-            ? "ACP v2 removed this client method; a v2 agent must not call it"
-            : "unknown method: it cannot be translated between ACP v1 and v2";
-        this.agent.fail(msg.id, rpcErrors.methodNotFound({ method, reason }));
-      }
-    }
+    const handle = this.agentRequests.get(method);
+    if (handle) return handle(msg, isObject(msg.params) ? msg.params : undefined);
+    const row = methodRow(1, method);
+    const reason =
+      row && row.v2 === null
+        ? "ACP v2 removed this client method; a v2 agent must not call it"
+        : "unknown method: it cannot be translated between ACP v1 and v2";
+    this.agent.fail(msg.id, rpcErrors.methodNotFound({ method, reason }));
   }
 
   private permission(msg: RequestMessage, params: Obj | undefined): void {
@@ -513,29 +514,20 @@ export class DirectionA extends TranslatingMode {
   }
 
   protected agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
-    const params = isObject(msg.params) ? msg.params : undefined;
-    switch (msg.method) {
-      case "session/update": {
-        const sessionId = params?.sessionId;
-        if (typeof sessionId !== "string" || !params) {
-          this.config.log.warn("dropped a session/update without a sessionId");
-          return;
-        }
-        const s = this.session(sessionId);
-        if (s.closed) return; // nothing more for a closed session (H §4.7)
-        updateToV1(s, params, line ? { line, msg } : undefined, this.updates);
-        return;
-      }
-      case "elicitation/complete":
-        this.pass(this.client, msg, line);
-        return;
-      case "$/cancel_request":
-        // Already answered (e.g. the client answered `cancelled` itself): dropped by the route.
-        this.up.cancel(params?.requestId, params?._meta);
-        return;
-      default:
-        this.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
+    const handle = this.agentNotifications.get(msg.method);
+    if (handle) handle(msg, isObject(msg.params) ? msg.params : undefined, line);
+    else this.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
+  }
+
+  private sessionUpdate(msg: NotificationMessage, params: Obj | undefined, line: Buffer | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string" || !params) {
+      this.config.log.warn("dropped a session/update without a sessionId");
+      return;
     }
+    const s = this.session(sessionId);
+    if (s.closed) return; // nothing more for a closed session (H §4.7)
+    updateToV1(s, params, line ? { line, msg } : undefined, this.updates);
   }
 
   agentGone(info: ExitInfo): void {

@@ -3,7 +3,7 @@
 // (T §1.4), emulates the v2 baseline a v1 agent lacks (H §2.3), and refuses what v2 removed.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, type MethodFrom } from "../../../mappings/methods.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import type { Platform } from "../../convert/directories.js";
@@ -71,8 +71,16 @@ export interface BConfig {
   readonly clientWantsUsage: boolean;
 }
 
-const FS_REASON = "client does not offer fs (ACP v2 removed client fs/terminal)";
-const TERMINAL_REASON = "client does not offer terminals (ACP v2 removed client fs/terminal)";
+/** Methods a session closed on this connection still answers (the agent keeps it saved). */
+const AFTER_CLOSE: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
+  "session/resume",
+  "session/delete",
+  "session/close",
+  "session/status",
+  "session/set_title",
+  "session/archive",
+  "session/unarchive",
+]);
 
 function emulatedMeta(method: string): Obj {
   return { [STASH_KEY]: { emulated: method } };
@@ -153,54 +161,106 @@ export class DirectionB extends TranslatingMode {
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : {};
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    if (
-      sessionId !== undefined &&
-      this.sessions.get(sessionId)?.closed &&
-      !["session/resume", "session/delete", "session/close"].includes(method)
-    )
+    if (sessionId !== undefined && this.sessions.get(sessionId)?.closed && !AFTER_CLOSE.has(method))
       return this.invalid(msg, sessionNotFound(sessionId));
-    switch (method) {
-      case "auth/login":
-        this.down.forward(msg, "authenticate", params, objectResult);
-        return;
-      case "auth/logout":
-        if (!this.agentFlags.logout)
-          return this.fail(msg, rpcErrors.methodNotFound({ method, reason: "v1 agent does not support logout" }));
-        this.down.forward(msg, "logout", params, objectResult);
-        return;
-      case "session/new":
-        return this.create(msg, params, "new");
-      case "session/fork":
-        return this.create(msg, params, "fork");
-      case "session/resume":
-        return this.resume(msg, params);
-      case "session/list":
-        return this.list(msg, params);
-      case "session/close":
-        return this.close(msg, params);
-      case "session/delete":
-        this.down.forward(msg, method, params, (resp) => {
-          if (!resp.error && sessionId !== undefined) this.sessions.delete(sessionId);
-          return objectResult(resp);
-        });
-        return;
-      case "session/set_config_option":
-        return this.setConfigOption(msg, params);
-      case "session/prompt":
-        return this.prompt(msg, params);
-      case "tool_call/cancel":
-      case "terminal/cancel":
-        // Nothing the bridge owns: a v1 agent cannot cancel one tool call or terminal.
-        return this.fail(
-          msg,
-          rpcErrors.invalidParams({
-            reason: method === "tool_call/cancel" ? "unknown tool call" : "unknown terminal",
-            method,
-          }),
-        );
-      default:
-        this.fail(msg, this.unknownMethod(method));
-    }
+    const handle = this.clientRequests.get(method);
+    if (handle) handle(msg, params);
+    else this.fail(msg, this.unknownMethod(method));
+  }
+
+  // Every method the table routes through this engine has its handler here (checked by the
+  // compiler against mappings/methods.ts); forwarded and refused methods take the table's default.
+  private readonly clientRequests = this.requestRoutes<"b", "client", Obj>("b", "client", {
+    initialize: (msg) => this.reinitialize(msg),
+    "auth/login": (msg, params) => void this.down.forward(msg, "authenticate", params, objectResult),
+    "auth/logout": (msg, params) => this.logout(msg, params),
+    "session/new": (msg, params) => this.create(msg, params, "new"),
+    "session/fork": (msg, params) => this.create(msg, params, "fork"),
+    "session/resume": (msg, params) => this.resume(msg, params),
+    "session/list": (msg, params) => this.list(msg, params),
+    "session/close": (msg, params) => this.close(msg, params),
+    "session/delete": (msg, params) => this.deleteSession(msg, params),
+    "session/set_config_option": (msg, params) => this.setConfigOption(msg, params),
+    "session/prompt": (msg, params) => this.prompt(msg, params),
+    "session/status": (msg, params) => this.status(msg, params),
+    "session/set_title": (msg, params) => this.sessionScoped(msg, params),
+    "session/archive": (msg, params) => this.sessionScoped(msg, params),
+    "session/unarchive": (msg, params) => this.sessionScoped(msg, params),
+  });
+
+  private readonly clientNotifications = this.notificationRoutes<"b", "client", Obj>("b", "client", {
+    "session/cancel": (_msg, params) => {
+      if (typeof params.sessionId === "string") this.cancelSession(params.sessionId, params);
+    },
+    "$/cancel_request": (_msg, params) => this.down.cancel(params.requestId, params._meta),
+  });
+
+  private readonly agentRequests = this.requestRoutes<"b", "agent", Obj>("b", "agent", {
+    "session/request_permission": (msg, params) => this.permission(msg, params, this.sessionOf(params)),
+    "elicitation/create": (msg, params) => this.elicitation(msg, params, this.sessionOf(params)),
+  });
+
+  private readonly agentNotifications = this.notificationRoutes<"b", "agent", Obj>("b", "agent", {
+    "session/update": (_msg, params) => this.sessionUpdate(params),
+    "$/cancel_request": (_msg, params) => this.up.cancel(params.requestId, params._meta),
+  });
+
+  /** Bridge-to-bridge notifications from an A bridge (T §5.5). */
+  private readonly peerNotifications = new Map<string, (params: Obj) => void>([
+    [
+      `${BRIDGE_METHOD_PREFIX}prompt_accepted`,
+      (params) => {
+        if (this.peer) this.peerAccepted(params);
+      },
+    ],
+    [
+      `${BRIDGE_METHOD_PREFIX}session_update`,
+      (params) => {
+        // From an A bridge: a v2 update with no v1 form, verbatim (T §5.5).
+        if (typeof params.sessionId === "string" && isObject(params.update))
+          this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
+      },
+    ],
+  ]);
+
+  private logout(msg: RequestMessage, params: Obj): void {
+    if (!this.agentFlags.logout)
+      return this.fail(
+        msg,
+        rpcErrors.methodNotFound({ method: msg.method, reason: "v1 agent does not support logout" }),
+      );
+    this.down.forward(msg, "logout", params, objectResult);
+  }
+
+  private deleteSession(msg: RequestMessage, params: Obj): void {
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    this.down.forward(msg, msg.method, params, (resp) => {
+      if (!resp.error && sessionId !== undefined) this.sessions.delete(sessionId);
+      // A -32002 names the session, as v2 requires (H §7.1).
+      return resp.error ? { error: this.errorForClient(resp.error, sessionId) } : objectResult(resp);
+    });
+  }
+
+  /** Forwarded unchanged; a -32002 names the session, as v2 requires (H §7.1). */
+  private sessionScoped(msg: RequestMessage, params: Obj): void {
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    this.down.forward(msg, msg.method, params, (resp) =>
+      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : { result: resp.result },
+    );
+  }
+
+  /** v1 has no foreground state: an `open` session this bridge runs gets its own view (T §1.4). */
+  private status(msg: RequestMessage, params: Obj): void {
+    const sessionId = params.sessionId;
+    this.down.forward(msg, msg.method, params, (resp) => {
+      if (resp.error)
+        return { error: this.errorForClient(resp.error, typeof sessionId === "string" ? sessionId : undefined) };
+      if (!isObject(resp.result)) return malformed(msg.method, resp.result);
+      const s = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
+      const known = s !== undefined && !s.closed && !this.peer;
+      if (!known || resp.result.status !== "open" || isObject(resp.result.state)) return { result: resp.result };
+      return { result: { ...resp.result, state: { state: s.reported } } };
+    });
   }
 
   private roots(): { platform: Platform; agentSupportsDirectories: boolean } {
@@ -647,17 +707,9 @@ export class DirectionB extends TranslatingMode {
   }
 
   protected clientNotification(msg: NotificationMessage): void {
-    const params = isObject(msg.params) ? msg.params : {};
-    switch (msg.method) {
-      case "session/cancel":
-        if (typeof params.sessionId === "string") this.cancelSession(params.sessionId, params);
-        return;
-      case "$/cancel_request":
-        this.down.cancel(params.requestId, params._meta);
-        return;
-      default:
-        this.log.debug(`dropped client notification '${msg.method}': no v1 form`);
-    }
+    const handle = this.clientNotifications.get(msg.method);
+    if (handle) handle(msg, isObject(msg.params) ? msg.params : {}, undefined);
+    else this.log.debug(`dropped client notification '${msg.method}': no v1 form`);
   }
 
   /** B, -32002 on a session-scoped request gets `data.sessionId` (H §7.1). */
@@ -669,27 +721,16 @@ export class DirectionB extends TranslatingMode {
   // ------------------------------------------------------------------ agent → client
 
   protected agentRequest(msg: RequestMessage): void {
-    const method = msg.method;
     const params = isObject(msg.params) ? msg.params : {};
-    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    const s = sessionId !== undefined ? this.sessions.get(sessionId) : undefined;
+    const s = this.sessionOf(params);
     if (s) this.trigger(s);
-    switch (method) {
-      case "session/request_permission":
-        return this.permission(msg, params, s);
-      case "elicitation/create":
-        return this.elicitation(msg, params, s);
-      default: {
-        const row = methodRow(1, method);
-        const removed = row !== undefined && row.v2 === null;
-        const reason = !removed
-          ? "unknown method: it cannot be translated between ACP v1 and v2"
-          : method.startsWith("fs/")
-            ? FS_REASON
-            : TERMINAL_REASON;
-        this.agent.fail(msg.id, rpcErrors.methodNotFound({ method, reason }));
-      }
-    }
+    const handle = this.agentRequests.get(msg.method);
+    if (handle) handle(msg, params);
+    else this.agent.fail(msg.id, this.unknownMethod(msg.method));
+  }
+
+  private sessionOf(params: Obj): SessionB | undefined {
+    return typeof params.sessionId === "string" ? this.sessions.get(params.sessionId) : undefined;
   }
 
   /** Before relaying a request that blocks the turn: the first one reports `requires_action` (T §1.4-4). */
@@ -800,36 +841,23 @@ export class DirectionB extends TranslatingMode {
 
   protected agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
     const params = isObject(msg.params) ? msg.params : {};
-    switch (msg.method) {
-      case "session/update": {
-        const sessionId = params.sessionId;
-        if (typeof sessionId !== "string") {
-          this.config.log.warn("dropped a session/update without a sessionId");
-          return;
-        }
-        const s = this.session(sessionId);
-        if (s.closed) return;
-        this.trigger(s, isObject(params.update) ? params.update : undefined);
-        updateToV2(s, params, this.updates);
-        return;
-      }
-      case "elicitation/complete":
-        this.pass(this.client, msg, line);
-        return;
-      case "$/cancel_request":
-        this.up.cancel(params.requestId, params._meta);
-        return;
-      case `${BRIDGE_METHOD_PREFIX}prompt_accepted`:
-        if (this.peer) this.peerAccepted(params);
-        return;
-      case `${BRIDGE_METHOD_PREFIX}session_update`:
-        // From an A bridge: a v2 update with no v1 form, verbatim (T §5.5).
-        if (typeof params.sessionId === "string" && isObject(params.update))
-          this.updates.send(params.sessionId, params.update as v2.SessionUpdate);
-        return;
-      default:
-        this.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
+    const handle = this.agentNotifications.get(msg.method);
+    if (handle) return handle(msg, params, line);
+    const peer = this.peerNotifications.get(msg.method);
+    if (peer) peer(params);
+    else this.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
+  }
+
+  private sessionUpdate(params: Obj): void {
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string") {
+      this.config.log.warn("dropped a session/update without a sessionId");
+      return;
     }
+    const s = this.session(sessionId);
+    if (s.closed) return;
+    this.trigger(s, isObject(params.update) ? params.update : undefined);
+    updateToV2(s, params, this.updates);
   }
 
   agentGone(info: ExitInfo): void {
