@@ -46,6 +46,8 @@ export class SessionA {
   /** The agent's last v2 config option list (H §5, T §2.7). */
   configOptions: unknown;
   lastCost: unknown;
+  /** Notices shown as agent messages so far (their message ids, T §2.10). */
+  noticeCount = 0;
   closed = false;
   /** Where the session works (recorded from the lifecycle request, H §4.10). */
   cwd: string | undefined;

@@ -59,7 +59,7 @@ export interface BConfig {
   /** T §1.4-2 (c): ack a prompt this long after sending it if the agent said nothing yet. */
   readonly ackGraceMs: number;
   readonly closeDrainMs: number;
-  /** The v2 client opted into unstable usage (T §1.5). */
+  /** Put the v1 turn usage on the idle (T §1.5); else it is stashed. No schema has an opt-in: config.ts decides. */
   readonly clientWantsUsage: boolean;
 }
 

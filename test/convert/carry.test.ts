@@ -1,0 +1,78 @@
+// Issue 7 item 3, "carry what the other side has a place for": capabilities that only the unstable
+// schemas define reach the other version in the shape its (unstable) schema has, whatever the peers.
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import { initializeResponseToV1, initializeResponseToV2 } from "../../src/convert/initialize.js";
+import { value } from "../support/conv.js";
+import { numRuns, options } from "../support/properties.js";
+import { expectValid } from "../support/schema.js";
+
+const off = options("off");
+const compact = options("compact");
+const UNSTABLE_SESSION_CAPS = ["fork", "archive", "status", "title", "systemPrompt"] as const;
+
+describe("unstable agent capabilities are carried, not stashed (issue 7 item 3b)", () => {
+  it("A: a v2 agent's session.{fork,…} reach the v1 client as sessionCapabilities.{fork,…}", () => {
+    const session: Record<string, unknown> = {};
+    for (const k of UNSTABLE_SESSION_CAPS) session[k] = {};
+    const r = value(
+      initializeResponseToV1(
+        {
+          protocolVersion: 2,
+          info: { name: "a", version: "1" },
+          capabilities: { session, auth: { status: {} }, providers: {} },
+          authMethods: [],
+        } as unknown as v2.InitializeResponse,
+        off,
+      ),
+    );
+    const caps = r.agentCapabilities as Record<string, Record<string, unknown>>;
+    for (const k of UNSTABLE_SESSION_CAPS) expect(caps.sessionCapabilities?.[k]).toEqual({});
+    expect(caps.auth).toEqual({ status: {} });
+    expect(caps.providers).toEqual({});
+    expectValid("v1", "InitializeResponse", r);
+    expectValid("v1u", "InitializeResponse", r);
+  });
+
+  it("B: a v1 agent's sessionCapabilities.{fork,…} reach the v2 client as session.{fork,…}", () => {
+    const sessionCapabilities: Record<string, unknown> = {};
+    for (const k of UNSTABLE_SESSION_CAPS) sessionCapabilities[k] = {};
+    const r = value(
+      initializeResponseToV2(
+        {
+          protocolVersion: 1,
+          agentCapabilities: { loadSession: true, sessionCapabilities },
+          authMethods: [],
+        },
+        off,
+      ),
+    );
+    const caps = r.capabilities as Record<string, Record<string, unknown>>;
+    for (const k of UNSTABLE_SESSION_CAPS) expect(caps.session?.[k]).toEqual({});
+    expectValid("v2", "InitializeResponse", r);
+    expectValid("v2u", "InitializeResponse", r);
+  });
+
+  const marker = fc.option(fc.constant({}), { nil: undefined });
+  const caps = fc.record(
+    Object.fromEntries(UNSTABLE_SESSION_CAPS.map((k) => [k, marker])) as Record<
+      (typeof UNSTABLE_SESSION_CAPS)[number],
+      typeof marker
+    >,
+    { requiredKeys: [] },
+  );
+
+  test.prop([caps], { numRuns: numRuns() })("B then A gives the v1 agent's capabilities back exactly", (picked) => {
+    const sessionCapabilities = Object.fromEntries(Object.entries(picked).filter(([, v]) => v !== undefined));
+    const src = { protocolVersion: 1, agentCapabilities: { sessionCapabilities }, authMethods: [] };
+    const there = value(initializeResponseToV2(src as unknown as v1.InitializeResponse, compact));
+    const back = value(initializeResponseToV1(there, compact));
+    expect(back.agentCapabilities).toEqual(src.agentCapabilities);
+    // Without any stash the capabilities still arrive: carried, not restored.
+    const plain = value(initializeResponseToV2(src as unknown as v1.InitializeResponse, off));
+    for (const k of Object.keys(sessionCapabilities))
+      expect((plain.capabilities as { session: Record<string, unknown> }).session[k]).toEqual({});
+  });
+});

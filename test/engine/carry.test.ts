@@ -1,0 +1,157 @@
+// Issue 7 item 3, "carry what the other side has a place for", on an in-memory bridge: turn usage,
+// capabilities, the session title on resume, tool calls re-announced in a v1 replay, notices, models.
+// Every message the bridge writes is schema-checked (harness).
+import { afterEach, describe, expect, it } from "vitest";
+import { harness, type Harness } from "../support/harness.js";
+import { expectValid } from "../support/schema.js";
+
+const S = "s1";
+let current: Harness | undefined;
+
+afterEach(() => {
+  if (current) expect(current.violations).toEqual([]);
+  current = undefined;
+});
+
+const text = (t: string) => ({ type: "text", text: t });
+const update = (u: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  method: "session/update",
+  params: { sessionId: S, update: u },
+});
+const updates = (msgs: any[]) => msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
+
+/** A v2 client in front of a v1 agent (direction B). */
+async function connectB(agentCaps: Record<string, unknown> = { loadSession: true }): Promise<Harness> {
+  const h = harness({ ackGraceMs: 0 });
+  current = h;
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+  });
+  await h.settle();
+  const [probe2] = h.takeAgent();
+  h.agent({ jsonrpc: "2.0", id: probe2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  await h.settle();
+  const [probe1] = h.takeAgent();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe1.id,
+    result: { protocolVersion: 1, agentCapabilities: agentCaps, authMethods: [] },
+  });
+  await h.settle();
+  const [init] = h.takeClient();
+  expect(init.result.protocolVersion).toBe(2);
+  expect(h.bridge.mode).toBe("B");
+  return h;
+}
+
+/** A v1 client in front of a v2 agent (direction A). */
+async function connectA(clientCaps: Record<string, unknown> = {}): Promise<Harness> {
+  const h = harness();
+  current = h;
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: clientCaps },
+  });
+  await h.settle();
+  const [probe1] = h.takeAgent();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe1.id,
+    error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } },
+  });
+  await h.settle();
+  const [probe2] = h.takeAgent();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe2.id,
+    result: {
+      protocolVersion: 2,
+      info: { name: "agent", version: "1.0" },
+      capabilities: { session: { mcp: { stdio: {} } } },
+      authMethods: [],
+    },
+  });
+  await h.settle();
+  const [init] = h.takeClient();
+  expect(init.result.protocolVersion).toBe(1);
+  expect(h.bridge.mode).toBe("A");
+  return h;
+}
+
+async function newSessionB(h: Harness, result: Record<string, unknown> = {}): Promise<any> {
+  h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w" } });
+  const [req] = h.takeAgent();
+  h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S, ...result } });
+  await h.settle();
+  return h.takeClient()[0];
+}
+
+async function newSessionA(h: Harness, result: Record<string, unknown> = {}): Promise<any> {
+  h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+  const [req] = h.takeAgent();
+  h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S, ...result } });
+  await h.settle();
+  return h.takeClient();
+}
+
+const USAGE = { totalTokens: 30, inputTokens: 10, outputTokens: 20, cachedReadTokens: 4 };
+
+describe("turn usage both ways (issue 7 item 3a)", () => {
+  it("B: the v1 prompt response's usage reaches the v2 client on the idle", async () => {
+    const h = await connectB();
+    await newSessionB(h);
+    h.client({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: S, prompt: [text("hi")] } });
+    const [req] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { stopReason: "end_turn", usage: USAGE } });
+    await h.settle();
+    const idle = updates(h.takeClient()).at(-1);
+    expect(idle).toEqual({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", usage: USAGE });
+    expectValid("v2u", "SessionUpdate", idle);
+  });
+
+  it("A: the v2 agent's idle usage reaches the v1 client's prompt response", async () => {
+    const h = await connectA();
+    await newSessionA(h);
+    h.client({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: { sessionId: S, prompt: [text("hi")] } });
+    const [req] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", usage: USAGE }));
+    await h.settle();
+    const [resp] = h.takeClient();
+    expect(resp).toEqual({ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn", usage: USAGE } });
+    expectValid("v1u", "PromptResponse", resp.result);
+  });
+});
+
+describe("notices toward a v1 client (issue 7 item 3d)", () => {
+  it("A: a client without session.notices gets the notice as its own agent message, in Claude's v1 form", async () => {
+    const h = await connectA();
+    await newSessionA(h);
+    h.agent(
+      update({ sessionUpdate: "notice", severity: "info", title: "Task stopped by user", description: "Build." }),
+    );
+    h.agent(update({ sessionUpdate: "notice", severity: "warning", title: "Rate limited" }));
+    const [first, second] = updates(h.takeClient());
+    expect(first).toMatchObject({
+      sessionUpdate: "agent_message_chunk",
+      messageId: `acpb:${S}:notice:1`,
+      content: text("**Task stopped by user:** Build."),
+    });
+    expect(second).toMatchObject({ messageId: `acpb:${S}:notice:2`, content: text("**Rate limited**") });
+  });
+
+  it("A: a client that opted in gets the notice itself", async () => {
+    const h = await connectA({ session: { notices: {} } });
+    await newSessionA(h);
+    const notice = { sessionUpdate: "notice", severity: "error", title: "Quota exceeded" };
+    h.agent(update(notice));
+    expect(updates(h.takeClient())).toEqual([notice]);
+  });
+});
