@@ -155,3 +155,75 @@ describe("notices toward a v1 client (issue 7 item 3d)", () => {
     expect(updates(h.takeClient())).toEqual([notice]);
   });
 });
+
+describe("replay after session/load to a v1 client (issue 7 item 3f)", () => {
+  it("A: announces a tool call the client saw live with tool_call again in the replay", async () => {
+    const h = await connectA();
+    await newSessionA(h);
+    const call = { toolCallId: "t1", title: "Read a.txt", kind: "read", status: "completed" };
+    h.agent(update({ sessionUpdate: "tool_call_update", ...call }));
+    expect(updates(h.takeClient())).toMatchObject([{ sessionUpdate: "tool_call", ...call }]);
+    h.client({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId: S, cwd: "/w", mcpServers: [] } });
+    const [req] = h.takeAgent();
+    expect(req.method).toBe("session/resume");
+    h.agent(update({ sessionUpdate: "tool_call_update", ...call }));
+    h.agent({ jsonrpc: "2.0", id: req.id, result: {} });
+    await h.settle();
+    const out = h.takeClient();
+    expect(updates(out)).toMatchObject([{ sessionUpdate: "tool_call", ...call }]);
+    expect(out.at(-1)).toMatchObject({ id: 2, result: {} });
+  });
+});
+
+describe("session title on resume (issue 7 item 3e)", () => {
+  it("B: a v2 client resuming gets the title it had live after the result, once", async () => {
+    const h = await connectB({ loadSession: true, sessionCapabilities: { resume: {} } });
+    await newSessionB(h);
+    h.agent(
+      update({ sessionUpdate: "session_info_update", title: "Fix the tests", updatedAt: "2026-01-02T03:04:05Z" }),
+    );
+    expect(updates(h.takeClient())).toEqual([
+      { sessionUpdate: "session_info_update", title: "Fix the tests", updatedAt: "2026-01-02T03:04:05Z" },
+    ]);
+    h.client({ jsonrpc: "2.0", id: 5, method: "session/resume", params: { sessionId: S, cwd: "/w" } });
+    const [req] = h.takeAgent();
+    expect(req.method).toBe("session/resume");
+    h.agent({ jsonrpc: "2.0", id: req.id, result: {} });
+    await h.settle();
+    const out = h.takeClient();
+    expect(out.map((m) => m.params?.update?.sessionUpdate ?? m.id)).toEqual(["state_update", 5, "session_info_update"]);
+    expect(out[2].params.update).toEqual({
+      sessionUpdate: "session_info_update",
+      title: "Fix the tests",
+      updatedAt: "2026-01-02T03:04:05Z",
+    });
+    // Reported by the agent during a resume through session/load: not sent twice.
+    h.client({
+      jsonrpc: "2.0",
+      id: 6,
+      method: "session/resume",
+      params: { sessionId: S, cwd: "/w", replayFrom: { type: "start" } },
+    });
+    const [load] = h.takeAgent();
+    expect(load.method).toBe("session/load");
+    h.agent(update({ sessionUpdate: "session_info_update", title: "Renamed" }));
+    h.agent({ jsonrpc: "2.0", id: load.id, result: {} });
+    await h.settle();
+    const again = updates(h.takeClient()).filter((u) => u.sessionUpdate === "session_info_update");
+    expect(again).toEqual([
+      { sessionUpdate: "session_info_update", title: "Renamed" },
+      { sessionUpdate: "session_info_update", updatedAt: "2026-01-02T03:04:05Z" },
+    ]);
+  });
+
+  it("B: a resume answered by the bridge itself also re-sends the title", async () => {
+    const h = await connectB({});
+    await newSessionB(h);
+    h.agent(update({ sessionUpdate: "session_info_update", title: "Local" }));
+    h.takeClient();
+    h.client({ jsonrpc: "2.0", id: 5, method: "session/resume", params: { sessionId: S, cwd: "/w" } });
+    expect(h.takeAgent()).toEqual([]);
+    const out = h.takeClient();
+    expect(out.at(-1).params.update).toEqual({ sessionUpdate: "session_info_update", title: "Local" });
+  });
+});

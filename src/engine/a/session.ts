@@ -60,8 +60,14 @@ export class SessionA {
     this.lifecycle = new PromptLifecycle(lifecycle);
   }
 
-  /** Replay starts from scratch (T §7.1): message and plan state reset, tool calls re-upserted. */
+  /**
+   * Replay starts from scratch (T §7.1): message and plan state reset, tool calls re-upserted. A v1
+   * client that reset its view on load knows no tool call: each is announced again with `tool_call`.
+   */
   resetForReplay(): void {
+    for (const t of this.toolCalls.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
+    this.toolCalls.clear();
+    this.pendingTools.clear();
     this.sent.clear();
     this.idKind.clear();
     this.plans = new Map();

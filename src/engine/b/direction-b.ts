@@ -66,6 +66,19 @@ export interface BConfig {
 const FS_REASON = "client does not offer fs (ACP v2 removed client fs/terminal)";
 const TERMINAL_REASON = "client does not offer terminals (ACP v2 removed client fs/terminal)";
 
+interface LiveInfo {
+  readonly title: string | undefined;
+  readonly updatedAt: string | undefined;
+}
+
+/** The session info the client has, forgotten until the agent (or `resendInfo`) reports it again. */
+function takeInfo(s: SessionB): LiveInfo {
+  const live = { title: s.title, updatedAt: s.updatedAt };
+  s.title = undefined;
+  s.updatedAt = undefined;
+  return live;
+}
+
 function emulatedMeta(method: string): Obj {
   return { [STASH_KEY]: { emulated: method } };
 }
@@ -259,11 +272,14 @@ export class DirectionB extends TranslatingMode {
       const result: Obj = { _meta: emulatedMeta("session/resume") };
       if (s.availableCommands !== undefined) result.availableCommands = s.availableCommands;
       this.down.reply(entry, { result });
+      this.resendInfo(s, takeInfo(s));
       return;
     }
     const { method, params: out } = r.value as { method: string; params: unknown };
     // Revived now, so its replay is forwarded; a failed resume leaves it closed.
     const wasClosed = s.closed;
+    // What the client had live: whatever the agent does not say again during the resume is re-sent.
+    const info = takeInfo(s);
     s.closed = false;
     s.loadInFlight = true;
     if (method === "session/load") {
@@ -279,6 +295,8 @@ export class DirectionB extends TranslatingMode {
       if (entry.answered) return;
       if (resp.error) {
         s.closed = wasClosed;
+        s.title ??= info.title;
+        s.updatedAt ??= info.updatedAt;
         this.down.reply(entry, { error: this.errorForClient(resp.error, sessionId) });
         this.startNext(s);
         return;
@@ -301,8 +319,20 @@ export class DirectionB extends TranslatingMode {
       // A v2 resume response is preceded by a state snapshot (T §1.4-10).
       this.snapshot(s);
       this.down.reply(entry, { result });
+      this.resendInfo(s, info);
       this.startNext(s);
     });
+  }
+
+  /**
+   * After a resume result: the session info (title) the client had live, where the agent did not
+   * report it again during the resume (a v1 `session/resume` replays nothing, H §2.3).
+   */
+  private resendInfo(s: SessionB, live: LiveInfo): void {
+    const update: Obj = { sessionUpdate: "session_info_update" };
+    if (s.title === undefined && live.title !== undefined) update.title = s.title = live.title;
+    if (s.updatedAt === undefined && live.updatedAt !== undefined) update.updatedAt = s.updatedAt = live.updatedAt;
+    if (Object.keys(update).length > 1) this.emit(s, update);
   }
 
   private snapshot(s: SessionB): void {
