@@ -138,6 +138,16 @@ export const methodTable = defineTable("methods", z.array(Row), [
     note: "A: session/set_config_option on the bound mode option",
   },
   {
+    v1: "session/set_model",
+    v2: null,
+    kind: "request",
+    handledBy: "agent",
+    a: "refuse",
+    b: "translate",
+    spec: "legacy unstable (not in the pinned schemas)",
+    note: "B: set_config_option on the option synthesized from a v1 agent's legacy `models`",
+  },
+  {
     v1: "session/set_config_option",
     v2: "session/set_config_option",
     kind: "request",

@@ -19,6 +19,7 @@ import {
   type Version,
 } from "./stash.js";
 import { fieldOf, invalid } from "./check.js";
+import { buildModelOption, hasModelOption, modelOptionId, type LegacyModels } from "./models.js";
 
 export { fieldOf, invalid };
 
@@ -437,9 +438,23 @@ export function syntheticModeOption(
   });
 }
 
-/** Throwing form: the v1 list toward v2 with the synthetic mode option first when `modes` asks. */
-export function mergedListToV2(list: unknown, at: Path, omitted: unknown, modes: unknown, acc: Acc): Obj[] {
+/**
+ * Throwing form: the v1 list toward v2 with the synthetic mode option first when `modes` asks, then
+ * the synthetic model option for legacy `models` (when the list has no model selector of its own).
+ */
+export function mergedListToV2(
+  list: unknown,
+  at: Path,
+  omitted: unknown,
+  modes: unknown,
+  acc: Acc,
+  models?: LegacyModels,
+): Obj[] {
   const out = listToV2(list, at, omitted, acc);
+  if (models !== undefined && !hasModelOption(list)) {
+    out.unshift(buildModelOption(models, modelOptionId(list), acc.opts));
+    acc.lost.push({ path: at, reason: "the v1 agent's legacy models shown as a model option" });
+  }
   if (modesRole(modes, list) !== "option") return out;
   // Losses inside `modes` belong to the state, not to this message.
   const option = buildModeOption(modes as Obj, syntheticModeOptionId(list), ["modes"], { opts: acc.opts, lost: [] });
@@ -453,6 +468,8 @@ export function mergedListToV2(list: unknown, at: Path, omitted: unknown, modes:
 export interface ToV2Context {
   /** B: the v1 agent's current `modes` (raw), merged in as the synthetic mode option (H §5.3). */
   readonly modes?: unknown;
+  /** B: the v1 agent's legacy `models`, merged in as the synthetic model option. */
+  readonly models?: LegacyModels | undefined;
 }
 
 function carrierToV1(x: unknown, ctx: ToV1Context, acc: Acc): Obj {
@@ -473,6 +490,7 @@ function carrierToV2(x: unknown, ctx: ToV2Context, acc: Acc): Obj {
     residualOf(env, RK.omittedConfigOptions),
     ctx.modes,
     acc,
+    ctx.models,
   );
   return setMeta({ ...src, configOptions: list }, meta);
 }

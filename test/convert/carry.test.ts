@@ -5,6 +5,9 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { initializeResponseToV1, initializeResponseToV2 } from "../../src/convert/initialize.js";
+import { agentConfigFromResult, agentConfigToV2 } from "../../src/convert/mode.js";
+import { legacyModels, setConfigOptionToSetModel } from "../../src/convert/models.js";
+import { newSessionResponseToV2 } from "../../src/convert/session-result.js";
 import { value } from "../support/conv.js";
 import { numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
@@ -75,4 +78,66 @@ describe("unstable agent capabilities are carried, not stashed (issue 7 item 3b)
     for (const k of Object.keys(sessionCapabilities))
       expect((plain.capabilities as { session: Record<string, unknown> }).session[k]).toEqual({});
   });
+});
+
+const legacyModel = fc.record(
+  { modelId: fc.string({ minLength: 1, maxLength: 8 }), name: fc.string({ maxLength: 8 }), description: fc.string() },
+  { requiredKeys: ["modelId", "name"] },
+);
+const legacyState = fc
+  .tuple(fc.array(legacyModel, { maxLength: 4 }), fc.string({ minLength: 1, maxLength: 8 }), fc.boolean())
+  .map(([availableModels, other, pickListed]) => ({
+    availableModels,
+    currentModelId: pickListed && availableModels[0] ? availableModels[0].modelId : other,
+  }));
+
+describe("legacy models as a v2 model config option (issue 7 item 3c)", () => {
+  it("B: a session result's models become a model select option; malformed ones stay as they are", () => {
+    const models = { currentModelId: "m1", availableModels: [{ modelId: "m1", name: "One", description: "d" }] };
+    const out = value(newSessionResponseToV2({ sessionId: "s", models }, {}, off)) as Record<string, unknown>;
+    expect(out).toEqual({
+      sessionId: "s",
+      configOptions: [
+        {
+          configId: "model",
+          name: "Model",
+          category: "model",
+          type: "select",
+          currentValue: "m1",
+          options: [{ value: "m1", name: "One", description: "d" }],
+        },
+      ],
+    });
+    expectValid("v2", "NewSessionResponse", out);
+    const odd = { sessionId: "s", models: { currentModelId: 3 } };
+    expect(value(newSessionResponseToV2(odd, {}, off))).toEqual(odd);
+  });
+
+  it("B: the option id moves aside when the agent already has an option called model", () => {
+    const own = { id: "model", name: "M", type: "select", currentValue: "x", options: [{ value: "x", name: "X" }] };
+    const models = { currentModelId: "m1", availableModels: [{ modelId: "m1", name: "One" }] };
+    const out = value(newSessionResponseToV2({ sessionId: "s", models, configOptions: [own] }, {}, off));
+    expect((out.configOptions ?? []).map((o) => o.configId)).toEqual(["acp-bridge.model", "model"]);
+  });
+
+  test.prop([legacyState], { numRuns: numRuns() })(
+    "B: every synthesized option is a valid v2 select whose values set_model accepts, and only those",
+    (models) => {
+      const cfg = agentConfigFromResult({ sessionId: "s", models });
+      expect(cfg.models).toEqual(models);
+      const list = value(agentConfigToV2(cfg, compact));
+      for (const o of list) expectValid("v2", "SessionConfigOption", o);
+      const option = list[0] as unknown as { currentValue: string; options: { value: string }[] };
+      expect(option.options.map((o) => o.value)).toContain(option.currentValue);
+      const known = legacyModels(models);
+      if (known === undefined) throw new Error("generated models are well-formed");
+      for (const { value: v } of option.options) {
+        const r = setConfigOptionToSetModel({ sessionId: "s", configId: "model", type: "id", value: v }, known);
+        expect(value(r)).toEqual({ sessionId: "s", modelId: v });
+      }
+      const unknown = "\u0000not-a-model";
+      expect(setConfigOptionToSetModel({ sessionId: "s", type: "id", value: unknown }, known).ok).toBe(false);
+      expect(setConfigOptionToSetModel({ sessionId: "s", type: "boolean", value: true }, known).ok).toBe(false);
+    },
+  );
 });

@@ -227,3 +227,84 @@ describe("session title on resume (issue 7 item 3e)", () => {
     expect(out.at(-1).params.update).toEqual({ sessionUpdate: "session_info_update", title: "Local" });
   });
 });
+
+const MODELS = {
+  currentModelId: "gpt-5",
+  availableModels: [
+    { modelId: "gpt-5", name: "GPT-5", description: "Default" },
+    { modelId: "gpt-5-mini", name: "GPT-5 mini" },
+  ],
+};
+
+describe("legacy models toward a v2 client (issue 7 item 3c)", () => {
+  it("B: shows a v1 agent's models as a model select option and sets it with session/set_model", async () => {
+    const h = await connectB();
+    const res = await newSessionB(h, {
+      models: MODELS,
+      modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] },
+    });
+    expect(res.result.models).toBeUndefined();
+    expect(res.result.configOptions.map((o: any) => [o.configId, o.category])).toEqual([
+      ["mode", "mode"],
+      ["model", "model"],
+    ]);
+    expect(res.result.configOptions[1]).toMatchObject({
+      name: "Model",
+      type: "select",
+      currentValue: "gpt-5",
+      options: [
+        { value: "gpt-5", name: "GPT-5", description: "Default" },
+        { value: "gpt-5-mini", name: "GPT-5 mini" },
+      ],
+    });
+    h.client({
+      jsonrpc: "2.0",
+      id: 8,
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "model", type: "id", value: "o3" },
+    });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0].error).toMatchObject({ code: -32602, data: { reason: "unknown_model" } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "model", type: "id", value: "gpt-5-mini" },
+    });
+    const [req] = h.takeAgent();
+    expect(req).toMatchObject({ method: "session/set_model", params: { sessionId: S, modelId: "gpt-5-mini" } });
+    h.agent({ jsonrpc: "2.0", id: req.id, result: {} });
+    await h.settle();
+    const [answer] = h.takeClient();
+    expect(answer.result.configOptions.map((o: any) => o.currentValue)).toEqual(["ask", "gpt-5-mini"]);
+    // The agent's later option updates keep the model option, with the model it is on now.
+    h.agent(update({ sessionUpdate: "current_mode_update", currentModeId: "ask" }));
+    h.agent(update({ sessionUpdate: "config_option_update", configOptions: [] }));
+    const ups = updates(h.takeClient());
+    expect(ups.at(-1).configOptions.map((o: any) => [o.configId, o.currentValue])).toEqual([
+      ["mode", "ask"],
+      ["model", "gpt-5-mini"],
+    ]);
+  });
+
+  it("B: forwards set_config_option as is when the v1 agent has a model option of its own", async () => {
+    const h = await connectB();
+    const own = {
+      id: "model",
+      name: "Model",
+      category: "model",
+      type: "select",
+      currentValue: "a",
+      options: [{ value: "a", name: "A" }],
+    };
+    const res = await newSessionB(h, { models: MODELS, configOptions: [own] });
+    expect(res.result.configOptions).toHaveLength(1);
+    h.client({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "model", type: "id", value: "a" },
+    });
+    expect(h.takeAgent()[0].method).toBe("session/set_config_option");
+  });
+});

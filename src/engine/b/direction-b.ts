@@ -13,6 +13,7 @@ import { isObject, jsonEqual } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
 import { generatedMessageId } from "../../../mappings/message.js";
 import { nextGeneratedId } from "../../convert/message.js";
+import { modelOptionId, setConfigOptionToSetModel, withCurrentModel } from "../../convert/models.js";
 import {
   agentConfigFromResult,
   agentModeBinding,
@@ -78,6 +79,9 @@ function takeInfo(s: SessionB): LiveInfo {
   s.updatedAt = undefined;
   return live;
 }
+
+/** The legacy model setter of earlier unstable SDKs (its row in mappings/methods.ts). */
+const SET_MODEL = "session/set_model";
 
 function emulatedMeta(method: string): Obj {
   return { [STASH_KEY]: { emulated: method } };
@@ -437,11 +441,29 @@ export class DirectionB extends TranslatingMode {
       });
       return;
     }
+    const models = s.config.models;
+    if (models !== undefined && params.configId === modelOptionId(s.config.configOptions)) {
+      // The option standing for legacy `models`: the v1 agent's own `session/set_model`.
+      const m = setConfigOptionToSetModel(params, models);
+      if (failedConv(m)) return this.invalid(msg, m.error);
+      this.down.forward(msg, SET_MODEL, m.value, (resp) => {
+        if (resp.error) return { error: resp.error };
+        s.config = { ...s.config, models: withCurrentModel(models, m.value.modelId) };
+        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.config.opts);
+        if (failedConv(conv)) return malformed(SET_MODEL, conv.error.data);
+        return { result: conv.value };
+      });
+      return;
+    }
     const r = setConfigOptionRequestToV1(params);
     if (failedConv(r)) return this.invalid(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = setConfigOptionResponseToV2(resp.result, { modes: s.config.modes }, this.config.opts);
+      const conv = setConfigOptionResponseToV2(
+        resp.result,
+        { modes: s.config.modes, models: s.config.models },
+        this.config.opts,
+      );
       if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
       return { result: conv.value };
