@@ -142,10 +142,10 @@ export const methodTable = defineTable("methods", z.array(Row), [
     v2: null,
     kind: "request",
     handledBy: "agent",
-    a: "refuse",
+    a: "translate",
     b: "translate",
     spec: "legacy unstable (not in the pinned schemas)",
-    note: "B: set_config_option on the option synthesized from a v1 agent's legacy `models`",
+    note: "B: target of set_config_option on the option standing for a v1 agent's legacy `models`; A: set_config_option on the model option",
   },
   {
     v1: "session/set_config_option",

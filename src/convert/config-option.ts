@@ -19,7 +19,7 @@ import {
   type Version,
 } from "./stash.js";
 import { fieldOf, invalid } from "./check.js";
-import { buildModelOption, hasModelOption, modelOptionId, type LegacyModels } from "./models.js";
+import { buildModelOption, hasModelOption, isBridgeModelOption, modelOptionId, type LegacyModels } from "./models.js";
 
 export { fieldOf, invalid };
 
@@ -266,6 +266,8 @@ export function listToV1(list: unknown, at: Path, ctx: ToV1Context, acc: Acc): O
       modeOption = item;
       return;
     }
+    // A B bridge's stand-in for its agent's legacy `models`, which the result gives back.
+    if (isBridgeModelOption(item)) return;
     const out = optionToV1(item, [...at, i], ctx, acc);
     if (out === undefined) omitted.push({ index, raw: item });
     else options.push(out as v1.SessionConfigOption);

@@ -79,6 +79,31 @@ export function withCurrentModel(models: LegacyModels, modelId: string): LegacyM
   return { ...models, currentModelId: modelId };
 }
 
+/** The v2 option a v1 `session/set_model` sets: a B bridge's stand-in, else the first model select. */
+function modelOption(options: unknown): Obj | undefined {
+  if (!Array.isArray(options)) return undefined;
+  const selects = options.filter(
+    (o): o is Obj =>
+      isObject(o) && o.type === SELECT && o.category === T.syntheticModelOption.category && isString(o[OPTION.v2]),
+  );
+  return selects.find(isBridgeModelOption) ?? selects[0];
+}
+
+/**
+ * A: a v1 client's legacy `session/set_model` (it got `models` back from a B bridge's stash) →
+ * v2 `set_config_option` on the session's model option (`options`: the engine's v2 list cache).
+ */
+export function setModelToSetConfigOption(req: unknown, options: unknown): Conv<Obj> {
+  return attempt(() => {
+    if (!isObject(req)) invalid([], "not_object");
+    const modelId = req.modelId;
+    if (!isString(modelId)) invalid(["modelId"], modelId === undefined ? "missing" : "not_string");
+    const option = modelOption(options);
+    if (option === undefined) invalid(["modelId"], "session has no model option");
+    return ok({ ...omit(req, "modelId"), [OPTION.v2]: option[OPTION.v2], type: ID, value: modelId });
+  });
+}
+
 /**
  * B: v2 `set_config_option` on the synthetic model option → legacy `session/set_model`. `type` must
  * be `"id"` and `value` one of the models, else -32602 (the agent is not called).

@@ -92,6 +92,8 @@ function resultToV1(
       out.modes = modes;
     }
 
+    // A B bridge's agent sent legacy `models` (shown to v2 as the option dropped above).
+    if (hasResidual(env, RK.models)) out.models = residualOf(env, RK.models);
     if (hasResidual(env, RK.configOptions)) out.configOptions = residualOf(env, RK.configOptions);
     else if (isSynthetic(env, SN.configOptions) && Array.isArray(out.configOptions) && out.configOptions.length === 0)
       delete out.configOptions;

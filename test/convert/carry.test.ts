@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { initializeResponseToV1, initializeResponseToV2 } from "../../src/convert/initialize.js";
 import { agentConfigFromResult, agentConfigToV2 } from "../../src/convert/mode.js";
 import { legacyModels, setConfigOptionToSetModel } from "../../src/convert/models.js";
-import { newSessionResponseToV2 } from "../../src/convert/session-result.js";
+import { newSessionResponseToV1, newSessionResponseToV2 } from "../../src/convert/session-result.js";
 import { value } from "../support/conv.js";
 import { numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
@@ -138,6 +138,23 @@ describe("legacy models as a v2 model config option (issue 7 item 3c)", () => {
       const unknown = "\u0000not-a-model";
       expect(setConfigOptionToSetModel({ sessionId: "s", type: "id", value: unknown }, known).ok).toBe(false);
       expect(setConfigOptionToSetModel({ sessionId: "s", type: "boolean", value: true }, known).ok).toBe(false);
+    },
+  );
+});
+
+describe("legacy models through two bridges (B then A)", () => {
+  test.prop([legacyState, fc.boolean(), fc.boolean()], { numRuns: numRuns() })(
+    "the v1 client gets the v1 agent's session result back exactly",
+    (models, withModes, withList) => {
+      const src: Record<string, unknown> = { sessionId: "s", models };
+      if (withModes) src.modes = { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] };
+      if (withList)
+        src.configOptions = [
+          { id: "effort", name: "Effort", type: "select", currentValue: "lo", options: [{ value: "lo", name: "Lo" }] },
+        ];
+      const v2 = value(newSessionResponseToV2(src, {}, compact));
+      const back = value(newSessionResponseToV1(v2, { booleanOptions: true }, compact));
+      expect(back.result).toEqual(src);
     },
   );
 });

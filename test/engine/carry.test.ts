@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
 import { expectValid } from "../support/schema.js";
+import { newSessionResponseToV2 } from "../../src/convert/session-result.js";
+import { options } from "../support/properties.js";
 
 const S = "s1";
 let current: Harness | undefined;
@@ -306,5 +308,37 @@ describe("legacy models toward a v2 client (issue 7 item 3c)", () => {
       params: { sessionId: S, configId: "model", type: "id", value: "a" },
     });
     expect(h.takeAgent()[0].method).toBe("session/set_config_option");
+  });
+});
+
+describe("legacy models toward a v1 client (issue 7 item 3c, direction A)", () => {
+  it("A: behind a chained B, the v1 client gets models back and its session/set_model sets the model option", async () => {
+    const h = await connectA();
+    // What a B bridge in front of a legacy v1 agent answers (stash kept for a bridge peer).
+    const fromB = newSessionResponseToV2({ sessionId: S, models: MODELS }, {}, options("compact"));
+    if (!fromB.ok) throw new Error("B result");
+    h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+    const [req] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: req.id, result: fromB.value });
+    await h.settle();
+    const [res] = h.takeClient();
+    expect(res.result).toEqual({ sessionId: S, models: MODELS });
+    h.client({ jsonrpc: "2.0", id: 4, method: "session/set_model", params: { sessionId: S, modelId: "gpt-5-mini" } });
+    const [set] = h.takeAgent();
+    expect(set).toMatchObject({
+      method: "session/set_config_option",
+      params: { sessionId: S, configId: "model", type: "id", value: "gpt-5-mini" },
+    });
+    h.agent({ jsonrpc: "2.0", id: set.id, result: { configOptions: fromB.value.configOptions } });
+    await h.settle();
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }]);
+  });
+
+  it("A: session/set_model on a session without a model option is -32602, the agent not asked", async () => {
+    const h = await connectA();
+    await newSessionA(h);
+    h.client({ jsonrpc: "2.0", id: 4, method: "session/set_model", params: { sessionId: S, modelId: "x" } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0].error).toMatchObject({ code: -32602, data: { reason: "session has no model option" } });
   });
 });
