@@ -24,14 +24,22 @@ const update = (u: Record<string, unknown>) => ({
 const updates = (msgs: any[]) => msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
 
 /** A v2 client in front of a v1 agent (direction B). */
-async function connectB(agentCaps: Record<string, unknown> = { loadSession: true }): Promise<Harness> {
+async function connectB(
+  agentCaps: Record<string, unknown> = { loadSession: true },
+  clientMeta?: Record<string, unknown>,
+): Promise<Harness> {
   const h = harness({ ackGraceMs: 0 });
   current = h;
   h.client({
     jsonrpc: "2.0",
     id: 0,
     method: "initialize",
-    params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+    params: {
+      protocolVersion: 2,
+      info: { name: "zed", version: "1" },
+      capabilities: {},
+      ...(clientMeta ? { _meta: clientMeta } : {}),
+    },
   });
   await h.settle();
   const [probe2] = h.takeAgent();
@@ -216,6 +224,28 @@ describe("session title on resume (issue 7 item 3e)", () => {
       { sessionUpdate: "session_info_update", title: "Renamed" },
       { sessionUpdate: "session_info_update", updatedAt: "2026-01-02T03:04:05Z" },
     ]);
+  });
+
+  it("B: an A bridge as the client gets no re-sent title (its v1 client keeps its view, as directly)", async () => {
+    const marker = {
+      "acp-bridge": {
+        v: 1,
+        from: 1,
+        hadMeta: false,
+        bridge: { name: "acp-bridge", version: "9" },
+        clientProtocol: 1,
+        agentProtocol: 2,
+      },
+    };
+    const h = await connectB({ loadSession: true, sessionCapabilities: { resume: {} } }, marker);
+    await newSessionB(h);
+    h.agent(update({ sessionUpdate: "session_info_update", title: "T" }));
+    h.takeClient();
+    h.client({ jsonrpc: "2.0", id: 5, method: "session/resume", params: { sessionId: S, cwd: "/w" } });
+    const [req] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: req.id, result: {} });
+    await h.settle();
+    expect(updates(h.takeClient()).filter((u) => u.sessionUpdate === "session_info_update")).toEqual([]);
   });
 
   it("B: a resume answered by the bridge itself also re-sends the title", async () => {

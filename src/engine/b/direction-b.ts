@@ -106,7 +106,7 @@ export class DirectionB extends TranslatingMode {
     /** The v1 "agent" is an A bridge: lifecycle states and acks come from it (T §5.5). */
     private readonly peer = false,
     /** The v2 "client" is an A bridge (its initialize request carries the marker). */
-    clientIsBridge = false,
+    private readonly clientIsBridge = false,
   ) {
     super(client, agent, config.log);
     this.keepKeyOrder(2, { client: clientIsBridge, agent: peer }, config.opts.stash);
@@ -336,7 +336,8 @@ export class DirectionB extends TranslatingMode {
     const update: Obj = { sessionUpdate: "session_info_update" };
     if (s.title === undefined && live.title !== undefined) update.title = s.title = live.title;
     if (s.updatedAt === undefined && live.updatedAt !== undefined) update.updatedAt = s.updatedAt = live.updatedAt;
-    if (Object.keys(update).length > 1) this.emit(s, update);
+    // An A bridge's v1 client keeps its view through a load, as it would with a direct v1 agent.
+    if (Object.keys(update).length > 1 && !this.clientIsBridge) this.emit(s, update);
   }
 
   private snapshot(s: SessionB): void {
