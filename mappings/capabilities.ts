@@ -38,7 +38,10 @@ const Row = z
     kind: Kind,
     /** Finer rows of the spec table that travel with this one (printed, not interpreted). */
     covers: z.array(z.string()).default([]),
-    /** Copied only when both sides speak the unstable protocol; otherwise dropped and stashed. */
+    /**
+     * Defined only by the unstable schemas (printed in the matrix). Carried anyway: the bridge cannot
+     * know which schema variant a peer validates against, and the stable ones accept unknown keys.
+     */
     unstable: z.boolean().default(false),
     /** What a conversion to v1 / to v2 puts there when the source has no counterpart. */
     synthV1: Synth.optional(),
@@ -237,8 +240,8 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v2: `session.${k}`,
     kind: "copy" as const,
     unstable: true,
-    a: "copy when both sides speak unstable; else drop+stash",
-    b: "copy when both sides speak unstable; else drop+stash",
+    a: "copy (the v1 unstable path; stable v1 readers ignore it)",
+    b: "copy (the v2 unstable path; stable v2 readers ignore it)",
     spec: `${H22} (unstable)`,
   })),
   {

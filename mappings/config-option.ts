@@ -24,6 +24,15 @@ export const configOptionTable = defineTable(
       modeCategory: z.string(),
       /** B: the option synthesized from v1 `modes`, id = first of `ids` not taken (H §5.3). */
       syntheticModeOption: z.object({ ids: z.array(z.string().min(1)).min(1), name: z.string(), category: z.string() }),
+      /**
+       * B: the option synthesized from a v1 agent's legacy `models` (`{availableModels, currentModelId}`
+       * of earlier unstable SDKs, set with `session/set_model`); id = first of `ids` not taken.
+       */
+      syntheticModelOption: z.object({
+        ids: z.array(z.string().min(1)).min(1),
+        name: z.string(),
+        category: z.string(),
+      }),
       /** Keys of `_meta["acp-bridge"].residual` (T §7.2 plus the ones this area adds). */
       residual: z.object({
         omittedConfigOptions: z.string(),
@@ -37,6 +46,7 @@ export const configOptionTable = defineTable(
         configOptions: z.string(),
         availableCommands: z.string(),
         currentModeUpdate: z.string(),
+        models: z.string(),
       }),
       /** Names in `_meta["acp-bridge"].synthetic`. */
       synthetic: z.object({
@@ -48,6 +58,7 @@ export const configOptionTable = defineTable(
         availableCommands: z.string(),
         /** A's `available_commands_update` after a session result (H §4.1): a chained B already gave the list in its result. */
         commandsFollowUp: z.string(),
+        modelOption: z.string(),
       }),
     })
     .refine((t) => t.booleanAsSelect.on.value !== t.booleanAsSelect.off.value, "boolean select values must differ")
@@ -66,6 +77,7 @@ export const configOptionTable = defineTable(
     booleanAsSelect: { on: { value: "true", name: "On" }, off: { value: "false", name: "Off" } },
     modeCategory: "mode",
     syntheticModeOption: { ids: ["mode", "acp-bridge.mode"], name: "Mode", category: "mode" },
+    syntheticModelOption: { ids: ["model", "acp-bridge.model"], name: "Model", category: "model" },
     residual: {
       // carrier `_meta` (v1): v2 options of unknown type, `[{index, raw}]` (H §5.4)
       omittedConfigOptions: "omittedConfigOptions",
@@ -86,6 +98,8 @@ export const configOptionTable = defineTable(
       availableCommands: "availableCommands",
       // v2 config_option_update `_meta`: the v1 current_mode_update it stands for (T §2.7)
       currentModeUpdate: "currentModeUpdate",
+      // session result `_meta` (v2): a v1 agent's legacy `models`, shown as the model option
+      models: "models",
     },
     synthetic: {
       modes: "modes",
@@ -95,6 +109,7 @@ export const configOptionTable = defineTable(
       currentModeUpdate: "currentModeUpdate",
       availableCommands: "availableCommands",
       commandsFollowUp: "commandsFollowUp",
+      modelOption: "modelOption",
     },
   },
 );

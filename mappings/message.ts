@@ -42,7 +42,8 @@ export const messageTable = defineTable(
     generatedIdSeparator: ":",
     replaceSuffix: "~r",
     redactionNotice: "[message content was replaced by the agent]",
-    noticeFallbackSeverities: ["warning", "error"],
+    // Claude's v1 adapter shows every severity of these as a transcript line (issue 7 item 3d).
+    noticeFallbackSeverities: ["info", "warning", "error"],
   },
 );
 
@@ -79,8 +80,16 @@ export function replacementId(baseV1Id: string, rev: number): string {
   return `${baseV1Id}${messageTable.replaceSuffix}${rev}`;
 }
 
-/** Text of an agent message standing for a notice a v1 client cannot show (T §2.10). */
-export function noticeFallbackText(severity: string, title: string, description: string | null | undefined): string {
-  const head = `[${severity}] ${title}`;
-  return description ? `${head}\n${description}` : head;
+/** The id of the agent message that stands for the `n`th notice of a session (its own message). */
+export function noticeMessageId(sessionId: string, n: number): string {
+  const sep = messageTable.generatedIdSeparator;
+  return [messageTable.generatedIdPrefix, sessionId, "notice", String(n)].join(sep);
+}
+
+/**
+ * Text of an agent message standing for a notice a v1 client cannot show (T §2.10): the bold-label
+ * line agents' own v1 builds send such clients (Claude's adapter: `**title:** description`).
+ */
+export function noticeFallbackText(title: string, description: string | null | undefined): string {
+  return description ? `**${title}:** ${description}` : `**${title}**`;
 }

@@ -251,6 +251,16 @@ const rows = [
     note: "A: session/set_config_option on the bound mode option",
   },
   {
+    v1: "session/set_model",
+    v2: null,
+    kind: "request",
+    handledBy: "agent",
+    a: "translate",
+    b: "n/a",
+    spec: "legacy unstable (not in the pinned schemas)",
+    note: "B: target of set_config_option on the option standing for a v1 agent's legacy `models`; A: set_config_option on the model option",
+  },
+  {
     v1: "session/set_config_option",
     v2: "session/set_config_option",
     kind: "request",

@@ -129,7 +129,8 @@ function planFor(kind: CapsKind, to: Version, unstable: boolean): Plan {
   const unknownRow = rows.find((r) => r.v1 === "*");
   const mapped = rows.filter((r) => r !== unknownRow);
   const srcOf = (r: CapabilityRow) => split(to === 2 ? r.v1 : r.v2);
-  const dstOf = (r: CapabilityRow) => (r.unstable && !unstable ? null : split(to === 2 ? r.v2 : r.v1));
+  // Unstable rows are carried too: a stable peer's open schema accepts (and ignores) them.
+  const dstOf = (r: CapabilityRow) => split(to === 2 ? r.v2 : r.v1);
   const allSrc = mapped.map(srcOf).filter((p) => p !== null);
   const children = (src: readonly string[]) =>
     mapped.filter((r) => {

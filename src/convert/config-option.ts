@@ -19,6 +19,7 @@ import {
   type Version,
 } from "./stash.js";
 import { fieldOf, invalid } from "./check.js";
+import { buildModelOption, hasModelOption, isBridgeModelOption, modelOptionId, type LegacyModels } from "./models.js";
 
 export { fieldOf, invalid };
 
@@ -265,6 +266,8 @@ export function listToV1(list: unknown, at: Path, ctx: ToV1Context, acc: Acc): O
       modeOption = item;
       return;
     }
+    // A B bridge's stand-in for its agent's legacy `models`, which the result gives back.
+    if (isBridgeModelOption(item)) return;
     const out = optionToV1(item, [...at, i], ctx, acc);
     if (out === undefined) omitted.push({ index, raw: item });
     else options.push(out as v1.SessionConfigOption);
@@ -437,9 +440,23 @@ export function syntheticModeOption(
   });
 }
 
-/** Throwing form: the v1 list toward v2 with the synthetic mode option first when `modes` asks. */
-export function mergedListToV2(list: unknown, at: Path, omitted: unknown, modes: unknown, acc: Acc): Obj[] {
+/**
+ * Throwing form: the v1 list toward v2 with the synthetic mode option first when `modes` asks, then
+ * the synthetic model option for legacy `models` (when the list has no model selector of its own).
+ */
+export function mergedListToV2(
+  list: unknown,
+  at: Path,
+  omitted: unknown,
+  modes: unknown,
+  acc: Acc,
+  models?: LegacyModels,
+): Obj[] {
   const out = listToV2(list, at, omitted, acc);
+  if (models !== undefined && !hasModelOption(list)) {
+    out.unshift(buildModelOption(models, modelOptionId(list), acc.opts));
+    acc.lost.push({ path: at, reason: "the v1 agent's legacy models shown as a model option" });
+  }
   if (modesRole(modes, list) !== "option") return out;
   // Losses inside `modes` belong to the state, not to this message.
   const option = buildModeOption(modes as Obj, syntheticModeOptionId(list), ["modes"], { opts: acc.opts, lost: [] });
@@ -453,6 +470,8 @@ export function mergedListToV2(list: unknown, at: Path, omitted: unknown, modes:
 export interface ToV2Context {
   /** B: the v1 agent's current `modes` (raw), merged in as the synthetic mode option (H §5.3). */
   readonly modes?: unknown;
+  /** B: the v1 agent's legacy `models`, merged in as the synthetic model option. */
+  readonly models?: LegacyModels | undefined;
 }
 
 function carrierToV1(x: unknown, ctx: ToV1Context, acc: Acc): Obj {
@@ -473,6 +492,7 @@ function carrierToV2(x: unknown, ctx: ToV2Context, acc: Acc): Obj {
     residualOf(env, RK.omittedConfigOptions),
     ctx.modes,
     acc,
+    ctx.models,
   );
   return setMeta({ ...src, configOptions: list }, meta);
 }

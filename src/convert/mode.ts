@@ -21,6 +21,7 @@ import {
   type ToV1Context,
 } from "./config-option.js";
 import { has, isObject, isString, jsonEqual, omit } from "./json.js";
+import { hasModelOption, legacyModels, type LegacyModels } from "./models.js";
 import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
@@ -243,13 +244,16 @@ export interface AgentConfig {
   readonly configOptions?: unknown;
   /** The agent's `modes` (v1 SessionModeState), `currentModeId` kept current. */
   readonly modes?: unknown;
+  /** The agent's legacy `models`, `currentModelId` kept current (absent beside its own model option). */
+  readonly models?: LegacyModels | undefined;
 }
 
 /** B: the state after a v1 session result (new/load/resume/fork). */
 export function agentConfigFromResult(res: unknown): AgentConfig {
   if (!isObject(res)) return {};
   const modes = isBridgeModes(res.modes) ? undefined : res.modes;
-  return { configOptions: res.configOptions, modes };
+  const models = hasModelOption(res.configOptions) ? undefined : legacyModels(res.models);
+  return { configOptions: res.configOptions, modes, ...(models !== undefined ? { models } : {}) };
 }
 
 /**
@@ -289,12 +293,12 @@ export function withCurrentMode(cfg: AgentConfig, modeId: string): AgentConfig {
       ? cfg.configOptions
       : (cfg.configOptions as unknown[]).map((o, i) => (i === own ? { ...(o as Obj), currentValue: modeId } : o));
   const modes = isObject(cfg.modes) ? { ...cfg.modes, currentModeId: modeId } : cfg.modes;
-  return { configOptions, modes };
+  return { ...cfg, configOptions, modes };
 }
 
 function listOf(cfg: AgentConfig, acc: Acc): Obj[] {
   const list = cfg.configOptions === undefined || cfg.configOptions === null ? [] : cfg.configOptions;
-  return mergedListToV2(list, ["configOptions"], undefined, cfg.modes, acc);
+  return mergedListToV2(list, ["configOptions"], undefined, cfg.modes, acc, cfg.models);
 }
 
 /** B: the full v2 option list for the agent's state: its options plus the synthetic mode option. */

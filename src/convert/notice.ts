@@ -100,7 +100,7 @@ export interface NoticeGate {
   readonly notices: boolean;
   /** The client advertised `clientCapabilities.session.compaction`. */
   readonly compaction: boolean;
-  /** `config.noticeFallback`: unsupported warning and error notices become an agent message. */
+  /** `agent_message`: a notice the client cannot show becomes an agent message (its severities permitting). */
   readonly noticeFallback: "drop" | "agent_message";
   /** A fresh agent-message id for that message (the engine's). */
   readonly fallbackMessageId?: string | undefined;
@@ -133,7 +133,7 @@ export function gatedUpdateToV1(
     if (gate.notices) return ok({ ...n } as v1.SessionUpdate);
     if (gate.noticeFallback !== "agent_message" || !messageTable.noticeFallbackSeverities.includes(n.severity))
       return dropped("the v1 client did not opt into notices");
-    const text = noticeFallbackText(n.severity, n.title, isString(n.description) ? n.description : undefined);
+    const text = noticeFallbackText(n.title, isString(n.description) ? n.description : undefined);
     const out: Obj = { sessionUpdate: kindInfo("agent").chunk, content: { type: "text", text } };
     if (gate.fallbackMessageId !== undefined) out.messageId = gate.fallbackMessageId;
     setMeta(out, new Stash(2, opts).keep("raw", src).into(undefined));

@@ -20,6 +20,7 @@ import {
 } from "./config-option.js";
 import { has, jsonEqual, omit } from "./json.js";
 import { synthesizeModes } from "./mode.js";
+import { buildModelOption, hasModelOption, legacyModels, modelOptionId } from "./models.js";
 import { attempt, ok, type Conv } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
@@ -91,6 +92,8 @@ function resultToV1(
       out.modes = modes;
     }
 
+    // A B bridge's agent sent legacy `models` (shown to v2 as the option dropped above).
+    if (hasResidual(env, RK.models)) out.models = residualOf(env, RK.models);
     if (hasResidual(env, RK.configOptions)) out.configOptions = residualOf(env, RK.configOptions);
     else if (isSynthetic(env, SN.configOptions) && Array.isArray(out.configOptions) && out.configOptions.length === 0)
       delete out.configOptions;
@@ -108,6 +111,13 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
     const out: Obj = omit(src, "modes", "_meta");
 
     const rawList = src.configOptions;
+    // Legacy `models` (earlier unstable SDKs): a synthetic model option, after the mode option.
+    const models = rawList !== null && !hasModelOption(rawList) ? legacyModels(src.models) : undefined;
+    if (models !== undefined) {
+      delete out.models;
+      stash.keep(RK.models, src.models);
+      acc.lost.push({ path: ["models"], reason: "legacy models are shown as a model config option" });
+    }
     let list: Obj[] | undefined;
     if (rawList === null) {
       // v2 lists are never null (H §5.1).
@@ -118,6 +128,7 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
       list = listToV2(rawList, ["configOptions"], residualOf(env, RK.omittedConfigOptions), acc);
     }
 
+    let modeAdded = false;
     if (!has(src, "modes") && agentModeOptionIndex(rawList) !== undefined) {
       // An A bridge would derive modes from the agent's mode option: the agent sent none.
       stash.invented(SN.modes);
@@ -145,9 +156,16 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
           if (rawList !== null)
             acc.lost.push({ path: ["configOptions"], reason: "the mode option is added to the list" });
           list = [option, ...(list ?? [])];
+          modeAdded = true;
           break;
         }
       }
+    }
+    if (models !== undefined) {
+      const option = buildModelOption(models, modelOptionId(rawList), opts);
+      if (rawList === undefined && !modeAdded) stash.invented(SN.configOptions);
+      const rest = list ?? [];
+      list = modeAdded ? [...rest.slice(0, 1), option, ...rest.slice(1)] : [option, ...rest];
     }
     if (list !== undefined) out.configOptions = list;
 

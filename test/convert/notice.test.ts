@@ -17,6 +17,7 @@ import { expectValid } from "../support/schema.js";
 import { value } from "../support/conv.js";
 
 const opts = options("compact");
+const off = options("off");
 const all: NoticeGate = { notices: true, compaction: true, noticeFallback: "drop" };
 const none: NoticeGate = { notices: false, compaction: false, noticeFallback: "drop" };
 
@@ -55,7 +56,7 @@ describe("notice and compaction updates toward v1 (T §2.10, D7)", () => {
     expect(out).toEqual({
       sessionUpdate: "agent_message_chunk",
       messageId: "acpb:notice:1",
-      content: { type: "text", text: "[warning] Rate limited\nRetrying in 5 s" },
+      content: { type: "text", text: "**Rate limited:** Retrying in 5 s" },
       _meta: { "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { raw: warning } } },
     });
     expectValid("v1", "SessionUpdate", out);
@@ -71,9 +72,16 @@ describe("notice and compaction updates toward v1 (T §2.10, D7)", () => {
     expectValid("v2", "SessionUpdate", r.updates[0]);
   });
 
-  it("drops info notices even under noticeFallback agent_message", () => {
+  it("renders info notices too, as Claude's v1 adapter does (bold title), and drops custom severities", () => {
     const gate: NoticeGate = { ...none, noticeFallback: "agent_message", fallbackMessageId: "n1" };
-    const r = gatedUpdateToV1({ sessionUpdate: "notice", severity: "info", title: "Hi" } as never, gate, opts);
+    const out = value(gatedUpdateToV1({ sessionUpdate: "notice", severity: "info", title: "Hi" } as never, gate, off));
+    expect(out).toEqual({
+      sessionUpdate: "agent_message_chunk",
+      messageId: "n1",
+      content: { type: "text", text: "**Hi**" },
+    });
+    expectValid("v1", "SessionUpdate", out);
+    const r = gatedUpdateToV1({ sessionUpdate: "notice", severity: "_debug", title: "Hi" } as never, gate, opts);
     expect(r.ok && r.value).toBeNull();
   });
 

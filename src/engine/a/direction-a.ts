@@ -17,6 +17,7 @@ import {
   setConfigOptionResponseToSetModeResponse,
   setModeToSetConfigOption,
 } from "../../convert/mode.js";
+import { setModelToSetConfigOption } from "../../convert/models.js";
 import { finalizeSyntheticToolCall, permissionRequestToV1, permissionResponseToV2 } from "../../convert/permission.js";
 import { idleToPromptResponse, promptRequestToV2 } from "../../convert/prompt.js";
 import {
@@ -158,6 +159,7 @@ export class DirectionA extends TranslatingMode {
     "session/delete": (msg, params) => this.closeOrDelete(msg, params),
     "session/set_mode": (msg, params) => this.setMode(msg, params),
     "session/set_config_option": (msg, params) => this.setConfigOption(msg, params),
+    "session/set_model": (msg, params) => this.setModel(msg, params),
     "session/prompt": (msg, params) => this.prompt(msg, params),
   });
 
@@ -336,6 +338,23 @@ export class DirectionA extends TranslatingMode {
           ),
         );
       }
+      return { result: res.value.response };
+    });
+  }
+
+  /** Legacy `session/set_model` (a client given `models` back by a chained B bridge). */
+  private setModel(msg: RequestMessage, params: Obj | undefined): void {
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string")
+      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    const s = this.session(sessionId);
+    const r = setModelToSetConfigOption(params, s.configOptions);
+    if (failedConv(r)) return this.invalid(msg, r.error);
+    this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
+      if (resp.error) return { error: resp.error };
+      const res = setConfigOptionResponseToSetModeResponse(resp.result);
+      if (failedConv(res)) return { result: {} };
+      s.configOptions = res.value.configOptions;
       return { result: res.value.response };
     });
   }

@@ -46,6 +46,8 @@ export class SessionA {
   /** The agent's last v2 config option list (H §5, T §2.7). */
   configOptions: unknown;
   lastCost: unknown;
+  /** Notices shown as agent messages so far (their message ids, T §2.10). */
+  noticeCount = 0;
   closed = false;
   /** Where the session works (recorded from the lifecycle request, H §4.10). */
   cwd: string | undefined;
@@ -58,8 +60,14 @@ export class SessionA {
     this.lifecycle = new PromptLifecycle(lifecycle);
   }
 
-  /** Replay starts from scratch (T §7.1): message and plan state reset, tool calls re-upserted. */
+  /**
+   * Replay starts from scratch (T §7.1): message and plan state reset, tool calls re-upserted. A v1
+   * client that reset its view on load knows no tool call: each is announced again with `tool_call`.
+   */
   resetForReplay(): void {
+    for (const t of this.toolCalls.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
+    this.toolCalls.clear();
+    this.pendingTools.clear();
     this.sent.clear();
     this.idKind.clear();
     this.plans = new Map();

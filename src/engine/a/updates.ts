@@ -4,6 +4,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../convert/command.js";
 import { gatedUpdateToV1 } from "../../convert/notice.js";
+import { noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
 import { isObject } from "../../convert/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
@@ -184,15 +185,25 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
     case "compaction_update":
     case "compaction_summary_chunk": {
       // Content blocks inside are converted like any other (T §3.1); the client's opt-ins gate them.
+      // A notice the client did not opt into is shown as the agent's own v1 build shows it: a message.
+      const fallbackMessageId = tag === "notice" ? noticeMessageId(s.sessionId, s.noticeCount + 1) : undefined;
       const r = gatedUpdateToV1(
         update as v2.SessionUpdate,
-        { notices: ctx.flags.notices, compaction: ctx.flags.compaction, noticeFallback: "drop" },
+        {
+          notices: ctx.flags.notices,
+          compaction: ctx.flags.compaction,
+          noticeFallback: "agent_message",
+          fallbackMessageId,
+        },
         ctx.opts,
       );
       if (dropped(r, ctx.log, tag)) return;
       if (r.value === null)
         ctx.log.debug(`dropped ${tag}: the v1 client did not opt into it (session.notices / session.compaction)`);
-      else ctx.send(s.sessionId, r.value, params._meta);
+      else {
+        if (r.value.sessionUpdate === "agent_message_chunk") s.noticeCount++;
+        ctx.send(s.sessionId, r.value, params._meta);
+      }
       return;
     }
     default:

@@ -13,6 +13,7 @@ import { isObject, jsonEqual } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
 import { generatedMessageId } from "../../../mappings/message.js";
 import { nextGeneratedId } from "../../convert/message.js";
+import { modelOptionId, setConfigOptionToSetModel, withCurrentModel } from "../../convert/models.js";
 import {
   agentConfigFromResult,
   agentModeBinding,
@@ -67,7 +68,7 @@ export interface BConfig {
   /** T §1.4-2 (c): ack a prompt this long after sending it if the agent said nothing yet. */
   readonly ackGraceMs: number;
   readonly closeDrainMs: number;
-  /** The v2 client opted into unstable usage (T §1.5). */
+  /** Put the v1 turn usage on the idle (T §1.5); else it is stashed. No schema has an opt-in: config.ts decides. */
   readonly clientWantsUsage: boolean;
 }
 
@@ -81,6 +82,22 @@ const AFTER_CLOSE: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "requ
   "session/archive",
   "session/unarchive",
 ]);
+
+interface LiveInfo {
+  readonly title: string | undefined;
+  readonly updatedAt: string | undefined;
+}
+
+/** The session info the client has, forgotten until the agent (or `resendInfo`) reports it again. */
+function takeInfo(s: SessionB): LiveInfo {
+  const live = { title: s.title, updatedAt: s.updatedAt };
+  s.title = undefined;
+  s.updatedAt = undefined;
+  return live;
+}
+
+/** The legacy model setter of earlier unstable SDKs (its row in mappings/methods.ts). */
+const SET_MODEL = "session/set_model";
 
 function emulatedMeta(method: string): Obj {
   return { [STASH_KEY]: { emulated: method } };
@@ -109,7 +126,7 @@ export class DirectionB extends TranslatingMode {
     /** The v1 "agent" is an A bridge: lifecycle states and acks come from it (T §5.5). */
     private readonly peer = false,
     /** The v2 "client" is an A bridge (its initialize request carries the marker). */
-    clientIsBridge = false,
+    private readonly clientIsBridge = false,
   ) {
     super(client, agent, config.log);
     this.toClient = optionsToward(config.stash, clientIsBridge);
@@ -336,11 +353,14 @@ export class DirectionB extends TranslatingMode {
       const result: Obj = { _meta: emulatedMeta("session/resume") };
       if (s.availableCommands !== undefined) result.availableCommands = s.availableCommands;
       this.down.reply(entry, { result });
+      this.resendInfo(s, takeInfo(s));
       return;
     }
     const { method, params: out } = r.value as { method: string; params: unknown };
     // Revived now, so its replay is forwarded; a failed resume leaves it closed.
     const wasClosed = s.closed;
+    // What the client had live: whatever the agent does not say again during the resume is re-sent.
+    const info = takeInfo(s);
     s.closed = false;
     s.loadInFlight = true;
     if (method === "session/load") {
@@ -356,6 +376,8 @@ export class DirectionB extends TranslatingMode {
       if (entry.answered) return;
       if (resp.error) {
         s.closed = wasClosed;
+        s.title ??= info.title;
+        s.updatedAt ??= info.updatedAt;
         this.down.reply(entry, { error: this.errorForClient(resp.error, sessionId) });
         this.startNext(s);
         return;
@@ -378,8 +400,21 @@ export class DirectionB extends TranslatingMode {
       // A v2 resume response is preceded by a state snapshot (T §1.4-10).
       this.snapshot(s);
       this.down.reply(entry, { result });
+      this.resendInfo(s, info);
       this.startNext(s);
     });
+  }
+
+  /**
+   * After a resume result: the session info (title) the client had live, where the agent did not
+   * report it again during the resume (a v1 `session/resume` replays nothing, H §2.3).
+   */
+  private resendInfo(s: SessionB, live: LiveInfo): void {
+    const update: Obj = { sessionUpdate: "session_info_update" };
+    if (s.title === undefined && live.title !== undefined) update.title = s.title = live.title;
+    if (s.updatedAt === undefined && live.updatedAt !== undefined) update.updatedAt = s.updatedAt = live.updatedAt;
+    // An A bridge's v1 client keeps its view through a load, as it would with a direct v1 agent.
+    if (Object.keys(update).length > 1 && !this.clientIsBridge) this.emit(s, update);
   }
 
   private snapshot(s: SessionB): void {
@@ -484,11 +519,29 @@ export class DirectionB extends TranslatingMode {
       });
       return;
     }
+    const models = s.config.models;
+    if (models !== undefined && params.configId === modelOptionId(s.config.configOptions)) {
+      // The option standing for legacy `models`: the v1 agent's own `session/set_model`.
+      const m = setConfigOptionToSetModel(params, models);
+      if (failedConv(m)) return this.invalid(msg, m.error);
+      this.down.forward(msg, SET_MODEL, m.value, (resp) => {
+        if (resp.error) return { error: resp.error };
+        s.config = { ...s.config, models: withCurrentModel(models, m.value.modelId) };
+        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.toClient);
+        if (failedConv(conv)) return malformed(SET_MODEL, conv.error.data);
+        return { result: conv.value };
+      });
+      return;
+    }
     const r = setConfigOptionRequestToV1(params);
     if (failedConv(r)) return this.invalid(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = setConfigOptionResponseToV2(resp.result, { modes: s.config.modes }, this.toClient);
+      const conv = setConfigOptionResponseToV2(
+        resp.result,
+        { modes: s.config.modes, models: s.config.models },
+        this.toClient,
+      );
       if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
       return { result: conv.value };

@@ -105,7 +105,7 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void 
       return;
     }
     case "config_option_update": {
-      const r = configOptionUpdateToV2(update, { modes: s.config.modes }, ctx.opts);
+      const r = configOptionUpdateToV2(update, { modes: s.config.modes, models: s.config.models }, ctx.opts);
       if (dropped(r, ctx.log, "config_option_update")) return;
       s.config = { ...s.config, configOptions: update.configOptions };
       ctx.send(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta);
