@@ -173,6 +173,8 @@ export function renderReport(results: readonly AgentResult[], when = new Date())
       for (const p of o.schemaProblems) lines.push(`- schema: ${p.split("\n")[0] ?? ""}`);
       lines.push("");
     }
+    if (r.buildDifferences.length === 0 && r.direct.length > 1)
+      lines.push("The agent's v1 and v2 builds, directly, give the same folded view.", "");
     if (r.buildDifferences.length > 0) {
       lines.push("### The agent's v1 and v2 builds, directly (folded)", "");
       lines.push("| key | v1 build | v2 build |", "|---|---|---|");

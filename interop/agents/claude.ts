@@ -1,7 +1,8 @@
 // Claude's ACP adapter (@agentclientprotocol/claude-agent-acp): one package serves v1 and v2,
 // forced by CLAUDE_AGENT_ACP_PROTOCOL. Claude Code keeps its state under HOME/.claude; the
-// settings put it in `acceptEdits` mode, so that edits and writes go through, with an `ask` rule
-// for Bash: the scenario's command is read-only, which Claude Code would otherwise run unasked.
+// settings keep the `default` permission mode, so the edit asks the client (a diff in a permission
+// request), with an `ask` rule for Bash: the scenario's command is read-only, which Claude Code
+// would otherwise run unasked.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startAnthropicMock } from "../mocks/anthropic.js";
@@ -16,7 +17,7 @@ export const claude: AgentRecipe = {
     await mkdir(dir, { recursive: true });
     await writeFile(
       join(dir, "settings.json"),
-      JSON.stringify({ permissions: { defaultMode: "acceptEdits", ask: ["Bash"] } }, null, 2),
+      JSON.stringify({ permissions: { defaultMode: "default", ask: ["Bash"] } }, null, 2),
     );
     return {
       command: process.execPath,
