@@ -31,6 +31,8 @@ export interface ClientOptions {
   /** The session's cwd. */
   readonly cwd: string;
   readonly timeoutMs: number;
+  /** How long to keep listening after the turn ended, for trailing title/usage updates (1500 ms). */
+  readonly settleMs?: number;
 }
 
 interface Terminal {
@@ -203,7 +205,7 @@ export async function runClient(opts: ClientOptions): Promise<ClientRun> {
     if (!isObject(prompted.result)) return `session/prompt failed: ${JSON.stringify(prompted.error)}`;
     if (version === 2) await idle;
     // Let trailing notifications (title, usage) arrive before the wire is closed.
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, opts.settleMs ?? 1500));
     return "";
   };
 
