@@ -34,6 +34,8 @@ export interface RunOutcome {
   /** Bridge runs: the agent side, folded from the bridge's trace. */
   readonly agentView?: View;
   readonly schemaProblems: readonly string[];
+  /** Messages the client got with the bridge's `_meta["acp-bridge"]` stash, and its bytes. */
+  readonly stash: { readonly messages: number; readonly bytes: number };
   /** Turn failures: timeout, exit, files not as expected. */
   readonly failures: readonly string[];
 }
@@ -141,6 +143,10 @@ function cell(s: string): string {
   return s.replace(/\|/g, "\\|");
 }
 
+function stashCell(o: RunOutcome): string {
+  return `${o.stash.messages} (${o.stash.bytes})`;
+}
+
 function messageLine(m: unknown): string {
   const j = JSON.stringify(m);
   return j.length > 600 ? `${j.slice(0, 600)}…` : j;
@@ -150,16 +156,16 @@ function messageLine(m: unknown): string {
 export function renderReport(results: readonly AgentResult[], when = new Date()): string {
   const lines: string[] = [];
   lines.push(`# Interop with real agents: last result (${when.toISOString()})`, "");
-  lines.push("| agent | run | turn | schema problems | agent-other-version | bridge-lost |");
-  lines.push("|---|---|---|---|---|---|");
+  lines.push("| agent | run | turn | schema problems | agent-other-version | bridge-lost | stash messages (bytes) |");
+  lines.push("|---|---|---|---|---|---|---|");
   for (const r of results) {
     for (const d of r.direct)
       lines.push(
-        `| ${r.agent} | v${d.clientVersion} client → v${d.agentVersion} agent (direct) | ${d.failures.length === 0 ? "ok" : "FAILED"} | ${d.schemaProblems.length} | – | – |`,
+        `| ${r.agent} | v${d.clientVersion} client → v${d.agentVersion} agent (direct) | ${d.failures.length === 0 ? "ok" : "FAILED"} | ${d.schemaProblems.length} | – | – | ${stashCell(d)} |`,
       );
     for (const row of r.rows)
       lines.push(
-        `| ${row.agent} | ${row.direction} | ${row.failed ? "FAILED" : "ok"} | ${row.schema} | ${row.otherVersion} | ${row.bridgeLost} |`,
+        `| ${row.agent} | ${row.direction} | ${row.failed ? "FAILED" : "ok"} | ${row.schema} | ${row.otherVersion} | ${row.bridgeLost} | ${stashCell(row.outcome)} |`,
       );
   }
   for (const r of results) {

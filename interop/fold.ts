@@ -5,6 +5,7 @@
 // and permission requests are numbered in order of appearance.
 import type { WireEntry } from "../test/support/peers.js";
 import type { AcpVersion } from "./agents/recipe.js";
+import { capabilityRows } from "../mappings/capabilities.js";
 import { isObject } from "../src/convert/json.js";
 
 type Json = Record<string, unknown>;
@@ -196,6 +197,21 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
         .join(",")}`;
     if (Array.isArray(r.availableCommands)) set("commands", commandNames(r.availableCommands));
   };
+  // The agent's capabilities that have a place in both versions (the bridge's own capability table
+  // says which), under their v2 path.
+  const foldCapabilities = (caps: unknown): void => {
+    const rows = capabilityRows("agent").filter((r) => r.v1 !== null && r.v2 !== null && r.v1 !== "*");
+    for (const r of rows) {
+      const v2 = r.v2 ?? "";
+      // Containers are folded through their own rows.
+      if (rows.some((o) => o.v2?.startsWith(`${v2}.`))) continue;
+      // The bridge's own stash is for chained bridges, not what the agent advertised.
+      const value = withoutStash(at(caps, (version === 1 ? r.v1 : r.v2) ?? ""));
+      if (value === undefined || value === null || value === false) continue;
+      if (v2.endsWith("_meta") && isObject(value) && Object.keys(value).length === 0) continue;
+      set(`capability.${v2}`, r.kind === "bool↔marker" ? "yes" : canonical(value));
+    }
+  };
   const commandNames = (list: unknown[]): string =>
     list
       .map((c) => (isObject(c) ? str(c.name) : undefined))
@@ -376,6 +392,7 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
     }
     const method = requests.get(JSON.stringify(m.id));
     if (!isObject(m.result)) continue;
+    if (method === "initialize") foldCapabilities(version === 1 ? m.result.agentCapabilities : m.result.capabilities);
     if (method === "session/new" || method === "session/load" || method === "session/resume")
       foldSessionResult(m.result);
     if (method === "session/prompt" && version === 1) {
@@ -422,6 +439,64 @@ function isBooleanOption(type: unknown, values: readonly string[]): boolean {
   if (type === "boolean") return true;
   const set = [...values].sort().join(",");
   return set === "off,on" || set === "false,true";
+}
+
+function at(value: unknown, path: string): unknown {
+  let v = value;
+  for (const k of path.split(".")) v = isObject(v) ? v[k] : undefined;
+  return v;
+}
+
+export const STASH_KEY = "acp-bridge";
+
+function withoutStash(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutStash);
+  if (!isObject(v)) return v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== STASH_KEY)
+      .map(([k, x]) => [k, withoutStash(x)]),
+  );
+}
+
+/** Messages carrying the bridge's `_meta["acp-bridge"]` stash, and its size in bytes. */
+export function stashCount(wire: readonly WireEntry[]): { messages: number; bytes: number } {
+  let messages = 0;
+  let bytes = 0;
+  const walk = (v: unknown): number => {
+    if (Array.isArray(v)) return v.reduce<number>((n, x) => n + walk(x), 0);
+    if (!isObject(v)) return 0;
+    let n = 0;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "_meta" && isObject(x) && STASH_KEY in x) n += JSON.stringify(x[STASH_KEY]).length;
+      n += walk(x);
+    }
+    return n;
+  };
+  for (const e of wire) {
+    if (e.dir !== "in") continue;
+    const n = walk(e.msg);
+    if (n > 0) {
+      messages++;
+      bytes += n;
+    }
+  }
+  return { messages, bytes };
+}
+
+/** JSON with sorted keys at every level. */
+function canonical(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : isObject(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort(v[k])]),
+          )
+        : v;
+  return JSON.stringify(sort(value));
 }
 
 /** An exit status: the code (`null` when killed), and the signal if any. */

@@ -13,7 +13,7 @@ import type { AcpVersion, AgentRecipe } from "./agents/recipe.js";
 import { cacheDir, ensureCache, INTEROP_DIR } from "./cache.js";
 import { runClient, type ClientRun } from "./client.js";
 import { compareRuns, renderReport, type AgentResult, type RunOutcome } from "./compare.js";
-import { fold, wireFromTrace } from "./fold.js";
+import { fold, stashCount, wireFromTrace } from "./fold.js";
 import { checkFiles, prepareWorkspace } from "./workspace.js";
 
 const ROOT = resolve(INTEROP_DIR, "..");
@@ -89,6 +89,7 @@ async function play(
       view: fold(run.wire, clientVersion),
       ...(agentWire ? { agentView: fold(agentWire, agentVersion) } : {}),
       schemaProblems: run.problems,
+      stash: stashCount(run.wire),
       failures,
     };
   } finally {

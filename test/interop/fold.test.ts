@@ -3,7 +3,7 @@
 // classified as the agent's other-version build or as lost by the bridge.
 import { describe, expect, it } from "vitest";
 import { classify, renderReport, compareRuns, type RunOutcome } from "../../interop/compare.js";
-import { changedLines, fold, patchLines, wireFromTrace, type View } from "../../interop/fold.js";
+import { changedLines, fold, patchLines, stashCount, wireFromTrace, type View } from "../../interop/fold.js";
 import type { WireEntry } from "../support/peers.js";
 import { findWireProblems } from "../support/peers.js";
 
@@ -29,7 +29,16 @@ const modes = [
 function v1Turn(): WireEntry[] {
   return [
     out(1, "initialize", { protocolVersion: 1, clientCapabilities: { _meta: { terminal_output: true } } }),
-    resp(1, { protocolVersion: 1, agentCapabilities: {} }),
+    resp(1, {
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, audio: false },
+        mcpCapabilities: { http: true },
+        sessionCapabilities: { fork: {}, _meta: { x: 1 } },
+        _meta: { vendor: { on: true } },
+      },
+    }),
     out(2, "session/new", { cwd: CWD, mcpServers: [] }),
     resp(2, {
       sessionId: S,
@@ -123,7 +132,15 @@ function v2Turn(): WireEntry[] {
     "@@ -1,5 +1,5 @@\n alpha\n beta\n-gamma\n+GAMMA\n delta\n epsilon\n";
   return [
     out(1, "initialize", { protocolVersion: 2, info: { name: "c", version: "1" } }),
-    resp(1, { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {} }),
+    resp(1, {
+      protocolVersion: 2,
+      info: { name: "a", version: "1" },
+      capabilities: {
+        session: { prompt: { image: {} }, mcp: { stdio: {}, http: {} }, fork: {}, _meta: { x: 1 } },
+        // The bridge's stash is not what the agent advertised.
+        _meta: { vendor: { on: true }, "acp-bridge": { v: 1 } },
+      },
+    }),
     out(2, "session/new", { cwd: CWD }),
     resp(2, {
       sessionId: S,
@@ -247,7 +264,13 @@ describe("interop fold", () => {
       "tool[1].terminal": 'output="a.txt" exit=0',
       "permission[0]": "ls | allow_once,reject_once",
       "permission[0].content": "terminal",
+      "capability.session.prompt.image": "yes",
+      "capability.session.mcp.http": "yes",
+      "capability.session.fork": "{}",
+      "capability.session._meta": '{"x":1}',
+      "capability._meta": '{"vendor":{"on":true}}',
     });
+    expect(a.items["capability.session.prompt.audio"]).toBeUndefined();
     // Whether full texts were given is noted, not compared.
     expect(a.notes["tool[0].content"]).toMatch(/v1 texts/);
     expect(b.notes["tool[0].content"]).toBe("v2 patch");
@@ -277,6 +300,19 @@ describe("interop fold", () => {
     expect(changedLines("alpha\nbeta\ngamma\ndelta\n", "alpha\nbeta\nGAMMA\ndelta\n")).toEqual(["-gamma", "+GAMMA"]);
     expect(changedLines("", 'print("hi")\n')).toEqual(['+print("hi")']);
     expect(patchLines("--- a\n+++ b\n@@ -1 +1 @@\n-gamma\n+GAMMA\n ctx\n")).toEqual(["-gamma", "+GAMMA"]);
+  });
+
+  it("counts the messages that carry the bridge's stash, and its bytes", () => {
+    const stash = { v: 1, from: 2 };
+    const wire: WireEntry[] = [
+      upd({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "a", _meta: { "acp-bridge": stash } },
+      }),
+      upd({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "b" }, _meta: { other: 1 } }),
+      { dir: "out", msg: { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { "acp-bridge": stash } } } },
+    ];
+    expect(stashCount(wire)).toEqual({ messages: 1, bytes: JSON.stringify(stash).length });
   });
 
   it("reads the agent side of a bridge --trace file", () => {
@@ -371,6 +407,7 @@ describe("interop classifier", () => {
       view: view(items),
       ...(agent ? { agentView: view(agent) } : {}),
       schemaProblems: [],
+      stash: { messages: 0, bytes: 0 },
       failures: [],
     });
     const result = compareRuns(
@@ -386,7 +423,7 @@ describe("interop classifier", () => {
       ["v1 client → bridge → v2 agent", 0, 0],
     ]);
     const md = renderReport([result], new Date(0));
-    expect(md).toContain("| claude | v2 client → bridge → v1 agent | ok | 0 | 0 | 1 |");
+    expect(md).toContain("| claude | v2 client → bridge → v1 agent | ok | 0 | 0 | 1 | 0 (0) |");
     expect(md).toContain("bridge-lost `usage`");
   });
 });
