@@ -45,21 +45,14 @@ async function play(
     const agent = await recipe.launch(agentVersion, ws, mock);
     const trace = join(RUNS, `${label}.trace.jsons`);
     writeFileSync(trace, "");
+    // The bridge runs as a user runs it (`--agent-protocol auto`: it probes); the agent's
+    // version is forced by its launch environment.
     const launch =
       via === "direct"
         ? agent
         : {
             command: process.execPath,
-            args: [
-              join(ROOT, "bin/acp-bridge.js"),
-              "--trace",
-              trace,
-              "--agent-protocol",
-              String(agentVersion),
-              "--",
-              agent.command,
-              ...agent.args,
-            ],
+            args: [join(ROOT, "bin/acp-bridge.js"), "--trace", trace, "--", agent.command, ...agent.args],
             env: agent.env,
           };
     const started = Date.now();
