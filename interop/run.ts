@@ -14,7 +14,7 @@ import { cacheDir, ensureCache, INTEROP_DIR } from "./cache.js";
 import { runClient, type ClientRun } from "./client.js";
 import { compareRuns, renderReport, type AgentResult, type RunOutcome } from "./compare.js";
 import { fold, stashCount, wireFromTrace } from "./fold.js";
-import { checkFiles, prepareWorkspace } from "./workspace.js";
+import { checkFiles, prepareWorkspace, removeWorkspace } from "./workspace.js";
 
 const ROOT = resolve(INTEROP_DIR, "..");
 const RUNS = join(INTEROP_DIR, ".runs");
@@ -71,6 +71,9 @@ async function play(
       ...files,
       ...(mock.requests() === 0 ? ["the agent never called the model mock"] : []),
     ];
+    // A failed run keeps its workspace for a look.
+    if (failures.length === 0) await removeWorkspace(ws);
+    else failures.push(`workspace kept in ${ws.cwd}`);
     process.stderr.write(
       `interop: ${label}: ${failures.length === 0 ? "turn ok" : failures.join("; ")} (${Date.now() - started} ms, ${mock.requests()} model requests, ${run.problems.length} schema problems)\n`,
     );

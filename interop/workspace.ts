@@ -1,7 +1,7 @@
 // One scratch workspace per run: the session's cwd with SCENARIO.files, and a scratch HOME.
-import { mkdtemp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Workspace } from "./agents/recipe.js";
 import { SCENARIO } from "./scenario.js";
 
@@ -25,4 +25,9 @@ export async function checkFiles(cwd: string): Promise<string[]> {
   const extra = (await readdir(cwd)).filter((n) => !(n in SCENARIO.expected) && !n.startsWith("."));
   if (extra.length > 0) problems.push(`unexpected files: ${extra.join(", ")}`);
   return problems;
+}
+
+/** Remove a workspace and its HOME. */
+export async function removeWorkspace(ws: Workspace): Promise<void> {
+  await rm(dirname(ws.cwd), { recursive: true, force: true });
 }
