@@ -1,10 +1,10 @@
 // The interop suite's raw client (interop/client.ts) against scripted fake agents: it plays the
 // turn, answers permission requests with the first allow option, answers fs/terminal requests
 // although it did not advertise them, detects the turn end of each version, and reports timeouts.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runClient } from "../../interop/client.js";
 
 /** A fake agent: answers initialize and session/new, then plays `turn` (JS source) on the prompt. */
@@ -28,8 +28,12 @@ rl.on("line", async (line) => {
 `;
 }
 
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
 function workspace(): string {
   const dir = mkdtempSync(join(tmpdir(), "interop-client-"));
+  dirs.push(dir);
   writeFileSync(join(dir, "a.txt"), "hello\n");
   return dir;
 }
