@@ -113,7 +113,10 @@ export function compareRuns(
   const d2 = direct.get(2);
   const rows = bridged.map((run): Row => {
     const same = direct.get(run.clientVersion);
-    const differences = classify(same?.view ?? EMPTY, run.view, run.agentView ?? EMPTY);
+    // An agent with one version (Gemini CLI: v1) has no same-version build for the other client:
+    // what it sent is the reference, so only what the bridge lost shows.
+    const agentView = run.agentView ?? EMPTY;
+    const differences = classify(same?.view ?? agentView, run.view, agentView);
     return {
       agent,
       direction: `v${run.clientVersion} client → bridge → v${run.agentVersion} agent`,

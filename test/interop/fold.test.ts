@@ -422,6 +422,11 @@ describe("interop classifier", () => {
       ["v2 client → bridge → v1 agent", 1, 0],
       ["v1 client → bridge → v2 agent", 0, 0],
     ]);
+    // One version only (Gemini CLI): the agent's side is the reference.
+    const single = compareRuns("gemini", new Map([[1, run(1, 1, { usage: "u" })]]), [
+      run(2, 1, { title: "t" }, { usage: "u", title: "t" }),
+    ]);
+    expect(single.rows[0]!.differences).toMatchObject([{ cls: "bridge-lost", key: "usage" }]);
     const md = renderReport([result], new Date(0));
     expect(md).toContain("| claude | v2 client → bridge → v1 agent | ok | 0 | 0 | 1 | 0 (0) |");
     expect(md).toContain("bridge-lost `usage`");
