@@ -4,7 +4,17 @@ import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 export default defineConfig(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bin/**", "eslint.config.js"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "coverage/**",
+      "bin/**",
+      "eslint.config.js",
+      "interop/.cache/**",
+      "interop/.runs/**",
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {
@@ -20,7 +30,7 @@ export default defineConfig(
     rules: { "@typescript-eslint/no-explicit-any": "error" },
   },
   {
-    files: ["test/**/*.ts", "bench/**/*.ts", "*.config.ts", "*.config.js"],
+    files: ["test/**/*.ts", "bench/**/*.ts", "interop/**/*.ts", "*.config.ts", "*.config.js"],
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",

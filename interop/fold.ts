@@ -1,0 +1,509 @@
+// Fold one recorded ACP wire (v1 or v2, as a client received it or as an agent sent it) into a
+// version-neutral view of what a user sees of the turn: a flat map from a stable key (`message`,
+// `tool[2].status`, `permission[0]`, `plan`, ...) to a normalised string, so two views compare key
+// by key. Ids, timestamps and the workspace's temporary path are left out or normalised; tool calls
+// and permission requests are numbered in order of appearance.
+import type { WireEntry } from "../test/support/peers.js";
+import type { AcpVersion } from "./agents/recipe.js";
+import { capabilityRows } from "../mappings/capabilities.js";
+import { isObject } from "../src/convert/json.js";
+
+type Json = Record<string, unknown>;
+
+function str(x: unknown): string | undefined {
+  return typeof x === "string" ? x : undefined;
+}
+function arr(x: unknown): unknown[] {
+  return Array.isArray(x) ? x : [];
+}
+
+export interface View {
+  /** Compared key by key. */
+  readonly items: Record<string, string>;
+  /** Shown with a difference, never compared (e.g. whether a diff carried full texts). */
+  readonly notes: Record<string, string>;
+  /** For each key, the wire message that set it last (for reports). */
+  readonly sources: Record<string, unknown>;
+}
+
+interface Terminal {
+  output: string;
+  exit?: string;
+  source?: unknown;
+}
+
+interface Tool {
+  title?: string;
+  kind?: string;
+  status?: string;
+  locations?: string;
+  content: unknown[];
+  /** Per field, the last message that set it. */
+  readonly src: Record<string, unknown>;
+  /** Terminal ids shown in the content, and output carried by the v1 `_meta` convention. */
+  terminalIds: Set<string>;
+}
+
+/** Changed lines of a text change: `-old` and `+new` lines that are not common to both sides. */
+export function changedLines(oldText: string, newText: string): string[] {
+  const a = oldText === "" ? [] : oldText.replace(/\n$/, "").split("\n");
+  const b = newText === "" ? [] : newText.replace(/\n$/, "").split("\n");
+  // Longest common subsequence, so a snippet and a full text of the same edit give the same lines.
+  const dp: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      dp[i]![j] = a[i] === b[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      i++;
+      j++;
+    } else if (i < a.length && (j >= b.length || dp[i + 1]![j]! >= dp[i]![j + 1]!)) out.push(`-${a[i++]!}`);
+    else out.push(`+${b[j++]!}`);
+  }
+  return out;
+}
+
+/** Changed lines of a unified/git patch text. */
+export function patchLines(patch: string): string[] {
+  return patch
+    .split("\n")
+    .filter((l) => (l.startsWith("+") && !l.startsWith("+++")) || (l.startsWith("-") && !l.startsWith("---")));
+}
+
+function decodeBase64(data: string): string {
+  return Buffer.from(data, "base64").toString("utf8");
+}
+
+/** Wire entries from a bridge `--trace` file (conductor .jsons): the agent side of a bridge run. */
+export function wireFromTrace(text: string): WireEntry[] {
+  const out: WireEntry[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const e: unknown = JSON.parse(line);
+    if (!isObject(e)) continue;
+    const dir = e.from === "agent" ? "in" : e.to === "agent" ? "out" : undefined;
+    if (dir === undefined) continue;
+    let msg: Json;
+    if (e.type === "request") msg = { jsonrpc: "2.0", id: e.id, method: e.method, params: e.params };
+    else if (e.type === "notification") msg = { jsonrpc: "2.0", method: e.method, params: e.params };
+    else
+      msg =
+        e.is_error === true
+          ? { jsonrpc: "2.0", id: e.id, error: e.payload }
+          : { jsonrpc: "2.0", id: e.id, result: e.payload };
+    if (msg.params === undefined) delete msg.params;
+    out.push({ dir, msg });
+  }
+  return out;
+}
+
+/** Fold a wire; `in` entries are what the agent (or the bridge, for a client) sent. */
+export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
+  const items: Record<string, string> = {};
+  const notes: Record<string, string> = {};
+  const sources: Record<string, unknown> = {};
+  let cwd = "";
+  const rel = (p: string): string => (cwd !== "" && p.startsWith(cwd) ? `<cwd>${p.slice(cwd.length)}` : p);
+  let current: unknown;
+  const set = (key: string, value: string | undefined, source: unknown = current): void => {
+    if (value === undefined) return;
+    items[key] = value;
+    sources[key] = source;
+  };
+
+  const requests = new Map<string, string>();
+  const messages = new Map<string, string>(); // messageId → text, in order
+  const thoughts = new Map<string, string>();
+  let anon = 0;
+  const tools = new Map<string, Tool>();
+  const terminals = new Map<string, Terminal>();
+  let permissions = 0;
+  const configs = new Map<string, string>();
+  // v1's `modes` / unstable `models`, else the config option of that category (v2's only place).
+  let modes: string | undefined;
+  let models: string | undefined;
+  let configModes: string | undefined;
+  let configModels: string | undefined;
+  let modesSource: unknown;
+
+  const tool = (id: string): Tool => {
+    let t = tools.get(id);
+    if (!t) {
+      t = { content: [], terminalIds: new Set(), src: {} };
+      tools.set(id, t);
+    }
+    return t;
+  };
+  const terminal = (id: string): Terminal => {
+    let t = terminals.get(id);
+    if (!t) {
+      t = { output: "" };
+      terminals.set(id, t);
+    }
+    t.source = current;
+    return t;
+  };
+  let messageSource: unknown;
+  let thoughtSource: unknown;
+  const configSources = new Map<string, unknown>();
+  const chunk = (into: Map<string, string>, u: Json): void => {
+    const id = str(u.messageId) ?? `#${anon}`;
+    const c = u.content;
+    const text = isObject(c) && typeof c.text === "string" ? c.text : "";
+    into.set(id, (into.get(id) ?? "") + text);
+  };
+  const whole = (into: Map<string, string>, u: Json): void => {
+    const id = str(u.messageId) ?? `#${anon++}`;
+    into.set(
+      id,
+      arr(u.content)
+        .map((c) => (isObject(c) && typeof c.text === "string" ? c.text : ""))
+        .join(""),
+    );
+  };
+
+  const foldConfig = (options: unknown): void => {
+    for (const o of arr(options)) {
+      if (!isObject(o)) continue;
+      const id = str(o.configId) ?? str(o.id) ?? "?";
+      const values = arr(o.options)
+        .flatMap((x) => (isObject(x) && Array.isArray(x.options) ? x.options : [x]))
+        .map((x) => (isObject(x) ? str(x.value) : undefined))
+        .filter((x) => x !== undefined);
+      const folded = isBooleanOption(o.type, values)
+        ? `boolean current=${String(o.currentValue === true || o.currentValue === "true" || o.currentValue === "on")}`
+        : `current=${JSON.stringify(o.currentValue)} options=${values.join(",")}`;
+      configs.set(id, folded);
+      configSources.set(id, current);
+      if (o.category === "mode") configModes = folded;
+      if (o.category === "model") configModels = folded;
+    }
+  };
+  const foldSessionResult = (r: Json): void => {
+    modesSource = current;
+    foldConfig(r.configOptions);
+    const m = r.modes;
+    if (isObject(m))
+      modes = `current=${JSON.stringify(m.currentModeId)} options=${arr(m.availableModes)
+        .map((x) => (isObject(x) ? str(x.id) : undefined))
+        .join(",")}`;
+    const md = r.models;
+    if (isObject(md))
+      models = `current=${JSON.stringify(md.currentModelId)} options=${arr(md.availableModels)
+        .map((x) => (isObject(x) ? str(x.modelId) : undefined))
+        .join(",")}`;
+    if (Array.isArray(r.availableCommands)) set("commands", commandNames(r.availableCommands));
+  };
+  // The agent's capabilities that have a place in both versions (the bridge's own capability table
+  // says which), under their v2 path.
+  const foldCapabilities = (caps: unknown): void => {
+    const rows = capabilityRows("agent").filter((r) => r.v1 !== null && r.v2 !== null && r.v1 !== "*");
+    for (const r of rows) {
+      const v2 = r.v2 ?? "";
+      // Containers are folded through their own rows.
+      if (rows.some((o) => o.v2?.startsWith(`${v2}.`))) continue;
+      // The bridge's own stash is for chained bridges, not what the agent advertised.
+      const value = withoutStash(at(caps, (version === 1 ? r.v1 : r.v2) ?? ""));
+      if (value === undefined || value === null || value === false) continue;
+      if (v2.endsWith("_meta") && isObject(value) && Object.keys(value).length === 0) continue;
+      set(`capability.${v2}`, r.kind === "bool↔marker" ? "yes" : canonical(value));
+    }
+  };
+  const commandNames = (list: unknown[]): string =>
+    list
+      .map((c) => (isObject(c) ? str(c.name) : undefined))
+      .filter((x) => x !== undefined)
+      .sort()
+      .join(",");
+
+  const applyTool = (u: Json, fromPermission: boolean): void => {
+    const id = str(u.toolCallId);
+    if (id === undefined) return;
+    const t = tool(id);
+    if (typeof u.title === "string") [t.title, t.src.title] = [u.title, current];
+    if (typeof u.kind === "string") [t.kind, t.src.kind] = [u.kind, current];
+    if (typeof u.status === "string" && !fromPermission) [t.status, t.src.status] = [u.status, current];
+    if (Array.isArray(u.locations)) {
+      t.locations = u.locations
+        .map((l) => (isObject(l) ? `${rel(str(l.path) ?? "?")}${typeof l.line === "number" ? `:${l.line}` : ""}` : "?"))
+        .join(",");
+      t.src.locations = current;
+    }
+    if (Array.isArray(u.content) && !fromPermission) [t.content, t.src.content] = [u.content, current];
+    for (const c of arr(u.content)) if (isObject(c) && c.type === "terminal") t.terminalIds.add(String(c.terminalId));
+    // Zed's v1 terminal convention: the output and exit ride on the tool call's `_meta`. A v2
+    // client has terminal updates for that; the keys mean nothing to it.
+    const meta = u._meta;
+    if (isObject(meta) && version === 1) {
+      const info = meta.terminal_info;
+      if (isObject(info) && typeof info.terminal_id === "string") {
+        t.terminalIds.add(info.terminal_id);
+        terminal(info.terminal_id);
+      }
+      const out = meta.terminal_output;
+      if (isObject(out) && typeof out.terminal_id === "string" && typeof out.data === "string") {
+        t.terminalIds.add(out.terminal_id);
+        terminal(out.terminal_id).output += out.data;
+      }
+      const exit = meta.terminal_exit;
+      if (isObject(exit) && typeof exit.terminal_id === "string") {
+        t.terminalIds.add(exit.terminal_id);
+        terminal(exit.terminal_id).exit = exitText(exit.exit_code, exit.signal);
+      }
+    }
+  };
+
+  const foldContent = (c: unknown): { text: string; note?: string } => {
+    if (!isObject(c)) return { text: "?" };
+    if (c.type === "content") {
+      const b = c.content;
+      if (isObject(b) && b.type === "text") return { text: `text:${String(b.text)}` };
+      return { text: `content:${isObject(b) ? String(b.type) : "?"}` };
+    }
+    if (c.type === "diff") {
+      if (typeof c.path === "string") {
+        const oldText = str(c.oldText) ?? "";
+        const newText = str(c.newText) ?? "";
+        return {
+          text: `diff:${rel(c.path)} ${changedLines(oldText, newText).join(" | ")}`,
+          note: `v1 texts (${c.oldText === null || c.oldText === undefined ? "new file" : `${oldText.split("\n").length} old lines`})`,
+        };
+      }
+      const change = arr(c.changes)[0];
+      const path = isObject(change) ? (str(change.path) ?? str(change.newPath) ?? "?") : "?";
+      const patch = isObject(c.patch) ? (str(c.patch.text) ?? "") : "";
+      return { text: `diff:${rel(path)} ${patchLines(patch).join(" | ")}`, note: "v2 patch" };
+    }
+    if (c.type === "terminal") return { text: "terminal" };
+    return { text: `other:${String(c.type)}` };
+  };
+
+  const onUpdate = (u: Json): void => {
+    switch (u.sessionUpdate) {
+      case "agent_message_chunk":
+        messageSource = current;
+        chunk(messages, u);
+        return;
+      case "agent_message":
+        messageSource = current;
+        whole(messages, u);
+        return;
+      case "agent_thought_chunk":
+        thoughtSource = current;
+        chunk(thoughts, u);
+        return;
+      case "agent_thought":
+        thoughtSource = current;
+        whole(thoughts, u);
+        return;
+      case "tool_call":
+      case "tool_call_update":
+        applyTool(u, false);
+        return;
+      case "tool_call_content_chunk": {
+        const id = str(u.toolCallId);
+        if (id !== undefined) {
+          const t = tool(id);
+          t.content = [...t.content, u.content];
+          t.src.content = current;
+          if (isObject(u.content) && u.content.type === "terminal") t.terminalIds.add(String(u.content.terminalId));
+        }
+        return;
+      }
+      case "terminal_update": {
+        const t = terminal(String(u.terminalId));
+        if (isObject(u.output) && typeof u.output.data === "string") t.output = decodeBase64(u.output.data);
+        if (isObject(u.exitStatus)) t.exit = exitText(u.exitStatus.exitCode, u.exitStatus.signal);
+        return;
+      }
+      case "terminal_output_chunk":
+        terminal(String(u.terminalId)).output += decodeBase64(String(u.data));
+        return;
+      case "plan":
+      case "plan_update": {
+        const entries = version === 1 ? u.entries : isObject(u.plan) ? u.plan.entries : undefined;
+        set(
+          "plan",
+          arr(entries)
+            .map((e) => (isObject(e) ? `${String(e.status)}:${String(e.content)}` : "?"))
+            .join(" | "),
+        );
+        return;
+      }
+      case "available_commands_update":
+        set("commands", commandNames(arr(u.availableCommands)));
+        return;
+      case "session_info_update":
+        if (typeof u.title === "string") set("title", u.title);
+        return;
+      case "usage_update":
+        set("contextUsage", `used=${String(u.used)} size=${String(u.size)}`);
+        return;
+      case "config_option_update":
+        foldConfig(u.configOptions);
+        return;
+      case "current_mode_update":
+        if (modes !== undefined) modes = modes.replace(/^current=[^ ]*/, `current=${JSON.stringify(u.currentModeId)}`);
+        return;
+      case "notice":
+        set(`notice`, `${String(u.severity)}:${String(u.title)}`);
+        return;
+      case "state_update":
+        if (u.state === "idle") {
+          set("stopReason", str(u.stopReason));
+          if (isObject(u.usage)) set("usage", sortedJson(u.usage));
+        }
+        return;
+      default:
+        return;
+    }
+  };
+
+  for (const e of wire) {
+    const m = e.msg;
+    if (!isObject(m)) continue;
+    current = m;
+    if (e.dir === "out") {
+      if (typeof m.method === "string" && "id" in m) requests.set(JSON.stringify(m.id), m.method);
+      if (m.method === "session/new" && isObject(m.params) && typeof m.params.cwd === "string") cwd = m.params.cwd;
+      continue;
+    }
+    if (typeof m.method === "string") {
+      const params = isObject(m.params) ? m.params : {};
+      if (m.method === "session/update" && isObject(params.update)) onUpdate(params.update);
+      else if (m.method === "session/request_permission") {
+        const subject =
+          isObject(params.subject) && isObject(params.subject.toolCall) ? params.subject.toolCall : undefined;
+        const tc = isObject(params.toolCall) ? params.toolCall : subject;
+        if (tc) applyTool(tc, true);
+        const title = str(params.title) ?? (tc ? str(tc.title) : undefined) ?? "";
+        const kinds = arr(params.options)
+          .map((o) => (isObject(o) ? String(o.kind) : "?"))
+          .join(",");
+        const k = `permission[${permissions++}]`;
+        set(k, `${title} | ${kinds}`);
+        if (tc && Array.isArray(tc.content))
+          set(`${k}.content`, tc.content.map((c) => foldContent(c).text).join(" ; "));
+      }
+      continue;
+    }
+    const method = requests.get(JSON.stringify(m.id));
+    if (!isObject(m.result)) continue;
+    if (method === "initialize") foldCapabilities(version === 1 ? m.result.agentCapabilities : m.result.capabilities);
+    if (method === "session/new" || method === "session/load" || method === "session/resume")
+      foldSessionResult(m.result);
+    if (method === "session/prompt" && version === 1) {
+      set("stopReason", str(m.result.stopReason));
+      if (isObject(m.result.usage)) set("usage", sortedJson(m.result.usage));
+    }
+  }
+
+  current = undefined;
+  const agentText = [...messages.values()].join("");
+  if (agentText !== "") set("message", agentText, messageSource);
+  const thoughtText = [...thoughts.values()].join("");
+  if (thoughtText !== "") set("thought", thoughtText, thoughtSource);
+  set("modes", modes ?? configModes, modesSource);
+  set("models", models ?? configModels, modesSource);
+  for (const [id, v] of configs) set(`config.${id}`, v, configSources.get(id));
+  let i = 0;
+  for (const t of tools.values()) {
+    const k = `tool[${i++}]`;
+    set(`${k}.title`, t.title, t.src.title);
+    set(`${k}.kind`, t.kind, t.src.kind);
+    set(`${k}.status`, t.status, t.src.status);
+    set(`${k}.locations`, t.locations, t.src.locations);
+    const folded = t.content.map(foldContent);
+    set(`${k}.content`, folded.map((f) => f.text).join(" ; "), t.src.content);
+    const ns = folded.flatMap((f) => (f.note ? [f.note] : []));
+    if (ns.length > 0) notes[`${k}.content`] = ns.join(" ; ");
+    const outs = [...t.terminalIds].map((id) => terminals.get(id)).filter((x) => x !== undefined);
+    if (outs.length > 0)
+      set(
+        `${k}.terminal`,
+        outs.map((o) => `output=${JSON.stringify(o.output.trim())} exit=${o.exit ?? "none"}`).join(" ; "),
+        outs.at(-1)?.source,
+      );
+  }
+  return { items, notes, sources };
+}
+
+/**
+ * A boolean option, or a select that renders one in a version without booleans: an agent's own v1
+ * build offers on/off, the bridge true/false; both are the same switch to a user.
+ */
+function isBooleanOption(type: unknown, values: readonly string[]): boolean {
+  if (type === "boolean") return true;
+  const set = [...values].sort().join(",");
+  return set === "off,on" || set === "false,true";
+}
+
+function at(value: unknown, path: string): unknown {
+  let v = value;
+  for (const k of path.split(".")) v = isObject(v) ? v[k] : undefined;
+  return v;
+}
+
+export const STASH_KEY = "acp-bridge";
+
+function withoutStash(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutStash);
+  if (!isObject(v)) return v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== STASH_KEY)
+      .map(([k, x]) => [k, withoutStash(x)]),
+  );
+}
+
+/** Messages carrying the bridge's `_meta["acp-bridge"]` stash, and its size in bytes. */
+export function stashCount(wire: readonly WireEntry[]): { messages: number; bytes: number } {
+  let messages = 0;
+  let bytes = 0;
+  const walk = (v: unknown): number => {
+    if (Array.isArray(v)) return v.reduce<number>((n, x) => n + walk(x), 0);
+    if (!isObject(v)) return 0;
+    let n = 0;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "_meta" && isObject(x) && STASH_KEY in x) n += JSON.stringify(x[STASH_KEY]).length;
+      n += walk(x);
+    }
+    return n;
+  };
+  for (const e of wire) {
+    if (e.dir !== "in") continue;
+    const n = walk(e.msg);
+    if (n > 0) {
+      messages++;
+      bytes += n;
+    }
+  }
+  return { messages, bytes };
+}
+
+/** JSON with sorted keys at every level. */
+function canonical(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : isObject(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort(v[k])]),
+          )
+        : v;
+  return JSON.stringify(sort(value));
+}
+
+/** An exit status: the code (`null` when killed), and the signal if any. */
+function exitText(code: unknown, signal: unknown): string {
+  return `${JSON.stringify(code ?? null)}${typeof signal === "string" && signal !== "" ? `/${signal}` : ""}`;
+}
+
+function sortedJson(o: Json): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b))));
+}

@@ -1,0 +1,125 @@
+// `npm run interop`: install the pinned real agents into the cache, build the bridge, then for each
+// agent recipe and ACP version play SCENARIO (a) directly with a same-version client and (b) through
+// the built bridge with the other-version client, fold the wires into version-neutral views,
+// compare and classify the differences, print the fidelity table and write interop/last-result.md.
+// Exit status 1 when the bridge lost something, a message broke its schema or a turn failed.
+//
+// Options: INTEROP_AGENTS=claude,codex (default all), INTEROP_TIMEOUT_MS (default 180000).
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { RECIPES } from "./agents/index.js";
+import type { AcpVersion, AgentRecipe } from "./agents/recipe.js";
+import { cacheDir, ensureCache, INTEROP_DIR } from "./cache.js";
+import { runClient, type ClientRun } from "./client.js";
+import { compareRuns, renderReport, type AgentResult, type RunOutcome } from "./compare.js";
+import { fold, stashCount, wireFromTrace } from "./fold.js";
+import { checkFiles, prepareWorkspace, removeWorkspace } from "./workspace.js";
+
+const ROOT = resolve(INTEROP_DIR, "..");
+const RUNS = join(INTEROP_DIR, ".runs");
+const TIMEOUT_MS = Number(process.env.INTEROP_TIMEOUT_MS ?? 180_000);
+
+function baseEnv(home: string): NodeJS.ProcessEnv {
+  // A minimal environment: never the developer's own keys.
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", NO_COLOR: "1" };
+}
+
+function save(name: string, run: ClientRun): void {
+  writeFileSync(join(RUNS, `${name}.wire.jsonl`), run.wire.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  writeFileSync(join(RUNS, `${name}.stderr.log`), run.stderr);
+}
+
+async function play(
+  recipe: AgentRecipe,
+  agentVersion: AcpVersion,
+  clientVersion: AcpVersion,
+  cache: string,
+): Promise<RunOutcome> {
+  const via = agentVersion === clientVersion ? "direct" : "bridge";
+  const label = `${recipe.name}-v${clientVersion}-${via}-v${agentVersion}`;
+  process.stderr.write(`interop: ${label} ...\n`);
+  const ws = await prepareWorkspace(cache, label);
+  const mock = await recipe.startMock(ws);
+  try {
+    const agent = await recipe.launch(agentVersion, ws, mock);
+    const trace = join(RUNS, `${label}.trace.jsons`);
+    writeFileSync(trace, "");
+    // The bridge runs as a user runs it (`--agent-protocol auto`: it probes); the agent's
+    // version is forced by its launch environment.
+    const launch =
+      via === "direct"
+        ? agent
+        : {
+            command: process.execPath,
+            args: [join(ROOT, "bin/acp-bridge.js"), "--trace", trace, "--", agent.command, ...agent.args],
+            env: agent.env,
+          };
+    const started = Date.now();
+    const run = await runClient({
+      version: clientVersion,
+      launch,
+      env: { ...baseEnv(ws.home), ...launch.env },
+      cwd: ws.cwd,
+      timeoutMs: TIMEOUT_MS,
+    });
+    save(label, run);
+    const files = await checkFiles(ws.cwd);
+    const agentWire = via === "bridge" ? wireFromTrace(readFileSync(trace, "utf8")) : undefined;
+    const failures = [
+      ...(run.failure ? [run.failure] : []),
+      ...files,
+      ...(mock.requests() === 0 ? ["the agent never called the model mock"] : []),
+    ];
+    // A failed run keeps its workspace for a look.
+    if (failures.length === 0) await removeWorkspace(ws);
+    else failures.push(`workspace kept in ${ws.cwd}`);
+    process.stderr.write(
+      `interop: ${label}: ${failures.length === 0 ? "turn ok" : failures.join("; ")} (${Date.now() - started} ms, ${mock.requests()} model requests, ${run.problems.length} schema problems)\n`,
+    );
+    return {
+      label,
+      agentVersion,
+      clientVersion,
+      via,
+      view: fold(run.wire, clientVersion),
+      ...(agentWire ? { agentView: fold(agentWire, agentVersion) } : {}),
+      schemaProblems: run.problems,
+      stash: stashCount(run.wire),
+      failures,
+    };
+  } finally {
+    await mock.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const cache = cacheDir();
+  ensureCache(cache);
+  const build = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: ["ignore", 2, 2] });
+  if (build.status !== 0) throw new Error("npm run build failed");
+  mkdirSync(RUNS, { recursive: true });
+  const only = process.env.INTEROP_AGENTS?.split(",").filter((s) => s !== "");
+  const results: AgentResult[] = [];
+  for (const recipe of RECIPES) {
+    if (only && !only.includes(recipe.name)) continue;
+    const direct = new Map<AcpVersion, RunOutcome>();
+    for (const v of recipe.versions) direct.set(v, await play(recipe, v, v, cache));
+    const bridged: RunOutcome[] = [];
+    for (const agentVersion of recipe.versions) {
+      const clientVersion: AcpVersion = agentVersion === 1 ? 2 : 1;
+      bridged.push(await play(recipe, agentVersion, clientVersion, cache));
+    }
+    results.push(compareRuns(recipe.name, direct, bridged));
+  }
+  const report = renderReport(results);
+  process.stdout.write(report + "\n");
+  writeFileSync(join(INTEROP_DIR, "last-result.md"), report + "\n");
+  const bad = results.some((r) => r.rows.some((row) => row.bridgeLost > 0 || row.schema > 0 || row.failed));
+  process.exitCode = bad ? 1 : 0;
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`interop: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 2;
+});
