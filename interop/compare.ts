@@ -1,14 +1,16 @@
 // Compare folded views and classify every difference of a bridge run:
 // - `agent-other-version`: the client got what the agent put on the wire behind the bridge, and that
 //   differs from what the agent's same-version build sends directly (the agent's builds differ);
+// - `no-place`: the agent put it on the wire behind the bridge, and the client's version has no
+//   field for it (the client got nothing for it; the agent's same-version build sends none);
 // - `bridge-lost`: the agent put it on the wire behind the bridge, and the client did not get it
 //   (in its version's shape), or got something else.
 // A key the agent-side view lacks but the client has exactly as the direct run has it counts as
 // carried (the bridge rebuilt it faithfully, e.g. v1 `modes` from a v2 mode config option).
 import type { AcpVersion } from "./agents/recipe.js";
-import type { View } from "./fold.js";
+import { hasPlaceIn, type View } from "./fold.js";
 
-export type DifferenceClass = "agent-other-version" | "bridge-lost";
+export type DifferenceClass = "agent-other-version" | "no-place" | "bridge-lost";
 
 export interface Difference {
   readonly cls: DifferenceClass;
@@ -46,6 +48,7 @@ export interface Row {
   readonly failed: boolean;
   readonly schema: number;
   readonly otherVersion: number;
+  readonly noPlace: number;
   readonly bridgeLost: number;
   readonly differences: readonly Difference[];
   readonly outcome: RunOutcome;
@@ -59,8 +62,11 @@ export interface AgentResult {
   readonly rows: readonly Row[];
 }
 
-/** Classify the differences of a bridged view against the direct same-version view and the agent side. */
-export function classify(direct: View, bridged: View, agent: View): Difference[] {
+/**
+ * Classify the differences of a bridged view against the direct same-version view and the agent
+ * side; `clientVersion` tells what the client's version has a place for (all keys without it).
+ */
+export function classify(direct: View, bridged: View, agent: View, clientVersion?: AcpVersion): Difference[] {
   const keys = [...new Set([...Object.keys(direct.items), ...Object.keys(bridged.items), ...Object.keys(agent.items)])];
   const out: Difference[] = [];
   for (const key of keys) {
@@ -70,6 +76,8 @@ export function classify(direct: View, bridged: View, agent: View): Difference[]
     let cls: DifferenceClass | undefined;
     if (b === a) cls = b === d ? undefined : "agent-other-version";
     else if (a === undefined && b === d) cls = undefined;
+    else if (b === undefined && d === undefined && clientVersion !== undefined && !hasPlaceIn(clientVersion, key))
+      cls = "no-place";
     else cls = "bridge-lost";
     if (cls === undefined) continue;
     const note = [direct.notes[key], bridged.notes[key], agent.notes[key]]
@@ -116,13 +124,14 @@ export function compareRuns(
     // An agent with one version (Gemini CLI: v1) has no same-version build for the other client:
     // what it sent is the reference, so only what the bridge lost shows.
     const agentView = run.agentView ?? EMPTY;
-    const differences = classify(same?.view ?? agentView, run.view, agentView);
+    const differences = classify(same?.view ?? agentView, run.view, agentView, run.clientVersion);
     return {
       agent,
       direction: `v${run.clientVersion} client → bridge → v${run.agentVersion} agent`,
       failed: run.failures.length > 0,
       schema: run.schemaProblems.length,
       otherVersion: differences.filter((x) => x.cls === "agent-other-version").length,
+      noPlace: differences.filter((x) => x.cls === "no-place").length,
       bridgeLost: differences.filter((x) => x.cls === "bridge-lost").length,
       differences,
       outcome: run,
@@ -159,18 +168,26 @@ function messageLine(m: unknown): string {
 export function renderReport(results: readonly AgentResult[], when = new Date()): string {
   const lines: string[] = [];
   lines.push(`# Interop with real agents: last result (${when.toISOString()})`, "");
-  lines.push("| agent | run | turn | schema problems | agent-other-version | bridge-lost | stash messages (bytes) |");
-  lines.push("|---|---|---|---|---|---|---|");
+  lines.push(
+    "| agent | run | turn | schema problems | agent-other-version | no-place | bridge-lost | stash messages (bytes) |",
+  );
+  lines.push("|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     for (const d of r.direct)
       lines.push(
-        `| ${r.agent} | v${d.clientVersion} client → v${d.agentVersion} agent (direct) | ${d.failures.length === 0 ? "ok" : "FAILED"} | ${d.schemaProblems.length} | – | – | ${stashCell(d)} |`,
+        `| ${r.agent} | v${d.clientVersion} client → v${d.agentVersion} agent (direct) | ${d.failures.length === 0 ? "ok" : "FAILED"} | ${d.schemaProblems.length} | – | – | – | ${stashCell(d)} |`,
       );
     for (const row of r.rows)
       lines.push(
-        `| ${row.agent} | ${row.direction} | ${row.failed ? "FAILED" : "ok"} | ${row.schema} | ${row.otherVersion} | ${row.bridgeLost} | ${stashCell(row.outcome)} |`,
+        `| ${row.agent} | ${row.direction} | ${row.failed ? "FAILED" : "ok"} | ${row.schema} | ${row.otherVersion} | ${row.noPlace} | ${row.bridgeLost} | ${stashCell(row.outcome)} |`,
       );
   }
+  lines.push(
+    "",
+    "Classes: `agent-other-version`, the client got what the agent sent, which its same-version build " +
+      "sends differently; `no-place`, the agent sent it and the client's version has no field for it; " +
+      "`bridge-lost`, the agent sent it and the client did not get it in its version's shape.",
+  );
   for (const r of results) {
     lines.push("", `## ${r.agent}`, "");
     const failing = [...r.direct, ...r.rows.map((x) => x.outcome)].filter(
@@ -203,8 +220,8 @@ export function renderReport(results: readonly AgentResult[], when = new Date())
           `| ${d.cls} | ${d.key} | ${cell(cut(d.direct))} | ${cell(cut(d.bridged))} | ${cell(cut(d.agent))}${d.note ? ` (${cell(d.note)})` : ""} |`,
         );
       lines.push("");
-      for (const d of row.differences.filter((x) => x.cls === "bridge-lost")) {
-        lines.push(`- bridge-lost \`${d.key}\`:`);
+      for (const d of row.differences.filter((x) => x.cls !== "agent-other-version")) {
+        lines.push(`- ${d.cls} \`${d.key}\`:`);
         if (d.agentMessage !== undefined) lines.push(`  - agent sent: \`${messageLine(d.agentMessage)}\``);
         if (d.clientMessage !== undefined) lines.push(`  - client got: \`${messageLine(d.clientMessage)}\``);
         else lines.push("  - client got: nothing for this key");

@@ -1,8 +1,9 @@
 // Fold one recorded ACP wire (v1 or v2, as a client received it or as an agent sent it) into a
 // version-neutral view of what a user sees of the turn: a flat map from a stable key (`message`,
 // `tool[2].status`, `permission[0]`, `plan`, ...) to a normalised string, so two views compare key
-// by key. Ids, timestamps and the workspace's temporary path are left out or normalised; tool calls
-// and permission requests are numbered in order of appearance.
+// by key. Ids and timestamps are left out; the run's cwd and HOME read `<cwd>` and `<home>` in every
+// value; a selector (mode, model) has one key whatever its shape; tool calls and permission requests
+// are numbered in order of appearance.
 import type { WireEntry } from "../test/support/peers.js";
 import type { AcpVersion } from "./agents/recipe.js";
 import { capabilityRows } from "../mappings/capabilities.js";
@@ -100,8 +101,67 @@ export function wireFromTrace(text: string): WireEntry[] {
   return out;
 }
 
+/** The protocol version the answer to the wire's `initialize` carries (undefined without one). */
+export function spokenVersion(wire: readonly WireEntry[]): number | undefined {
+  const ids = new Set<string>();
+  for (const e of wire) {
+    const m = e.msg;
+    if (!isObject(m)) continue;
+    if (e.dir === "out" && m.method === "initialize") ids.add(JSON.stringify(m.id));
+    else if (e.dir === "in" && m.method === undefined && ids.has(JSON.stringify(m.id)) && isObject(m.result))
+      return typeof m.result.protocolVersion === "number" ? m.result.protocolVersion : undefined;
+  }
+  return undefined;
+}
+
+export interface FoldOptions {
+  /** The run's scratch HOME: shown as `<home>` wherever it appears, as the session's cwd is as `<cwd>`. */
+  readonly home?: string;
+}
+
+/** A selector (mode, model): its current value and the ids offered. */
+interface Selector {
+  current: unknown;
+  ids: readonly string[];
+  source: unknown;
+}
+
+/**
+ * One neutral form for a selector whatever its shape (v1 `modes`, the legacy `models`, or a config
+ * option of category mode/model): the current value and the set of ids, the current one included.
+ * A v2 select must list its current value among its options, so the bridge adds a legacy
+ * `currentModelId` missing from `availableModels`: the same choice to a user, not a difference.
+ * The order of the list is not compared.
+ */
+export function selectorText(current: unknown, ids: readonly string[]): string {
+  const all = new Set(ids);
+  if (typeof current === "string") all.add(current);
+  return `current=${JSON.stringify(current)} options=${[...all].sort().join(",")}`;
+}
+
+/** Every occurrence of the run's cwd and HOME replaced by placeholders (the longer first). */
+export function placeholders(text: string, paths: Readonly<Record<string, string | undefined>>): string {
+  const ordered = Object.entries(paths)
+    .filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")
+    .sort((a, b) => b[1].length - a[1].length);
+  let out = text;
+  for (const [name, path] of ordered) out = out.split(path).join(`<${name}>`);
+  return out;
+}
+
+/** Folded keys that only one version has a field for (the other version's client cannot get them). */
+const ONLY_IN: readonly { version: AcpVersion; key: RegExp }[] = [
+  // RequestPermissionRequest.title / description: v1 asks with the tool call alone.
+  { version: 2, key: /^permission\[\d+\]\.prompt$/ },
+];
+
+/** Whether a client of `version` has a place for what a folded key shows. */
+export function hasPlaceIn(version: AcpVersion, key: string): boolean {
+  return !ONLY_IN.some((o) => o.version !== version && o.key.test(key));
+}
+
 /** Fold a wire; `in` entries are what the agent (or the bridge, for a client) sent. */
-export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
+export function fold(wire: readonly WireEntry[], version: AcpVersion, options: FoldOptions = {}): View {
   const items: Record<string, string> = {};
   const notes: Record<string, string> = {};
   const sources: Record<string, unknown> = {};
@@ -122,12 +182,10 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
   const terminals = new Map<string, Terminal>();
   let permissions = 0;
   const configs = new Map<string, string>();
-  // v1's `modes` / unstable `models`, else the config option of that category (v2's only place).
-  let modes: string | undefined;
-  let models: string | undefined;
-  let configModes: string | undefined;
-  let configModels: string | undefined;
-  let modesSource: unknown;
+  // v1's `modes` / the legacy `models`, or the config option of that category (v2's only place):
+  // whichever the agent set last.
+  let mode: Selector | undefined;
+  let model: Selector | undefined;
 
   const tool = (id: string): Tool => {
     let t = tools.get(id);
@@ -173,28 +231,29 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
         .flatMap((x) => (isObject(x) && Array.isArray(x.options) ? x.options : [x]))
         .map((x) => (isObject(x) ? str(x.value) : undefined))
         .filter((x) => x !== undefined);
+      if (o.category === "mode" || o.category === "model") {
+        const s: Selector = { current: o.currentValue, ids: values, source: current };
+        if (o.category === "mode") mode = s;
+        else model = s;
+        continue;
+      }
       const folded = isBooleanOption(o.type, values)
         ? `boolean current=${String(o.currentValue === true || o.currentValue === "true" || o.currentValue === "on")}`
         : `current=${JSON.stringify(o.currentValue)} options=${values.join(",")}`;
       configs.set(id, folded);
       configSources.set(id, current);
-      if (o.category === "mode") configModes = folded;
-      if (o.category === "model") configModels = folded;
     }
   };
   const foldSessionResult = (r: Json): void => {
-    modesSource = current;
     foldConfig(r.configOptions);
+    const ids = (list: unknown, key: string): string[] =>
+      arr(list)
+        .map((x) => (isObject(x) ? str(x[key]) : undefined))
+        .filter((x) => x !== undefined);
     const m = r.modes;
-    if (isObject(m))
-      modes = `current=${JSON.stringify(m.currentModeId)} options=${arr(m.availableModes)
-        .map((x) => (isObject(x) ? str(x.id) : undefined))
-        .join(",")}`;
+    if (isObject(m)) mode = { current: m.currentModeId, ids: ids(m.availableModes, "id"), source: current };
     const md = r.models;
-    if (isObject(md))
-      models = `current=${JSON.stringify(md.currentModelId)} options=${arr(md.availableModels)
-        .map((x) => (isObject(x) ? str(x.modelId) : undefined))
-        .join(",")}`;
+    if (isObject(md)) model = { current: md.currentModelId, ids: ids(md.availableModels, "modelId"), source: current };
     if (Array.isArray(r.availableCommands)) set("commands", commandNames(r.availableCommands));
   };
   // The agent's capabilities that have a place in both versions (the bridge's own capability table
@@ -324,7 +383,8 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
         return;
       case "plan":
       case "plan_update": {
-        const entries = version === 1 ? u.entries : isObject(u.plan) ? u.plan.entries : undefined;
+        // By shape, not by the version the wire was expected to speak.
+        const entries = isObject(u.plan) ? u.plan.entries : u.entries;
         set(
           "plan",
           arr(entries)
@@ -346,7 +406,7 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
         foldConfig(u.configOptions);
         return;
       case "current_mode_update":
-        if (modes !== undefined) modes = modes.replace(/^current=[^ ]*/, `current=${JSON.stringify(u.currentModeId)}`);
+        if (mode !== undefined) mode = { ...mode, current: u.currentModeId, source: current };
         return;
       case "notice":
         set(`notice`, `${String(u.severity)}:${String(u.title)}`);
@@ -379,12 +439,18 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
           isObject(params.subject) && isObject(params.subject.toolCall) ? params.subject.toolCall : undefined;
         const tc = isObject(params.toolCall) ? params.toolCall : subject;
         if (tc) applyTool(tc, true);
-        const title = str(params.title) ?? (tc ? str(tc.title) : undefined) ?? "";
+        // The tool call's title is what both versions show; v2's own prompt (`title`,
+        // `description`) is folded apart, and only where it says more than the tool call.
+        const toolTitle = (tc ? str(tc.title) : undefined) ?? "";
         const kinds = arr(params.options)
           .map((o) => (isObject(o) ? String(o.kind) : "?"))
           .join(",");
         const k = `permission[${permissions++}]`;
-        set(k, `${title} | ${kinds}`);
+        set(k, `${toolTitle} | ${kinds}`);
+        const prompt = str(params.title);
+        const description = str(params.description);
+        if ((prompt !== undefined && prompt !== toolTitle) || description !== undefined)
+          set(`${k}.prompt`, [prompt ?? toolTitle, ...(description !== undefined ? [description] : [])].join(" — "));
         if (tc && Array.isArray(tc.content))
           set(`${k}.content`, tc.content.map((c) => foldContent(c).text).join(" ; "));
       }
@@ -406,8 +472,8 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
   if (agentText !== "") set("message", agentText, messageSource);
   const thoughtText = [...thoughts.values()].join("");
   if (thoughtText !== "") set("thought", thoughtText, thoughtSource);
-  set("modes", modes ?? configModes, modesSource);
-  set("models", models ?? configModels, modesSource);
+  if (mode) set("mode", selectorText(mode.current, mode.ids), mode.source);
+  if (model) set("model", selectorText(model.current, model.ids), model.source);
   for (const [id, v] of configs) set(`config.${id}`, v, configSources.get(id));
   let i = 0;
   for (const t of tools.values()) {
@@ -428,6 +494,8 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion): View {
         outs.at(-1)?.source,
       );
   }
+  const paths = { cwd: cwd === "" ? undefined : cwd, home: options.home };
+  for (const k of Object.keys(items)) items[k] = placeholders(items[k]!, paths);
   return { items, notes, sources };
 }
 

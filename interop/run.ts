@@ -13,7 +13,8 @@ import type { AcpVersion, AgentRecipe } from "./agents/recipe.js";
 import { cacheDir, ensureCache, INTEROP_DIR } from "./cache.js";
 import { runClient, type ClientRun } from "./client.js";
 import { compareRuns, renderReport, type AgentResult, type RunOutcome } from "./compare.js";
-import { fold, stashCount, wireFromTrace } from "./fold.js";
+import { fold, spokenVersion, stashCount, wireFromTrace } from "./fold.js";
+import { bridgeLaunch, versionFailures } from "./launch.js";
 import { checkFiles, prepareWorkspace, removeWorkspace } from "./workspace.js";
 
 const ROOT = resolve(INTEROP_DIR, "..");
@@ -45,16 +46,10 @@ async function play(
     const agent = await recipe.launch(agentVersion, ws, mock);
     const trace = join(RUNS, `${label}.trace.jsons`);
     writeFileSync(trace, "");
-    // The bridge runs as a user runs it (`--agent-protocol auto`: it probes); the agent's
-    // version is forced by its launch environment.
+    // The bridge runs as a user runs it (`--agent-protocol auto`: it probes) where the agent's
+    // launch environment forces its version, else it is told the version (see bridgeLaunch).
     const launch =
-      via === "direct"
-        ? agent
-        : {
-            command: process.execPath,
-            args: [join(ROOT, "bin/acp-bridge.js"), "--trace", trace, "--", agent.command, ...agent.args],
-            env: agent.env,
-          };
+      via === "direct" ? agent : bridgeLaunch(join(ROOT, "bin/acp-bridge.js"), recipe, agentVersion, agent, trace);
     const started = Date.now();
     const run = await runClient({
       version: clientVersion,
@@ -68,6 +63,7 @@ async function play(
     const agentWire = via === "bridge" ? wireFromTrace(readFileSync(trace, "utf8")) : undefined;
     const failures = [
       ...(run.failure ? [run.failure] : []),
+      ...(agentWire ? versionFailures(spokenVersion(agentWire), agentVersion) : []),
       ...files,
       ...(mock.requests() === 0 ? ["the agent never called the model mock"] : []),
     ];
@@ -82,8 +78,8 @@ async function play(
       agentVersion,
       clientVersion,
       via,
-      view: fold(run.wire, clientVersion),
-      ...(agentWire ? { agentView: fold(agentWire, agentVersion) } : {}),
+      view: fold(run.wire, clientVersion, { home: ws.home }),
+      ...(agentWire ? { agentView: fold(agentWire, agentVersion, { home: ws.home }) } : {}),
       schemaProblems: run.problems,
       stash: stashCount(run.wire),
       failures,

@@ -11,6 +11,7 @@ import type { AgentRecipe } from "./recipe.js";
 export const claude: AgentRecipe = {
   name: "claude",
   versions: [1, 2],
+  versionForcedByLaunch: true,
   startMock: (ws) => startAnthropicMock(ws.cwd),
   async launch(version, ws, mock) {
     const dir = join(ws.home, ".claude");

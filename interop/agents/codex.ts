@@ -12,6 +12,7 @@ const MODEL = "gpt-5.5";
 export const codex: AgentRecipe = {
   name: "codex",
   versions: [1, 2],
+  versionForcedByLaunch: false,
   startMock: () => startOpenAiResponsesMock(),
   async launch(_version, ws, mock) {
     const codexHome = join(ws.home, ".codex");

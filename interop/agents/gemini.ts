@@ -11,6 +11,7 @@ const MODEL = "gemini-2.5-flash";
 export const gemini: AgentRecipe = {
   name: "gemini",
   versions: [1],
+  versionForcedByLaunch: true,
   startMock: (ws) => startGeminiMock(ws.cwd),
   async launch(_version, ws, mock) {
     const dir = join(ws.home, ".gemini");

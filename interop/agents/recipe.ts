@@ -31,6 +31,13 @@ export interface AgentRecipe {
   readonly name: "claude" | "codex" | "gemini";
   /** The ACP versions the agent's own builds speak (Gemini CLI: v1 only). */
   readonly versions: readonly AcpVersion[];
+  /**
+   * Whether the launch environment forces the version (Claude: CLAUDE_AGENT_ACP_PROTOCOL; Gemini
+   * CLI: v1 only). An agent that answers whichever version `initialize` asks for (Codex) would
+   * let the bridge's probe settle on the client's version and pass through: the bridged run
+   * then pins the version with `--agent-protocol`.
+   */
+  readonly versionForcedByLaunch: boolean;
   /** Start the model mock that plays SCENARIO in this agent's tool names. */
   startMock(ws: Workspace): Promise<ModelMock>;
   /** Prepare HOME/config files if the agent needs them, and say how to launch it. */

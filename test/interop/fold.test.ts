@@ -254,7 +254,7 @@ describe("interop fold", () => {
       title: "Tidy",
       commands: "init",
       plan: "completed:Review",
-      modes: 'current="acceptEdits" options=default,acceptEdits',
+      mode: 'current="acceptEdits" options=acceptEdits,default',
       "config.fast": "boolean current=false",
       "tool[0].title": "Edit notes.txt",
       "tool[0].status": "completed",
@@ -428,7 +428,7 @@ describe("interop classifier", () => {
     ]);
     expect(single.rows[0]!.differences).toMatchObject([{ cls: "bridge-lost", key: "usage" }]);
     const md = renderReport([result], new Date(0));
-    expect(md).toContain("| claude | v2 client → bridge → v1 agent | ok | 0 | 0 | 1 | 0 (0) |");
+    expect(md).toContain("| claude | v2 client → bridge → v1 agent | ok | 0 | 0 | 0 | 1 | 0 (0) |");
     expect(md).toContain("bridge-lost `usage`");
   });
 });

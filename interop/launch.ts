@@ -1,0 +1,30 @@
+// How a bridged interop run starts the built bridge in front of the agent, and the check that the
+// run really crossed a translation: an agent that answers either version (Codex) would otherwise
+// let the bridge's probe settle on the client's version and the "bridged" run would pass through.
+import type { AcpVersion, AgentRecipe, Launch } from "./agents/recipe.js";
+
+/** The bridge command line for a run of `agent` speaking `agentVersion`, tracing into `trace`. */
+export function bridgeLaunch(
+  bin: string,
+  recipe: Pick<AgentRecipe, "versionForcedByLaunch">,
+  agentVersion: AcpVersion,
+  agent: Launch,
+  trace: string,
+): Launch {
+  // A forced agent keeps `--agent-protocol auto` (the bridge probes, as a user runs it).
+  const pin = recipe.versionForcedByLaunch ? [] : ["--agent-protocol", String(agentVersion)];
+  return {
+    command: process.execPath,
+    args: [bin, ...pin, "--trace", trace, "--", agent.command, ...agent.args],
+    env: agent.env,
+  };
+}
+
+/** A failure when the agent side of a bridged run did not speak `expected` (empty when it did). */
+export function versionFailures(spoken: number | undefined, expected: AcpVersion): string[] {
+  if (spoken === expected) return [];
+  return [
+    `the agent answered protocol version ${String(spoken ?? "none")} behind the bridge, not ${expected}: ` +
+      "the run exercised no translation",
+  ];
+}
