@@ -1,7 +1,8 @@
 // User-facing options → the bridge's configuration, including which translator serves each
 // (client version, agent version) pairing.
 import type { Platform } from "../convert/directories.js";
-import type { DiffRendering } from "../convert/diff.js";
+import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "../convert/diff.js";
+import { DEFAULT_DIFF_FILE_MAX_BYTES } from "./files.js";
 import { DEFAULT_STASH_MAX_BYTES, type StashLevel } from "../convert/stash.js";
 import { DEFAULT_TERMINAL_MAX_BYTES } from "../convert/terminal.js";
 import type { AConfig } from "./a/direction-a.js";
@@ -29,6 +30,8 @@ export interface BridgeOptions {
   /** Forward the agent's echo of a v1 client's own prompt (default: suppressed). */
   readonly forwardPromptEcho?: boolean;
   readonly diffRendering?: DiffRendering;
+  /** Largest file the bridge reads to make diffs exact (v1 texts, v2 snippet placement); 0 reads none. */
+  readonly diffFileMaxBytes?: number;
   /** T §1.4-2: ack a v2 prompt this long after forwarding it if the v1 agent said nothing yet. */
   readonly ackGraceMs?: number;
 }
@@ -41,6 +44,7 @@ export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
     ackGraceMs: options.ackGraceMs ?? DEFAULT_ACK_GRACE_MS,
     closeDrainMs: DEFAULT_CLOSE_DRAIN_MS,
     clientWantsUsage: false,
+    diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
   };
 }
 
@@ -57,7 +61,8 @@ export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
     idleSettleMs: options.idleSettleMs ?? DEFAULT_IDLE_SETTLE_MS,
     forwardPromptEcho: options.forwardPromptEcho ?? false,
     redactionNotice: true,
-    diffRendering: options.diffRendering ?? "safe",
+    diffRendering: options.diffRendering ?? DEFAULT_DIFF_RENDERING,
+    diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
     flushMs: DEFAULT_FLUSH_MS,
     terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,

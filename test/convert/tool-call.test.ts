@@ -26,6 +26,7 @@ import {
 } from "../../src/convert/tool-call.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, diffPaths, norm, numRuns, options } from "../support/properties.js";
+import type { DiffRendering } from "../../src/convert/diff.js";
 import { expectValid } from "../support/schema.js";
 import { value } from "../support/conv.js";
 
@@ -400,7 +401,7 @@ describe("tool-call content B↓ (T §3.2, §2.5 B↓)", () => {
       },
     } as v2.ToolCallContent;
     const items = [diff, { type: "content", content: { type: "text", text: "after" } }] as v2.ToolCallContent[];
-    for (const diffRendering of ["safe", "hunks", "patchText"] as const) {
+    for (const diffRendering of ["full", "safe", "hunks", "text"] as const) {
       const v1Items = valid("v1", "ToolCallContent", toolCallContentToV1(items, { opts: compact, diffRendering }));
       v1Items.forEach((i) => expectValid("v1", "ToolCallContent", i));
       expect(valid("v2", "ToolCallContent", toolCallContentToV2(v1Items, { opts: compact, seen: true }))).toEqual(
@@ -734,7 +735,7 @@ describe("ToolCallContent v1 ⇄ v2 (T §3.2; single items, arrays below)", () =
 });
 
 describe("ToolCallContent arrays v1 ⇄ v2, diffs included (T §3.2, §3.3 restore by group)", () => {
-  const renderings = fc.constantFrom<"safe" | "hunks" | "patchText">("safe", "hunks", "patchText");
+  const renderings = fc.constantFrom<DiffRendering>("full", "safe", "hunks", "text");
   const v2Items = fc.array(arb("v2", "ToolCallContent") as fc.Arbitrary<v2.ToolCallContent>, { maxLength: 4 });
   const v1Items = fc.array(v1Arb("ToolCallContent") as fc.Arbitrary<v1.ToolCallContent>, { maxLength: 4 });
   const prefix = (p: readonly unknown[], q: readonly unknown[]) =>

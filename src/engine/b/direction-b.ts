@@ -45,7 +45,7 @@ import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionB, type HeldPrompt, type Turn } from "./session.js";
-import { boundary, updateToV2, type UpdateContextB } from "./updates.js";
+import { boundary, diffFilesOfV1, updateToV2, type UpdateContextB } from "./updates.js";
 
 type Obj = Record<string, unknown>;
 
@@ -61,6 +61,8 @@ export interface BConfig {
   readonly closeDrainMs: number;
   /** The v2 client opted into unstable usage (T §1.5). */
   readonly clientWantsUsage: boolean;
+  /** Largest file read to place a v1 snippet diff in the real file; 0 (or absent) reads none. */
+  readonly diffFileMaxBytes?: number;
 }
 
 const FS_REASON = "client does not offer fs (ACP v2 removed client fs/terminal)";
@@ -96,6 +98,7 @@ export class DirectionB extends TranslatingMode {
     this.updates = {
       opts: config.opts,
       log: config.log,
+      diffFileMaxBytes: config.diffFileMaxBytes ?? 0,
       send: (sessionId, update, meta) => {
         const params: Obj = { sessionId, update };
         if (meta !== undefined && meta !== null) params._meta = meta;
@@ -711,6 +714,7 @@ export class DirectionB extends TranslatingMode {
       lastTitle: (id) => s?.tools.peek(id)?.title,
       lastKind: (id) => s?.tools.peek(id)?.kind,
       ...(typeof s?.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
+      files: diffFilesOfV1(params.toolCall, s, this.updates),
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);
