@@ -236,21 +236,22 @@ export function diffToV2(
     } else if (op !== "modify" || old !== newText) patchText = gitPatchSection(op, absolute, old, newText);
     if (patchText !== undefined) out.patch = { format: diffTable.gitPatchFormat, text: patchText };
     // What A↓ gives back without the file is the hunks' sides: the texts are lost unless those are they.
-    const textsLost = op === "modify" && !sidesAre(patchText, old, newText);
-    if (textsLost) {
+    if (patchText === undefined && op === "modify") {
+      lost.push({ path: [], reason: "no change: v2 has no patch for it, a v1 client gets a summary" });
+    } else if (op === "modify" && !sidesAre(patchText, old, newText)) {
       const why = snippet && !placed ? ": a snippet not found once in the file, without true line numbers" : "";
       lost.push(
         { path: ["oldText"], reason: `v2 carries the changed hunks with their context${why}` },
         { path: ["newText"], reason: `v2 carries the changed hunks with their context${why}` },
       );
     }
-    // The exact texts, so a chained A restores this very item: at the default level whenever the
-    // patch cannot give them back, or a snippet met the file (a chained A reading it would give the
-    // full texts instead: README "stash", complete toward a bridge, diff texts included); else at
-    // `full` only, so the restore does not depend on the A side's rendering (`text`).
+    // The exact texts, so a chained A restores this very item (README "stash": complete toward a
+    // bridge at the default level, diff texts included): A↓ alone would give a file's texts, the
+    // hunks or a `partial`/`deleted` stash of its own. An add's patch is its text: kept at `full`
+    // only, so the restore does not depend on the A side's rendering (`text`).
     const texts: Json = { path, newText };
     if (oldText !== undefined) texts.oldText = oldText;
-    if (textsLost || snippet) stash.keepBounded("v1Diff", texts);
+    if (op !== "add") stash.keepBounded("v1Diff", texts);
     else stash.keepLarge("v1Diff", texts);
     setMeta(out, stash.into(meta));
     return ok(out as V2Diff, lost);

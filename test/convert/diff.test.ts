@@ -657,20 +657,22 @@ describe("v1 diff → v2 diff (T §3.3 B↓)", () => {
     expect(toV1(r.value).value).toEqual([{ type: "diff", path: "/w/a", oldText: null, newText: "" }]);
   });
 
-  it("makes a modify with hunks; the texts the hunks cannot give back are lost, and kept in v1Diff at compact", () => {
+  it("makes a modify with hunks; the texts the hunks cannot give back are lost; v1Diff keeps them at compact", () => {
     const src = { type: "diff", path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" };
-    const r = toV2(src);
+    const r = toV2(src, off);
     expect(r.value).toEqual({
       type: "diff",
       changes: [{ operation: "modify", path: "/w/m", fileType: "text" }],
       patch: { format: "git_patch", text: "diff --git /w/m /w/m\n--- /w/m\n+++ /w/m\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n" },
     });
-    // The one hunk's sides are the whole texts: nothing lost, no stash needed but at full.
+    // The one hunk's sides are the whole texts: nothing lost. The stash still keeps them, so a
+    // chained A gives the very item (its own rendering would add a `partial` stash).
     expect(r.lost).toEqual([]);
-    expect(bridge(r.value)).toBeUndefined();
-    expect(bridge(toV2(src, full).value)?.residual).toEqual({
-      v1Diff: { path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" },
-    });
+    for (const opts of [compact, full])
+      expect(bridge(toV2(src, opts).value)?.residual).toEqual({
+        v1Diff: { path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" },
+      });
+    expect(toV1(toV2(src).value).value).toEqual([src]);
     // Lines beyond the context: the hunk no longer holds the texts, the stash does at compact (a chained A restores them).
     const long = { ...src, oldText: "1\n2\n3\n4\n5\na\n", newText: "1\n2\n3\n4\n5\nb\n" };
     const lr = toV2(long);
@@ -686,7 +688,7 @@ describe("v1 diff → v2 diff (T §3.3 B↓)", () => {
   it("makes an emptied file a delete only for a delete tool, the deleted stash or the draft flag", () => {
     const src = { type: "diff", path: "/w/d", oldText: "x\n", newText: "" };
     expect(toV2(src).value.changes[0].operation).toBe("modify");
-    const del = toV2(src, compact, undefined, "delete").value;
+    const del = toV2(src, off, undefined, "delete").value;
     expect(del).toEqual({
       type: "diff",
       changes: [{ operation: "delete", path: "/w/d", fileType: "text" }],
