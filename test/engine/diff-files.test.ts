@@ -13,7 +13,8 @@ import { readTextFile } from "../../src/engine/files.js";
 import { harness, type Harness } from "../support/harness.js";
 
 const S = "s1";
-let current: Harness | undefined;
+/** Every harness a test opened: what each bridge wrote must be schema-valid. */
+const opened: Harness[] = [];
 let dir: string;
 
 beforeEach(() => {
@@ -22,8 +23,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  if (current) expect(current.violations).toEqual([]);
-  current = undefined;
+  for (const h of opened.splice(0)) expect(h.violations).toEqual([]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -37,11 +37,25 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}\n`).
 const OLD = lines(30);
 const NEW = OLD.replace("line 15\n", "line fifteen\n");
 
-/** A v1 client in front of a v2 agent, with a session whose cwd is the temp dir. */
-async function directionA(options: Parameters<typeof harness>[0] = {}): Promise<Harness> {
+/** What a bridge puts in its `initialize` `_meta` (T §5.5): the peer then counts as a bridge. */
+const marker = (clientProtocol: 1 | 2, agentProtocol: 1 | 2) => ({
+  "acp-bridge": {
+    v: 1,
+    from: clientProtocol,
+    hadMeta: false,
+    bridge: { name: "acp-bridge", version: "9" },
+    clientProtocol,
+    agentProtocol,
+  },
+});
+
+/** A v1 client (a B bridge when `bridgeClient`) in front of a v2 agent, session cwd the temp dir. */
+async function directionA(options: Parameters<typeof harness>[0] = {}, bridgeClient = false): Promise<Harness> {
   const h = harness(options);
-  current = h;
-  h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+  opened.push(h);
+  const params: Record<string, unknown> = { protocolVersion: 1, clientCapabilities: {} };
+  if (bridgeClient) params._meta = marker(2, 1);
+  h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params });
   await h.settle();
   const [probe1] = h.takeAgent();
   h.agent({
@@ -67,16 +81,13 @@ async function directionA(options: Parameters<typeof harness>[0] = {}): Promise<
   return h;
 }
 
-/** A v2 client in front of a v1 agent, with a session whose cwd is the temp dir. */
-async function directionB(options: Parameters<typeof harness>[0] = {}): Promise<Harness> {
+/** A v2 client (an A bridge when `bridgeClient`) in front of a v1 agent, session cwd the temp dir. */
+async function directionB(options: Parameters<typeof harness>[0] = {}, bridgeClient = false): Promise<Harness> {
   const h = harness({ ackGraceMs: 0, ...options });
-  current = h;
-  h.client({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
-  });
+  opened.push(h);
+  const params: Record<string, unknown> = { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} };
+  if (bridgeClient) params._meta = marker(1, 2);
+  h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params });
   await h.settle();
   const [probe2] = h.takeAgent();
   h.agent({ jsonrpc: "2.0", id: probe2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
@@ -255,6 +266,38 @@ describe("direction B: a v1 agent's snippet diff is placed in the real file", ()
     );
     const tc = h.takeClient().find((m) => m.params?.update?.sessionUpdate === "tool_call_update");
     expect(tc.params.update.content[0].patch.text).toContain(`@@ ${diffTable.snippetHeading}\n`);
+  });
+});
+
+describe("chained bridges at the default stash level: the far end gets the source diff exactly", () => {
+  it("v1 agent → B → A → v1 client: the snippet item, not the file's texts", async () => {
+    const path = join(dir, "src", "f.txt");
+    writeFileSync(path, OLD);
+    const b = await directionB({}, true);
+    const a = await directionA({}, true);
+    const item = { type: "diff", path, oldText: "line 15\n", newText: "line fifteen\n" };
+    b.agent(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Edit", kind: "edit", content: [item] }));
+    const v2 = b.takeClient().filter((m) => m.method === "session/update");
+    expect(v2[0].params.update.content[0].patch.text).toBe(gitPatchSection("modify", path, OLD, NEW));
+    for (const m of v2) a.agent(m);
+    await a.settle();
+    const v1 = a.takeClient().find((m) => m.params?.update?.sessionUpdate === "tool_call");
+    expect(v1.params.update.content).toEqual([item]);
+  });
+
+  it("v2 agent → A → B → v2 client: the v2 diff item, not a patch made from the file's texts", async () => {
+    const path = join(dir, "src", "f.txt");
+    writeFileSync(path, OLD);
+    const a = await directionA({}, true);
+    const b = await directionB({}, true);
+    const edit = v2Edit(path, "pending");
+    a.agent(update(edit));
+    const v1 = a.takeClient().filter((m) => m.method === "session/update");
+    expect(plain(v1[0].params.update.content)).toEqual([{ type: "diff", path, oldText: OLD, newText: NEW }]);
+    for (const m of v1) b.agent(m);
+    await b.settle();
+    const v2 = b.takeClient().find((m) => m.params?.update?.sessionUpdate === "tool_call_update");
+    expect(v2.params.update.content).toEqual(edit.content);
   });
 });
 
