@@ -5,7 +5,8 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
 import type { Platform } from "../../convert/directories.js";
-import type { DiffRendering } from "../../convert/diff.js";
+import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
+import { diffFiles } from "../files.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
@@ -70,6 +71,8 @@ export interface AConfig {
   readonly forwardPromptEcho: boolean;
   readonly redactionNotice: boolean;
   readonly diffRendering: DiffRendering;
+  /** Largest file read to give a v1 client a diff's exact full texts; 0 reads none. */
+  readonly diffFileMaxBytes: number;
   readonly flushMs: number;
   readonly terminalFlushMs: number;
   readonly terminalMaxBytes: number;
@@ -111,6 +114,7 @@ export class DirectionA extends TranslatingMode {
       flags: clientFlags,
       log: config.log,
       diffRendering: config.diffRendering,
+      diffFileMaxBytes: renderingReadsFiles(config.diffRendering) ? config.diffFileMaxBytes : 0,
       redactionNotice: config.redactionNotice,
       flushMs: config.flushMs,
       terminalFlushMs: config.terminalFlushMs,
@@ -473,6 +477,7 @@ export class DirectionA extends TranslatingMode {
       v2RequestId: msg.id as v2.RequestId,
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
+      files: subjectToolCall ? diffFiles(subjectToolCall.content, 2, this.updates.diffFileMaxBytes ?? 0) : undefined,
       renderTerminal: (terminalId) =>
         terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.toClient),
     });

@@ -22,6 +22,8 @@ import {
 } from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
+import { diffStageOf } from "../../../mappings/diff.js";
+import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
 import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
@@ -47,6 +49,8 @@ export interface UpdateContext {
   readonly flags: ClientFlags;
   readonly log: Logger;
   readonly diffRendering: DiffRendering;
+  /** Largest file read for a diff's exact texts (0 or absent: none, e.g. for renderings that read none). */
+  readonly diffFileMaxBytes?: number;
   readonly redactionNotice: boolean;
   readonly flushMs: number;
   readonly terminalFlushMs: number;
@@ -289,6 +293,13 @@ function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV
   };
 }
 
+/** The current text of the files named by the diffs about to be rendered, and what the status says of them. */
+function diffContext(t: ToolCallView, u: v2.ToolCallUpdate, ctx: UpdateContext): Partial<ToolCallToV1Context> {
+  const content: unknown = Array.isArray(u.content) ? u.content : t.announced ? undefined : t.view.content;
+  const files = diffFiles(content, 2, ctx.diffFileMaxBytes ?? 0);
+  return files ? { files, diffStage: diffStageOf(t.view.status) } : {};
+}
+
 function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
   let t = s.terminals.get(terminalId);
   if (!t) {
@@ -389,7 +400,7 @@ function emitToolCall(
   /** The whole first sighting as the agent sent it (its nulls too), when the view holds nothing else. */
   creation?: v2.ToolCallUpdate,
 ): void {
-  const context = toolContext(s, ctx, extra);
+  const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
   if (!t.announced && restoresV1Update(u)) {
     // A chained B's v1 agent updated a tool call it never announced: the same update goes on.
     const r = toolCallUpdateToV1(u, context);

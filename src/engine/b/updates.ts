@@ -24,6 +24,9 @@ import { sessionInfoToV2 } from "../../convert/session-info.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import { isPermissionAnnouncement, toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
 import { usageToV2 } from "../../convert/usage.js";
+import type { FileTexts } from "../../convert/diff.js";
+import { diffStageOf } from "../../../mappings/diff.js";
+import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
 import { dropped } from "../translating.js";
 import type { SessionB } from "./session.js";
@@ -33,6 +36,8 @@ type Obj = Record<string, unknown>;
 export interface UpdateContextB {
   readonly opts: ConvertOptions;
   readonly log: Logger;
+  /** Largest file read to place a v1 snippet diff (0 or absent: none). */
+  readonly diffFileMaxBytes?: number;
   /** Send a v2 `session/update`. */
   send(sessionId: string, update: v2.SessionUpdate, meta?: unknown): void;
 }
@@ -51,6 +56,13 @@ const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
   "session_info_update",
   "usage_update",
 ]);
+
+/** The current text of the files named by a v1 tool call's diffs (to place snippets, T §3.3 B↓). */
+export function diffFilesOfV1(toolCall: unknown, s: SessionB | undefined, ctx: UpdateContextB): FileTexts | undefined {
+  if (!isObject(toolCall)) return undefined;
+  const cwd = typeof s?.params.cwd === "string" ? s.params.cwd : undefined;
+  return diffFiles(toolCall.content, 1, ctx.diffFileMaxBytes ?? 0, cwd);
+}
 
 function sendAll(s: SessionB, ctx: UpdateContextB, updates: readonly v2.SessionUpdate[], meta?: unknown): void {
   for (const u of updates) ctx.send(s.sessionId, u, meta);
@@ -240,6 +252,9 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
     ...(typeof s.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
     toolKind: typeof src.kind === "string" ? src.kind : seen?.kind,
     lastContent: seen?.lastContent,
+    files: diffFilesOfV1(src, s, ctx),
+    // A v1 tool_call without a status is pending (the v1 default); an update without one tells nothing.
+    diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
   });
   if (dropped(r, ctx.log, String(src.sessionUpdate))) return;
   const state: {
