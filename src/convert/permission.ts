@@ -298,7 +298,7 @@ export interface PermissionToV2Context {
   readonly lastKind?: ((toolCallId: string) => string | undefined) | undefined;
   /** The session's cwd, to resolve relative paths in the tool call. */
   readonly cwd?: string | undefined;
-  readonly extensionTerminals?: ReadonlySet<string> | undefined;
+  readonly extensionTerminals?: { has(terminalId: string): boolean } | undefined;
 }
 
 export type PermissionRequestToV2 =

@@ -60,7 +60,7 @@ export interface ToolCallToV2Context {
   /** The tool's last known kind (`lastKind`), for diff `delete` detection (T §3.3 B↓-2). */
   readonly toolKind?: string | undefined;
   /** Terminals the v1 agent announced through `_meta.terminal_info` (T §2.5 B↓-1): kept as v2 terminals. */
-  readonly extensionTerminals?: ReadonlySet<string> | undefined;
+  readonly extensionTerminals?: { has(terminalId: string): boolean } | undefined;
 }
 
 /** Fields a v1 `ToolCall` (a creation) accepts as `null`, meaning "none" there as in v2. */

@@ -49,6 +49,7 @@ import { failedConv, malformed, objectResult, TranslatingMode } from "../transla
 import { SessionA } from "./session.js";
 import {
   claimed,
+  endTurnTerminals,
   flushSession,
   isAnnounced,
   markAnnounced,
@@ -353,6 +354,7 @@ export class DirectionA extends TranslatingMode {
     const entry = this.down.local(msg);
     const reply = (answer: Answer) => {
       flushSession(s, this.updates);
+      endTurnTerminals(s, this.updates);
       this.down.reply(entry, answer);
     };
     const handle = {

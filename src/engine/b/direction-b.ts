@@ -711,6 +711,7 @@ export class DirectionB extends TranslatingMode {
       lastTitle: (id) => s?.tools.peek(id)?.title,
       lastKind: (id) => s?.tools.peek(id)?.kind,
       ...(typeof s?.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
+      extensionTerminals: s?.terminals,
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);
