@@ -328,9 +328,12 @@ interface CapsContext {
   readonly extras?: Obj;
 }
 
-/** Env of the reverse conversion as the stash assumes it: a bridge that serves nothing itself. */
+/**
+ * Env of the reverse conversion as the stash assumes it: a bridge that serves nothing itself, and
+ * offers the `_meta` terminal convention (which it translates, T §2.5) as B does.
+ */
 function reverseEnv(ctx: CapsContext): SynthEnv {
-  return { unstable: ctx.unstable, serveFs: false, serveTerminal: false, terminalOutput: false, logout: ctx.logout };
+  return { unstable: ctx.unstable, serveFs: false, serveTerminal: false, terminalOutput: true, logout: ctx.logout };
 }
 
 /** Converts one capability object (`kind`) to version `to`, restoring and writing the stash. */
@@ -437,7 +440,7 @@ export interface ClientCapsContext {
 export interface ClientCapsToV1Context extends ClientCapsContext {
   readonly serveFs?: boolean;
   readonly serveTerminal?: boolean;
-  /** Offer `_meta.terminal_output`: the bridge translates the terminal convention (T §2.5). */
+  /** Offer `_meta.terminal_output`: the bridge translates the terminal convention (T §2.5); default true. */
   readonly terminalOutput?: boolean;
   /** The fs/terminal tunnel to a v1 client behind another bridge is active (H §6.4). */
   readonly tunnel?: boolean;
@@ -468,7 +471,7 @@ function fullContext(c: ClientCapsToV1Context & { readonly logout?: boolean }, o
     terminalAuth: c.terminalAuth ?? true,
     serveFs: c.serveFs ?? false,
     serveTerminal: c.serveTerminal ?? false,
-    terminalOutput: c.terminalOutput ?? false,
+    terminalOutput: c.terminalOutput ?? true,
     tunnel: c.tunnel ?? false,
     logout: c.logout ?? false,
     quiet: o.quiet ?? false,

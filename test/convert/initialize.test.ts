@@ -308,6 +308,8 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
         terminal: false,
         auth: { terminal: true },
         session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
+        // Issue 7: the bridge turns the `_meta` terminal convention into v2 terminals (T §2.5).
+        _meta: { terminal_output: true },
       },
     });
   });
@@ -346,13 +348,18 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
       capabilities: { auth: { terminal: { _meta: { t: 1 } } }, zzfuture: { x: 1 } },
     };
     const v1p = reqToV1(p);
-    expect((v1p.clientCapabilities as Json)._meta).toEqual(
-      stash(2, {
-        residual: {
-          v2ClientCaps: { unknown: { zzfuture: { x: 1 } }, markers: { "auth.terminal": { _meta: { t: 1 } } } },
-        },
-      }),
-    );
+    // The bridge's own `terminal_output` offer shares `_meta` with the stash (T §2.5).
+    expect((v1p.clientCapabilities as Json)._meta).toEqual({
+      terminal_output: true,
+      "acp-bridge": {
+        ...stash(2, {
+          residual: {
+            v2ClientCaps: { unknown: { zzfuture: { x: 1 } }, markers: { "auth.terminal": { _meta: { t: 1 } } } },
+          },
+        })["acp-bridge"],
+        hadMeta: true,
+      },
+    });
     expect(reqToV2(v1p)).toEqual(p);
   });
 
@@ -704,10 +711,10 @@ describe("H §9 conformance 4: chained bridges are transparent", () => {
 describe("T §2.5 the `_meta` terminal convention in initialize", () => {
   const info = { name: "c", version: "1" };
 
-  it("B offers `_meta.terminal_output: true` to the v1 agent, and only when asked to", () => {
-    const out = reqToV1({ protocolVersion: 2, info, capabilities: {} }, defaultOptions, { terminalOutput: true });
+  it("B offers `_meta.terminal_output: true` to the v1 agent, unless told not to", () => {
+    const out = reqToV1({ protocolVersion: 2, info, capabilities: {} });
     expect((out.clientCapabilities as Json)._meta).toEqual({ terminal_output: true });
-    const plain = reqToV1({ protocolVersion: 2, info, capabilities: {} });
+    const plain = reqToV1({ protocolVersion: 2, info, capabilities: {} }, defaultOptions, { terminalOutput: false });
     expect((plain.clientCapabilities as Json)._meta).toBeUndefined();
     // The client's own `_meta` keys ride along.
     const own = reqToV1({ protocolVersion: 2, info, capabilities: { _meta: { x: 1 } } }, defaultOptions, {

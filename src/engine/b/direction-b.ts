@@ -96,6 +96,7 @@ export class DirectionB extends TranslatingMode {
     this.updates = {
       opts: config.opts,
       log: config.log,
+      clientIsBridge,
       send: (sessionId, update, meta) => {
         const params: Obj = { sessionId, update };
         if (meta !== undefined && meta !== null) params._meta = meta;

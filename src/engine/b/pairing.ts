@@ -23,8 +23,6 @@ export function pairingB(config: BConfig): Pairing {
       const r = initializeRequestToV1(clientParams as unknown as v2.InitializeRequest, config.opts, {
         protocolVersion: 1,
         lenient: facing.ok ? facing.value.lenient : true,
-        // The bridge turns the agent's `_meta` terminal convention into v2 terminals (T §2.5).
-        terminalOutput: true,
         // T §5.5: identify this bridge, so an A bridge standing in for the agent opens its channel.
         bridgeMarker: { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 },
       });

@@ -34,6 +34,8 @@ type Obj = Record<string, unknown>;
 export interface UpdateContextB {
   readonly opts: ConvertOptions;
   readonly log: Logger;
+  /** The v2 client is an A bridge: the `_meta` terminal convention rides on to its v1 client as sent. */
+  readonly clientIsBridge?: boolean;
   /** Send a v2 `session/update`. */
   send(sessionId: string, update: v2.SessionUpdate, meta?: unknown): void;
 }
@@ -286,6 +288,7 @@ function terminalConvention(
   ctx: UpdateContextB,
   meta: unknown,
 ): Obj | undefined {
+  if (ctx.clientIsBridge === true) return src;
   const { events, rest } = conventionOf(src._meta);
   for (const e of events) if (e.info !== undefined) s.terminalOfTool.set(toolCallId, e.terminalId);
   // The command of a terminal is its tool call's `rawInput.command`, which may come later (streamed input).
