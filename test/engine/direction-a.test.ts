@@ -1,7 +1,10 @@
 // Direction A (v1 client, v2 agent) on an in-memory bridge: scripted agent messages, exact
 // expectations, every message the bridge writes schema-checked (T §9, H §9).
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
+import { numRuns } from "../support/properties.js";
+import { rawUpdate } from "../support/v2-updates.js";
 import { expectValid } from "../support/schema.js";
 
 const S = "s1";
@@ -833,6 +836,71 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term2", exitStatus: { exitCode: 0 } }));
       expect(h.takeClient().map((m) => m.params.update._meta)).toEqual([
         { terminal_exit: { terminal_id: "term2", exit_code: 0, signal: null } },
+      ]);
+    });
+
+    it("property: random v2 agent updates give a legal convention stream whose terminals show the agent's bytes", async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(rawUpdate, { maxLength: 14 }), async (updates) => {
+          const h = await running(zed);
+          // The agent's bytes per terminal (chunks append, snapshots replace), as its own client would show them.
+          const bytes = new Map<string, Buffer>();
+          for (const u of updates) {
+            h.agent(update(u));
+            if (u.sessionUpdate === "terminal_output_chunk")
+              bytes.set(
+                u.terminalId,
+                Buffer.concat([bytes.get(u.terminalId) ?? Buffer.alloc(0), Buffer.from(u.data, "base64")]),
+              );
+            else if (u.sessionUpdate === "terminal_update" && u.output)
+              bytes.set(u.terminalId, Buffer.from(u.output.data, "base64"));
+          }
+          await h.settle(80);
+          const shown = new Map<string, string>();
+          const exited = new Set<string>();
+          for (const m of h.takeClient()) {
+            const u = m.params?.update;
+            if (!u) continue;
+            const meta = u._meta ?? {};
+            if (u.sessionUpdate === "tool_call" && meta.terminal_info) {
+              expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
+              shown.set(meta.terminal_info.terminal_id, "");
+            }
+            // A terminal item only once the client has the terminal.
+            for (const c of Array.isArray(u.content) ? u.content : [])
+              if (c.type === "terminal") expect(shown.has(c.terminalId)).toBe(true);
+            if (meta.terminal_output) {
+              const id = meta.terminal_output.terminal_id;
+              expect(u.sessionUpdate).toBe("tool_call_update");
+              expect(shown.has(id)).toBe(true);
+              const data: string = meta.terminal_output.data;
+              const reset = data.lastIndexOf("\u001bc");
+              shown.set(id, reset >= 0 ? data.slice(reset + 2) : (shown.get(id) ?? "") + data);
+            }
+            if (meta.terminal_exit) {
+              const id = meta.terminal_exit.terminal_id;
+              expect(shown.has(id) && !exited.has(id)).toBe(true);
+              exited.add(id);
+            }
+          }
+          for (const [id, text] of shown) expect(text).toBe((bytes.get(id) ?? Buffer.alloc(0)).toString("utf8"));
+          expect(h.violations).toEqual([]);
+          current = undefined;
+        }),
+        { numRuns: Math.max(20, Math.floor(numRuns() / 5)) },
+      );
+    }, 120_000);
+
+    it("announces two terminals of one tool call one by one, each item only once the client has its terminal", async () => {
+      const h = await running(zed);
+      const items = [
+        { type: "terminal", terminalId: "term2" },
+        { type: "terminal", terminalId: "term1" },
+      ];
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "two", content: items }));
+      expect(h.takeClient().map((m) => [m.params.update.content, m.params.update._meta])).toEqual([
+        [[items[0]], { terminal_info: { terminal_id: "term2" } }],
+        [items, { terminal_info: { terminal_id: "term1" } }],
       ]);
     });
 

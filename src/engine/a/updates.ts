@@ -584,13 +584,23 @@ function sendShowing(s: SessionA, t: ToolCallView, ctx: UpdateContext, toolCall:
   }
   const own = isObject(toolCall._meta) ? toolCall._meta : {};
   for (const term of unshown) {
-    ctx.send(s.sessionId, { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } } as v1.SessionUpdate);
     term.carrier = t.view.toolCallId as string;
+    // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
+    const content = Array.isArray(toolCall.content)
+      ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
+      : toolCall.content;
+    const msg: Obj = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
+    if (content !== undefined) msg.content = content;
+    ctx.send(s.sessionId, msg as v1.SessionUpdate);
     term.decoder = new TextDecoder("utf-8", { fatal: false });
     if (term.trimmed)
       ctx.log.warn(`terminal ${term.terminalId}: output before the last ${term.bytes.length} bytes is not shown`);
     sendConvention(s, term, ctx, term.bytes, false);
   }
+}
+
+function isShown(s: SessionA, terminalId: unknown): boolean {
+  return typeof terminalId === "string" && s.terminals.peek(terminalId)?.carrier !== undefined;
 }
 
 /** One `tool_call_update` on the terminal's carrier: appended text (after a reset) and the exit once. */
