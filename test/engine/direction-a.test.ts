@@ -904,6 +904,38 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       ]);
     });
 
+    it("keeps a shown terminal in a permission request's tool call (the request updates what the client shows)", async () => {
+      const h = await running(zed);
+      const item = { type: "terminal", terminalId: "term1" };
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "rm", content: [item] }));
+      h.takeClient();
+      const ask = (id: number, terminalId: string) =>
+        h.agent({
+          jsonrpc: "2.0",
+          id,
+          method: "session/request_permission",
+          params: {
+            sessionId: S,
+            title: "Run it?",
+            subject: {
+              type: "tool_call",
+              toolCall: { toolCallId: "t1", content: [{ type: "terminal", terminalId }] },
+            },
+            options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+          },
+        });
+      ask(6, "term1");
+      await h.settle();
+      expect(h.takeAgent()).toEqual([]);
+      const [perm] = h.takeClient();
+      expect(perm.params.toolCall.content).toEqual([item]);
+      // A terminal the client has not been shown is its transcript.
+      ask(7, "term9");
+      await h.settle();
+      const [other] = h.takeClient();
+      expect(other.params.toolCall.content[0].type).toBe("content");
+    });
+
     it("still renders text for a client without the capability", async () => {
       const h = await running({ clientCaps: { _meta: { terminal_output: false } } });
       h.agent(

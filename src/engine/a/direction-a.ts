@@ -38,7 +38,6 @@ import { setConfigOptionRequestToV2, setConfigOptionResponseToV1 } from "../../c
 import { filterSessionsByDirectories } from "../../convert/directories.js";
 import { Stash, type ConvertOptions } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
-import { terminalToV1Item } from "../../convert/terminal.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -53,6 +52,7 @@ import {
   flushSession,
   isAnnounced,
   markAnnounced,
+  permissionTerminalItem,
   updateToV1,
   type ClientFlags,
   type UpdateContext,
@@ -445,8 +445,7 @@ export class DirectionA extends TranslatingMode {
       v2RequestId: msg.id as v2.RequestId,
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
-      renderTerminal: (terminalId) =>
-        terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.config.opts),
+      renderTerminal: (terminalId) => permissionTerminalItem(s, terminalId, this.updates),
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);

@@ -599,6 +599,15 @@ function sendShowing(s: SessionA, t: ToolCallView, ctx: UpdateContext, toolCall:
   }
 }
 
+/**
+ * A terminal in a permission request's tool call: the terminal itself for a client of the convention
+ * that has it (the request updates the tool call it shows), else its transcript.
+ */
+export function permissionTerminalItem(s: SessionA, terminalId: string, ctx: UpdateContext): v1.ToolCallContent {
+  if (conventionMode(ctx) && isShown(s, terminalId)) return { type: "terminal", terminalId };
+  return terminalToV1Item(s.terminals.peek(terminalId) ?? newTerminal(terminalId), ctx.opts);
+}
+
 function isShown(s: SessionA, terminalId: unknown): boolean {
   return typeof terminalId === "string" && s.terminals.peek(terminalId)?.carrier !== undefined;
 }
