@@ -304,7 +304,7 @@ export interface PermissionToV2Context {
   readonly lastKind?: ((toolCallId: string) => string | undefined) | undefined;
   /** The session's cwd, to resolve relative paths in the tool call. */
   readonly cwd?: string | undefined;
-  readonly extensionTerminals?: ReadonlySet<string> | undefined;
+  readonly extensionTerminals?: { has(terminalId: string): boolean } | undefined;
   /** The current text of the files the tool call's diffs name (v1 snippets are placed in them). */
   readonly files?: ToolCallToV2Context["files"];
 }

@@ -72,7 +72,7 @@ export interface ToolCallToV2Context {
   /** The tool's last known kind (`lastKind`), for diff `delete` detection (T §3.3 B↓-2). */
   readonly toolKind?: string | undefined;
   /** Terminals the v1 agent announced through `_meta.terminal_info` (T §2.5 B↓-1): kept as v2 terminals. */
-  readonly extensionTerminals?: ReadonlySet<string> | undefined;
+  readonly extensionTerminals?: { has(terminalId: string): boolean } | undefined;
   /** The current text of the files the diffs name, to place v1 snippets (T §3.3 B↓, README). */
   readonly files?: FileTexts | undefined;
   /** Whether the tool's edit is pending or applied, when its status (or a permission request) tells. */

@@ -40,7 +40,6 @@ import { setConfigOptionRequestToV2, setConfigOptionResponseToV1 } from "../../c
 import { filterSessionsByDirectories } from "../../convert/directories.js";
 import { optionsToward, Stash, type ConvertOptions, type StashPolicy } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
-import { terminalToV1Item } from "../../convert/terminal.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -51,9 +50,11 @@ import { failedConv, malformed, objectResult, TranslatingMode } from "../transla
 import { SessionA } from "./session.js";
 import {
   claimed,
+  endTurnTerminals,
   flushSession,
   isAnnounced,
   markAnnounced,
+  permissionTerminalItem,
   updateToV1,
   type ClientFlags,
   type UpdateContext,
@@ -399,6 +400,7 @@ export class DirectionA extends TranslatingMode {
     const entry = this.down.local(msg);
     const reply = (answer: Answer) => {
       flushSession(s, this.updates);
+      endTurnTerminals(s, this.updates);
       this.down.reply(entry, answer);
     };
     const handle = {
@@ -478,8 +480,7 @@ export class DirectionA extends TranslatingMode {
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
       files: subjectToolCall ? diffFiles(subjectToolCall.content, 2, this.updates.diffFileMaxBytes ?? 0) : undefined,
-      renderTerminal: (terminalId) =>
-        terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.toClient),
+      renderTerminal: (terminalId) => permissionTerminalItem(s, terminalId, this.updates),
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);

@@ -141,6 +141,7 @@ export class DirectionB extends TranslatingMode {
       opts: this.toClient,
       log: config.log,
       diffFileMaxBytes: config.diffFileMaxBytes ?? 0,
+      clientIsBridge,
       send: (sessionId, update, meta) => {
         const params: Obj = { sessionId, update };
         if (meta !== undefined && meta !== null) params._meta = meta;
@@ -826,6 +827,7 @@ export class DirectionB extends TranslatingMode {
       lastKind: (id) => s?.tools.peek(id)?.kind,
       ...(typeof s?.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
       files: diffFilesOfV1(params.toolCall, s, this.updates),
+      extensionTerminals: s?.terminals,
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);
