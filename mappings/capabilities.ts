@@ -19,6 +19,7 @@ const Kind = z.enum(["copy", "bool↔marker", "drop+stash", "synthesize", "basel
 const Synth = z.enum([
   "fsOffer", // {readTextFile, writeTextFile}: true only while the bridge serves fs itself (H §6.3)
   "terminalOffer", // true only while the bridge serves terminals itself
+  "terminalOutputOffer", // true where the bridge translates the `_meta` terminal convention (T §2.5)
   "sessionBaseline", // `clientSessionBaseline` below
   "emptyIfUnstable", // {} when the v1 side speaks the unstable protocol
   "hasSession", // true iff the v2 agent advertises `session`
@@ -94,6 +95,18 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     a: "drop; record; residual v1ClientCaps.terminal",
     b: "false: ACP v2 removed client terminals, and the bridge answers the v1 agent's terminal/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
+  },
+  {
+    caps: "client",
+    v1: "_meta.terminal_output",
+    v2: null,
+    kind: "drop+stash",
+    synthV1: "terminalOutputOffer",
+    stashKey: "terminalOutput",
+    flags: ["terminalOutput"],
+    a: "drop (v2 terminals are native); record: v2 terminals reach the client as the `_meta` convention (T §2.5)",
+    b: "true: the bridge turns the `_meta` terminal convention into v2 terminal updates (T §2.5)",
+    spec: `${H21}, T §2.5`,
   },
   {
     caps: "client",

@@ -42,6 +42,16 @@ export const diffTable = defineTable(
     arrow: z.string().min(1),
     /** Marker after a line that has no newline (Git, GNU diff). */
     noNewlineMarker: z.string().startsWith("\\ "),
+    /**
+     * Hunk heading (after the second `@@`) of a v1 snippet diff the bridge could not place in the
+     * real file: its line numbers count from the snippet's first line, not the file's.
+     */
+    snippetHeading: z.string().min(1),
+    /**
+     * What a tool call's status says of its edit, to settle a patch (or snippet) that reads both as
+     * pending and as applied in the current file. A status not listed settles nothing.
+     */
+    stageOfStatus: z.record(z.string(), z.enum(["pending", "applied"])),
   }),
   {
     operations: {
@@ -65,6 +75,9 @@ export const diffTable = defineTable(
     noChanges: "No file changes",
     arrow: "→",
     noNewlineMarker: "\\ No newline at end of file",
+    snippetHeading: "snippet: its place in the file is unknown",
+    // `in_progress` may or may not have written the file yet: it settles nothing.
+    stageOfStatus: { pending: "pending", completed: "applied" },
   },
 );
 
@@ -79,6 +92,13 @@ export function operationRow(operation: string): DiffOperationRow | undefined {
 export function isTextFileType(fileType: string | undefined): boolean {
   if (fileType === undefined) return true;
   return Object.hasOwn(diffTable.fileTypes, fileType) && diffTable.fileTypes[fileType]?.text === true;
+}
+
+/** Whether a tool call in this status has applied its edit yet, when the status tells (see `stageOfStatus`). */
+export function diffStageOf(status: unknown): "pending" | "applied" | undefined {
+  return typeof status === "string" && Object.hasOwn(diffTable.stageOfStatus, status)
+    ? diffTable.stageOfStatus[status]
+    : undefined;
 }
 
 /** The noun of a known non-text file type ("directory"), `undefined` otherwise. */

@@ -1,6 +1,8 @@
 // Option parsing (yargs) and start-up of the bridge. Usage errors exit 2 with a message on stderr.
 import yargs from "yargs";
+import { DEFAULT_DIFF_RENDERING, DIFF_RENDERINGS } from "./convert/diff.js";
 import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
+import { DEFAULT_DIFF_FILE_MAX_BYTES } from "./engine/files.js";
 import { createLogger } from "./log.js";
 import { DEFAULT_MAX_DEPTH } from "./wire/envelope.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
@@ -84,9 +86,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       default: false,
     })
     .option("diff-rendering", {
-      describe: "v2 diffs for v1 clients: safe (a v1 diff only when the full texts are known), hunks, patchText",
-      choices: ["safe", "hunks", "patchText"] as const,
-      default: "safe" as const,
+      describe:
+        "v2 diffs for v1 clients: full (exact file texts when the file can be read, else the hunk texts), hunks, safe (text unless exact), text (markdown)",
+      choices: DIFF_RENDERINGS,
+      default: DEFAULT_DIFF_RENDERING,
+    })
+    .option("diff-file-max-bytes", {
+      describe: "largest file read to make diffs exact (v1 clients: full texts; v2 clients: snippets placed); 0: none",
+      type: "number",
+      default: DEFAULT_DIFF_FILE_MAX_BYTES,
     })
     .option("ack-grace-ms", {
       describe:
@@ -145,6 +153,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     idleSettleMs: args.idleSettleMs,
     forwardPromptEcho: args.forwardPromptEcho,
     diffRendering: args.diffRendering,
+    diffFileMaxBytes: args.diffFileMaxBytes,
     ackGraceMs: args.ackGraceMs,
     ...(args.platform ? { platform: args.platform } : {}),
   };

@@ -164,6 +164,8 @@ interface SynthEnv {
   readonly unstable: boolean;
   readonly serveFs: boolean;
   readonly serveTerminal: boolean;
+  /** Offer the `_meta` terminal convention to a v1 agent (T §2.5). */
+  readonly terminalOutput: boolean;
   /** v1 `auth.logout` is offered (the v1-visible authMethods are non-empty). */
   readonly logout: boolean;
 }
@@ -174,6 +176,8 @@ function synthesize(s: CapabilitySynth, env: SynthEnv, src: Obj): unknown {
       return { readTextFile: env.serveFs, writeTextFile: env.serveFs };
     case "terminalOffer":
       return env.serveTerminal;
+    case "terminalOutputOffer":
+      return env.terminalOutput ? true : undefined;
     case "sessionBaseline":
       return cloneJson(clientSessionBaseline);
     case "emptyIfUnstable":
@@ -313,6 +317,7 @@ interface CapsContext {
   readonly terminalAuth: boolean;
   readonly serveFs: boolean;
   readonly serveTerminal: boolean;
+  readonly terminalOutput: boolean;
   readonly tunnel: boolean;
   /** to 1 (agent): offer v1 `auth.logout`. to 2 (agent): whether the reverse conversion would. */
   readonly logout: boolean;
@@ -324,9 +329,12 @@ interface CapsContext {
   readonly extras?: Obj;
 }
 
-/** Env of the reverse conversion as the stash assumes it: a bridge that serves nothing itself. */
+/**
+ * Env of the reverse conversion as the stash assumes it: a bridge that serves nothing itself, and
+ * offers the `_meta` terminal convention (which it translates, T §2.5) as B does.
+ */
 function reverseEnv(ctx: CapsContext): SynthEnv {
-  return { unstable: ctx.unstable, serveFs: false, serveTerminal: false, logout: ctx.logout };
+  return { unstable: ctx.unstable, serveFs: false, serveTerminal: false, terminalOutput: true, logout: ctx.logout };
 }
 
 /** Converts one capability object (`kind`) to version `to`, restoring and writing the stash. */
@@ -358,6 +366,7 @@ function convertCaps(
     unstable: ctx.unstable,
     serveFs: ctx.serveFs,
     serveTerminal: ctx.serveTerminal,
+    terminalOutput: ctx.terminalOutput,
     logout: ctx.logout,
   };
   const out = mapCaps(kind, src, to, env, group);
@@ -432,6 +441,8 @@ export interface ClientCapsContext {
 export interface ClientCapsToV1Context extends ClientCapsContext {
   readonly serveFs?: boolean;
   readonly serveTerminal?: boolean;
+  /** Offer `_meta.terminal_output`: the bridge translates the terminal convention (T §2.5); default true. */
+  readonly terminalOutput?: boolean;
   /** The fs/terminal tunnel to a v1 client behind another bridge is active (H §6.4). */
   readonly tunnel?: boolean;
 }
@@ -461,6 +472,7 @@ function fullContext(c: ClientCapsToV1Context & { readonly logout?: boolean }, o
     terminalAuth: c.terminalAuth ?? true,
     serveFs: c.serveFs ?? false,
     serveTerminal: c.serveTerminal ?? false,
+    terminalOutput: c.terminalOutput ?? true,
     tunnel: c.tunnel ?? false,
     logout: c.logout ?? false,
     quiet: o.quiet ?? false,
@@ -538,6 +550,8 @@ export interface ClientFlags {
   readonly fsRead: boolean;
   readonly fsWrite: boolean;
   readonly terminal: boolean;
+  /** Renders the `_meta` terminal convention (`_meta.terminal_output`, T §2.5). */
+  readonly terminalOutput: boolean;
   /** Handles boolean config options (else A converts them to selects, H §5.4). */
   readonly booleanOptions: boolean;
   /** Gates `notice` updates (T §2.10). */
@@ -579,6 +593,7 @@ export function clientFlagsFromV1(caps: unknown): ClientFlags {
     fsRead: flag(caps, "fs", "readTextFile"),
     fsWrite: flag(caps, "fs", "writeTextFile"),
     terminal: flag(caps, "terminal"),
+    terminalOutput: flag(caps, "_meta", "terminal_output"),
     booleanOptions: marker(caps, "session", "configOptions", "boolean"),
     notices: marker(caps, "session", "notices"),
     compaction: marker(caps, "session", "compaction"),
@@ -595,6 +610,7 @@ export function clientFlagsFromV2(caps: unknown): ClientFlags {
     fsRead: false,
     fsWrite: false,
     terminal: false,
+    terminalOutput: false,
     booleanOptions: true,
     notices: true,
     compaction: true,

@@ -1,22 +1,48 @@
 // Diff items of tool-call content (T §3.3, T §6 diff rows, T §7.2 keys diff…deleted, v1Diff): a v2
-// `Diff` (changes + git patch) becomes v1 `diff` and text items (A↓); a v1 full-text `diff` becomes a
-// v2 `Diff` with a produced git patch (B↓).
+// `Diff` (changes + git patch) becomes v1 `diff` and text items (A↓); a v1 `diff` becomes a v2 `Diff`
+// with a produced git patch (B↓). Both read the current text of the files named, when the engine
+// could read them (`FileTexts`), to give exact full texts (A↓) or place a snippet (B↓).
 
 import { posix, win32 } from "node:path";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { diffTable, fileTypeNoun, isTextFileType, operationRow, type DiffOperationRow } from "../../mappings/diff.js";
-import { gitPatchSection, parseGitPatch, sideText, type PatchOperation, type PatchSection } from "./git-patch.js";
+import {
+  applyHunks,
+  gitPatchSection,
+  parseGitPatch,
+  reverseHunks,
+  sideText,
+  type PatchOperation,
+  type PatchSection,
+} from "./git-patch.js";
 import { isObject, isString, jsonEqual } from "./json.js";
 import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 
 /**
- * How a v2 diff reaches a v1 client (T §3.3 project decision): `safe` (default) emits a v1 `diff`
- * only with exact full-file texts, else fallback F; `hunks` also emits hunk-only sides; `patchText`
- * is F everywhere.
+ * How a v2 diff reaches a v1 client (README decision "v2 diffs toward v1", superseding T §3.3's
+ * `safe` default): `full` (default) a v1 `diff` always, with the exact full file texts when known
+ * (from the patch itself or the file read) else the hunk texts; `hunks` the hunk texts without
+ * reading files; `safe` a v1 `diff` only with exact full texts, else fallback F; `text` F everywhere.
  */
-export type DiffRendering = "safe" | "hunks" | "patchText";
+export const DIFF_RENDERINGS = ["full", "hunks", "safe", "text"] as const;
+export type DiffRendering = (typeof DIFF_RENDERINGS)[number];
+export const DEFAULT_DIFF_RENDERING: DiffRendering = "full";
+
+/** Whether a rendering uses the files' current text (`hunks` and `text` never do). */
+export function renderingReadsFiles(rendering: DiffRendering): boolean {
+  return rendering === "full" || rendering === "safe";
+}
+
+/**
+ * The current text of files a diff names, as the engine read them: absolute path → text. A path
+ * missing here could not be read as text (absent, too large, not UTF-8, not a regular file).
+ */
+export type FileTexts = ReadonlyMap<string, string>;
+
+/** Whether the tool's edit is still to come (`pending`), done (`applied`), or not known. */
+export type DiffStage = "pending" | "applied" | undefined;
 
 /** The `diff` members of each version's `ToolCallContent`. */
 export type V1Diff = Extract<v1.ToolCallContent, { type: "diff" }>;
@@ -55,7 +81,56 @@ function resolveAgainst(cwd: string | undefined, path: string): string | undefin
   return win32.resolve(cwd, path);
 }
 
-/** The v1 texts a `full` stash keeps (`v1Diff`), so a reverse conversion restores them exactly. */
+function uniqueIndex(text: string, part: string): number | undefined {
+  if (part === "") return undefined;
+  const at = text.indexOf(part);
+  return at !== -1 && text.indexOf(part, at + 1) === -1 ? at : undefined;
+}
+
+/**
+ * The full texts of a v1 snippet edit (`oldText` replaced by `newText`) in the file's current
+ * `text`: pending when `oldText` occurs there once, applied when `newText` does. A known `stage`
+ * accepts only its own reading; without one, a single reading is taken and two that disagree give
+ * `undefined`: never a guess.
+ */
+export function placeSnippet(
+  text: string,
+  oldText: string,
+  newText: string,
+  stage: DiffStage,
+): { oldText: string; newText: string } | undefined {
+  const o = uniqueIndex(text, oldText);
+  const n = uniqueIndex(text, newText);
+  const pending =
+    o === undefined
+      ? undefined
+      : { oldText: text, newText: text.slice(0, o) + newText + text.slice(o + oldText.length) };
+  const applied =
+    n === undefined
+      ? undefined
+      : { oldText: text.slice(0, n) + oldText + text.slice(n + newText.length), newText: text };
+  if (pending && applied && pending.oldText === applied.oldText && pending.newText === applied.newText) return pending;
+  // A substring match is weak evidence: a status that tells takes only its own reading.
+  if (stage !== undefined) return stage === "pending" ? pending : applied;
+  return pending && applied ? undefined : (pending ?? applied);
+}
+
+/** Whether the one section of `patch` has hunks whose sides are exactly these texts. */
+function sidesAre(patch: string | undefined, oldText: string, newText: string): boolean {
+  if (patch === undefined) return false;
+  const parsed = parseGitPatch(patch);
+  const hunks = parsed.ok && parsed.sections.length === 1 ? (parsed.sections[0]?.hunks ?? []) : undefined;
+  if (!hunks) return false;
+  const sep = diffTable.hunkSeparator;
+  return sideText(hunks, "old", sep) === oldText && sideText(hunks, "new", sep) === newText;
+}
+
+/** Whole lines for a snippet's unplaced patch: a snippet's missing last newline says nothing of the file's end. */
+function asLines(text: string): string {
+  return text === "" || text.endsWith("\n") ? text : text + "\n";
+}
+
+/** The v1 texts a stash keeps (`v1Diff`), so a reverse conversion restores them exactly. */
 interface V1Texts {
   readonly path: string;
   readonly oldText?: string | null;
@@ -72,13 +147,22 @@ function isV1Texts(x: unknown): x is V1Texts {
 }
 
 /**
- * T §3.3 B↓: a v1 diff (one text file, full texts) as a v2 `Diff` with one change and a git patch.
- * A relative `path` is resolved against `cwd`; `toolKind: "delete"` (or the `deleted` stash or draft
- * flag) makes an emptied file a `delete`. An item carrying the `diff` stash restores that original.
+ * T §3.3 B↓: a v1 diff (one text file) as a v2 `Diff` with one change and a git patch. A relative
+ * `path` is resolved against `cwd`; `toolKind: "delete"` (or the `deleted` stash or draft flag)
+ * makes an emptied file a `delete`. An item carrying the `diff` stash restores that original.
+ * When `files` has the file's text and the texts are not the whole file (a snippet, as v1 agents
+ * send), the snippet is placed in it (`placeSnippet`) for true line numbers and end of file; one
+ * that cannot be placed gets a patch whose hunk heading says so (`snippetHeading`).
  */
 export function diffToV2(
   item: V1Diff,
-  ctx: { opts: ConvertOptions; cwd?: string | undefined; toolKind?: string | undefined },
+  ctx: {
+    opts: ConvertOptions;
+    cwd?: string | undefined;
+    toolKind?: string | undefined;
+    files?: FileTexts | undefined;
+    stage?: DiffStage;
+  },
 ): Conv<v2.ToolCallContent> {
   return attempt(() => {
     const src: unknown = item;
@@ -132,20 +216,43 @@ export function diffToV2(
       changes: [{ operation: op, path: absolute, fileType: "text" }],
     };
     const old = oldText ?? "";
-    if (op !== "modify" || old !== newText) {
-      out.patch = { format: diffTable.gitPatchFormat, text: gitPatchSection(op, absolute, old, newText) };
-    }
-    if (op === "modify") {
+    const file = op === "modify" ? ctx.files?.get(absolute) : undefined;
+    const known = file !== undefined && old !== newText;
+    // Whole-file texts are the snippet that covers the file; when that reads both ways and no
+    // status settles it, the texts are taken as whole (what they say), unless the status says otherwise.
+    let placed = known ? placeSnippet(file, old, newText, ctx.stage) : undefined;
+    const wholeFits = (file === old && ctx.stage !== "applied") || (file === newText && ctx.stage !== "pending");
+    if (known && !placed && wholeFits) placed = { oldText: old, newText };
+    const whole = placed !== undefined && placed.oldText === old && placed.newText === newText;
+    /** The file was read and the texts are not the whole of it. */
+    const snippet = known && !whole;
+    let patchText: string | undefined;
+    if (placed) patchText = gitPatchSection(op, absolute, placed.oldText, placed.newText);
+    else if (known) {
+      // Snippets that differ only in their last newline keep it: then that is the change.
+      const lined = asLines(old) !== asLines(newText);
+      const [a, b] = lined ? [asLines(old), asLines(newText)] : [old, newText];
+      patchText = gitPatchSection(op, absolute, a, b, diffTable.snippetHeading);
+    } else if (op !== "modify" || old !== newText) patchText = gitPatchSection(op, absolute, old, newText);
+    if (patchText !== undefined) out.patch = { format: diffTable.gitPatchFormat, text: patchText };
+    // What A↓ gives back without the file is the hunks' sides: the texts are lost unless those are they.
+    if (patchText === undefined && op === "modify") {
+      lost.push({ path: [], reason: "no change: v2 has no patch for it, a v1 client gets a summary" });
+    } else if (op === "modify" && !sidesAre(patchText, old, newText)) {
+      const why = snippet && !placed ? ": a snippet not found once in the file, without true line numbers" : "";
       lost.push(
-        { path: ["oldText"], reason: "v2 carries the changed hunks with their context, not the full old text" },
-        { path: ["newText"], reason: "v2 carries the changed hunks with their context, not the full new text" },
+        { path: ["oldText"], reason: `v2 carries the changed hunks with their context${why}` },
+        { path: ["newText"], reason: `v2 carries the changed hunks with their context${why}` },
       );
     }
-    // The full texts are a large payload: only at `full` (T §0.2-4). Kept for an add too, so the
-    // restore does not depend on the A side's rendering (`patchText` renders even an add as text).
+    // The exact texts, so a chained A restores this very item (README "stash": complete toward a
+    // bridge at the default level, diff texts included): A↓ alone would give a file's texts, the
+    // hunks or a `partial`/`deleted` stash of its own. An add's patch is its text: kept at `full`
+    // only, so the restore does not depend on the A side's rendering (`text`).
     const texts: Json = { path, newText };
     if (oldText !== undefined) texts.oldText = oldText;
-    stash.keepLarge("v1Diff", texts);
+    if (op !== "add") stash.keepBounded("v1Diff", texts);
+    else stash.keepLarge("v1Diff", texts);
     setMeta(out, stash.into(meta));
     return ok(out as V2Diff, lost);
   });
@@ -298,6 +405,27 @@ function exactDiff(c: Change, s: PatchSection | undefined): DiffPlan | undefined
   return undefined;
 }
 
+/**
+ * The exact full texts of a text modify, move or copy, from the current text of its file(s): the
+ * patch applied forward to the file (still pending) or backward (already applied); `stage` settles
+ * a patch that reads both ways. `undefined` when neither fits exactly: never a guess.
+ */
+function fileDiff(c: Change, s: PatchSection | undefined, files: FileTexts, stage: DiffStage): DiffPlan | undefined {
+  if (!s || !c.row || c.path === undefined || !isText(c, s) || s.isNew || s.isDeleted) return undefined;
+  if (s.hunks.length === 0 || (c.operation !== "modify" && !c.row.pair)) return undefined;
+  const before = files.get(c.oldPath ?? c.path);
+  const after = files.get(c.path);
+  const forward = before === undefined ? undefined : applyHunks(before, s.hunks);
+  const backward = after === undefined ? undefined : applyHunks(after, reverseHunks(s.hunks));
+  const pending = before !== undefined && forward !== undefined ? { oldText: before, newText: forward } : undefined;
+  const applied = after !== undefined && backward !== undefined ? { oldText: backward, newText: after } : undefined;
+  let texts = pending ?? applied;
+  if (pending && applied && (pending.oldText !== applied.oldText || pending.newText !== applied.newText))
+    texts = stage === "pending" ? pending : stage === "applied" ? applied : undefined;
+  if (!texts) return undefined;
+  return { kind: "diff", path: c.path, ...texts, partial: false, deleted: false };
+}
+
 /** T §3.3 A↓ table (`hunks` rendering): the items of one change that has no exact texts. */
 function hunkItems(c: Change, s: PatchSection | undefined): Plan[] {
   const text: TextPlan = { kind: "text", text: summary(c, s) };
@@ -329,13 +457,20 @@ function fallbackText(
   return body === "" ? head : `${head}\n\n${fence(body, lang)}`;
 }
 
+interface PlanContext {
+  readonly rendering: DiffRendering;
+  readonly files?: FileTexts | undefined;
+  readonly stage?: DiffStage;
+}
+
 function plan(
   changes: readonly Change[],
   patch: { format: string; text: string } | undefined,
-  rendering: DiffRendering,
+  ctx: PlanContext,
 ): Plan[] {
+  const { rendering } = ctx;
   const parsed = patch?.format === diffTable.gitPatchFormat ? parseGitPatch(patch.text) : undefined;
-  if (rendering === "patchText" || changes.length === 0 || (patch !== undefined && parsed?.ok !== true)) {
+  if (rendering === "text" || changes.length === 0 || (patch !== undefined && parsed?.ok !== true)) {
     const lang = patch?.format === diffTable.gitPatchFormat ? "diff" : "";
     return [{ kind: "text", text: fallbackText(changes, [], patch?.text ?? "", lang) }];
   }
@@ -360,13 +495,15 @@ function plan(
     });
     run = [];
   };
+  const files = rendering === "hunks" ? undefined : ctx.files;
   changes.forEach((c, k) => {
     const s = found[k];
-    const exact = exactDiff(c, s);
+    const exact = exactDiff(c, s) ?? (files ? fileDiff(c, s, files, ctx.stage) : undefined);
     if (exact) {
       flush();
+      if (c.row?.pair) out.push({ kind: "text", text: summary(c, s) });
       out.push(exact);
-    } else if (rendering === "hunks") out.push(...hunkItems(c, s));
+    } else if (rendering === "hunks" || rendering === "full") out.push(...hunkItems(c, s));
     else run.push(k);
   });
   flush();
@@ -400,13 +537,20 @@ const LOSS_REASONS: Readonly<Record<string, string>> = {
 };
 
 /**
- * T §3.3 A↓: one v2 diff item as v1 tool-call content, rendered per `rendering`. The first item
- * carries the `diff` stash (the original, with `diffGroup: group` and `parts`), the others
- * `diffPart`, unless the single emitted v1 diff converts back to exactly this item.
+ * T §3.3 A↓: one v2 diff item as v1 tool-call content, rendered per `rendering`, with exact full
+ * texts from `files` where the patch fits them (`fileDiff`). The first item carries the `diff`
+ * stash (the original, with `diffGroup: group` and `parts`), the others `diffPart`, unless the
+ * single emitted v1 diff converts back to exactly this item.
  */
 export function diffToV1(
   item: V2Diff,
-  ctx: { opts: ConvertOptions; rendering: DiffRendering; group: number },
+  ctx: {
+    opts: ConvertOptions;
+    rendering: DiffRendering;
+    group: number;
+    files?: FileTexts | undefined;
+    stage?: DiffStage;
+  },
 ): Conv<v1.ToolCallContent[]> {
   return attempt(() => {
     const src: unknown = item;
@@ -426,7 +570,7 @@ export function diffToV1(
     }
 
     const changes = readChanges(src.changes);
-    const plans = plan(changes, readPatch(src.patch), ctx.rendering);
+    const plans = plan(changes, readPatch(src.patch), ctx);
     const items = plans.map(v1Item);
     const target: Json = { ...src };
     setMeta(target, meta);
@@ -487,6 +631,34 @@ export function diffToV1(
     }
     return ok(items as v1.ToolCallContent[], lost);
   });
+}
+
+/**
+ * The absolute paths whose current text the converters use for these tool-call content items:
+ * v2 diffs' modified, moved and copied text files (A↓), v1 diffs' files (B↓, `path` resolved
+ * against `cwd`). Items a stash restores need none. The engine reads them (`src/engine/files.ts`).
+ */
+export function diffFilePaths(content: unknown, from: 1 | 2, cwd?: string): string[] {
+  if (!Array.isArray(content)) return [];
+  const out = new Set<string>();
+  for (const item of content) {
+    if (!isObject(item) || item.type !== "diff") continue;
+    if (from === 2) {
+      if (unstash(item._meta, 1).env?.residual?.v1Diff !== undefined || !Array.isArray(item.changes)) continue;
+      for (const c of item.changes) {
+        if (!isObject(c) || !isString(c.operation) || !isTextFileType(optionalString(c.fileType))) continue;
+        const row = operationRow(c.operation);
+        if (!row || (c.operation !== "modify" && !row.pair)) continue;
+        if (isString(c.path)) out.add(c.path);
+        if (row.pair && isString(c.oldPath)) out.add(c.oldPath);
+      }
+    } else {
+      if (unstash(item._meta, 2).env !== undefined || !isString(item.path) || !isString(item.oldText)) continue;
+      const path = isAbsolutePath(item.path) ? item.path : resolveAgainst(cwd, item.path);
+      if (path !== undefined) out.add(path);
+    }
+  }
+  return [...out];
 }
 
 /**

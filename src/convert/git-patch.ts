@@ -233,6 +233,17 @@ export function applyHunks(old: string, hunks: readonly Hunk[]): string | undefi
   return out.join("");
 }
 
+/** The same hunks read the other way (new side as old), for undoing a patch already applied. */
+export function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
+  return hunks.map((h) => ({
+    oldStart: h.newStart,
+    oldCount: h.newCount,
+    newStart: h.oldStart,
+    newCount: h.oldCount,
+    lines: h.lines.map((l) => (l.op === " " ? l : { ...l, op: l.op === "+" ? "-" : "+" })),
+  }));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
@@ -679,11 +690,15 @@ function range(start: number, count: number): string {
   return count === 1 ? `${start}` : `${start},${count}`;
 }
 
-/** The text of hunks as Git writes them, `\ No newline at end of file` included. */
-export function formatHunks(hunks: readonly Hunk[]): string {
+/**
+ * The text of hunks as Git writes them, `\ No newline at end of file` included; `heading` goes after
+ * the second `@@`, where Git writes the enclosing function's line.
+ */
+export function formatHunks(hunks: readonly Hunk[], heading?: string): string {
   let out = "";
+  const tail = heading === undefined ? "" : ` ${heading}`;
   for (const h of hunks) {
-    out += `@@ -${range(h.oldStart, h.oldCount)} +${range(h.newStart, h.newCount)} @@\n`;
+    out += `@@ -${range(h.oldStart, h.oldCount)} +${range(h.newStart, h.newCount)} @@${tail}\n`;
     for (const l of h.lines) {
       out += l.op + l.text + "\n";
       if (!l.eol) out += diffTable.noNewlineMarker + "\n";
@@ -698,9 +713,16 @@ export type PatchOperation = "add" | "delete" | "modify";
  * One `diff --git` section for a text file (T §3.3 B↓-3): absolute path without `a/`/`b/`,
  * Git quoting, `/dev/null` for the missing side, a TAB after `---`/`+++` paths holding a space,
  * an assumed regular-file mode on add/delete, no `index` line. `add` and `delete` ignore the
- * missing side's text. An empty add (and any section without hunks) is the header alone.
+ * missing side's text. An empty add (and any section without hunks) is the header alone. `heading`
+ * is written on every hunk header (a snippet whose place in the file is unknown).
  */
-export function gitPatchSection(op: PatchOperation, path: string, oldText: string, newText: string): string {
+export function gitPatchSection(
+  op: PatchOperation,
+  path: string,
+  oldText: string,
+  newText: string,
+  heading?: string,
+): string {
   const name = gitQuote(path);
   const tab = path.includes(" ") ? "\t" : "";
   let out = `${HEADER}${name} ${name}\n`;
@@ -710,5 +732,5 @@ export function gitPatchSection(op: PatchOperation, path: string, oldText: strin
   if (hunks.length === 0) return out;
   out += `--- ${op === "add" ? DEV_NULL : name + tab}\n`;
   out += `+++ ${op === "delete" ? DEV_NULL : name + tab}\n`;
-  return out + formatHunks(hunks);
+  return out + formatHunks(hunks, heading);
 }

@@ -365,6 +365,8 @@ export interface InitializeRequestToV1Context {
   /** The bridge serves `fs/*` / `terminal/*` itself (H §6.3). */
   readonly serveFs?: boolean;
   readonly serveTerminal?: boolean;
+  /** Offer `_meta.terminal_output` to the v1 agent (T §2.5); default true. */
+  readonly terminalOutput?: boolean;
   /** The fs/terminal tunnel to a v1 client behind another bridge is active (H §6.4). */
   readonly tunnel?: boolean;
   /** Identify this bridge to the v1 agent (T §5.5). */
@@ -413,6 +415,7 @@ export function initializeRequestToV1(
       terminalAuth: ctx.terminalAuth ?? true,
       serveFs: ctx.serveFs ?? false,
       serveTerminal: ctx.serveTerminal ?? false,
+      terminalOutput: ctx.terminalOutput ?? true,
       tunnel: ctx.tunnel ?? false,
     };
     if (!isObject(caps)) {

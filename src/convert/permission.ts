@@ -14,6 +14,7 @@ import {
   toolCallUpdateToV1,
   toolCallUpdateToV2,
   type ToolCallToV1Context,
+  type ToolCallToV2Context,
   type V1ToolCallMessage,
 } from "./tool-call.js";
 import { bad } from "./check.js";
@@ -42,6 +43,8 @@ export interface PermissionToV1Context {
   /** Passed on to the tool-call converter. */
   readonly renderTerminal?: ToolCallToV1Context["renderTerminal"];
   readonly diffRendering?: ToolCallToV1Context["diffRendering"];
+  /** The current text of the files the subject's diffs name: a permission previews a pending edit. */
+  readonly files?: ToolCallToV1Context["files"];
 }
 
 export type PermissionRequestToV1 =
@@ -161,6 +164,9 @@ export function permissionRequestToV1(
       opts: ctx.opts,
       renderTerminal: ctx.renderTerminal,
       diffRendering: ctx.diffRendering,
+      files: ctx.files,
+      // A permission is asked before the tool runs: its diff previews the edit.
+      diffStage: "pending",
     };
     let toolCall: Obj;
     let syntheticToolCallId: string | undefined;
@@ -298,7 +304,9 @@ export interface PermissionToV2Context {
   readonly lastKind?: ((toolCallId: string) => string | undefined) | undefined;
   /** The session's cwd, to resolve relative paths in the tool call. */
   readonly cwd?: string | undefined;
-  readonly extensionTerminals?: ReadonlySet<string> | undefined;
+  readonly extensionTerminals?: { has(terminalId: string): boolean } | undefined;
+  /** The current text of the files the tool call's diffs name (v1 snippets are placed in them). */
+  readonly files?: ToolCallToV2Context["files"];
 }
 
 export type PermissionRequestToV2 =
@@ -366,6 +374,8 @@ export function permissionRequestToV2(
           seen,
           cwd: ctx.cwd,
           extensionTerminals: ctx.extensionTerminals,
+          files: ctx.files,
+          diffStage: "pending",
         }),
         ["toolCall"],
       );

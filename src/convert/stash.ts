@@ -91,6 +91,17 @@ export class Stash {
     return true;
   }
 
+  /**
+   * Keep a payload a chained bridge needs to restore the source exactly (exact diff texts): at
+   * `compact` and `full`, up to `stashMaxBytes`. Returns whether kept.
+   */
+  keepBounded(key: string, value: unknown): boolean {
+    if (this.opts.stash === "off") return false;
+    if (JSON.stringify(value).length > this.opts.stashMaxBytes) return false;
+    this.residual[key] = value;
+    return true;
+  }
+
   /** Name something the converter invented, so the reverse conversion deletes it. */
   invented(name: string): this {
     if (!this.synthetic.includes(name)) this.synthetic.push(name);

@@ -1,8 +1,33 @@
-// Agent-owned display terminals (v2 `terminal_update` / `terminal_output_chunk`, T §2.5) rendered
-// for v1 clients as text: a v1 `terminal` item means a CLIENT-owned process, so it must never be
-// passed through. Output bytes are sanitized (ANSI stripped, `\r` overwrites, `\b` erases).
+// Agent-owned display terminals (v2 `terminal_update` / `terminal_output_chunk`, T §2.5) for v1 peers.
+//
+// Plain v1 clients get them as text: a bare v1 `terminal` item means a CLIENT-owned process
+// (`terminal/create`), so it is never passed through alone. Output bytes are sanitized (ANSI
+// stripped, `\r` overwrites, `\b` erases).
+//
+// The `_meta` terminal convention (key names in mappings/terminal.ts). No ACP schema has it; what
+// follows was read in Zed's client (acp_thread/agent_servers `session_notification`) and in the v1
+// builds of claude-agent-acp 0.100.0 and codex-acp 2.6.0:
+// - a client opts in with `clientCapabilities._meta.terminal_output: true` (Zed does);
+// - the v1 `tool_call` that shows the terminal carries `_meta.terminal_info {terminal_id, cwd?}` and
+//   Zed creates its display terminal from it, labelled with the tool call's title. Zed reads
+//   `terminal_info` on `tool_call` only, never on `tool_call_update`; the content item
+//   `{type:"terminal", terminalId}` then shows it;
+// - `tool_call_update._meta.terminal_output {terminal_id, data}`: `data` is raw text (UTF-8 of the
+//   bytes, escape sequences kept: Zed writes it into a terminal emulator) and is APPENDED (codex-acp
+//   streams deltas; claude-agent-acp sends the whole output once). codex-acp and claude-agent-acp
+//   send the same payload as `terminal_output_delta` to clients without the capability;
+// - `tool_call_update._meta.terminal_exit {terminal_id, exit_code: int|null, signal: string|null}`
+//   ends it (both adapters send `exit_code: null, signal: null` for an interrupted command); output
+//   and exit may ride on one update, output first;
+// - there is no command field (Zed labels by title), no reset, no truncation flag, no size.
 import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { terminalConventionTable as TC } from "../../mappings/terminal.js";
+import { isObject, isString } from "./json.js";
 import { Stash, type ConvertOptions } from "./stash.js";
+import { isAbsolutePath } from "./tool-call.js";
+
+type Obj = Record<string, unknown>;
 
 export const DEFAULT_TERMINAL_MAX_BYTES = 256 * 1024;
 
@@ -151,4 +176,155 @@ export function terminalToV1Item(t: TerminalState, opts: ConvertOptions): v1.Too
   const meta = stash.into(undefined);
   if (meta !== undefined) block._meta = meta;
   return { type: "content", content: block as v1.ContentBlock };
+}
+
+// ---- the `_meta` convention, v2 → v1 (A↓, extension mode) -----------------------------------------
+
+/** Whether v1 client capabilities opt into the convention. */
+export function offersTerminalOutput(clientCapabilities: unknown): boolean {
+  return isObject(clientCapabilities) && isObject(clientCapabilities._meta)
+    ? clientCapabilities._meta[TC.capability] === true
+    : false;
+}
+
+/** `_meta.terminal_info` announcing a terminal on a v1 `tool_call`. */
+export function terminalInfoMeta(t: TerminalState): Obj {
+  const info: Obj = { [TC.fields.terminalId]: t.terminalId };
+  if (t.cwd !== undefined) info[TC.fields.cwd] = t.cwd;
+  return { [TC.keys.info]: info };
+}
+
+/** `_meta.terminal_output` appending `data` (already decoded text). */
+export function terminalOutputMeta(terminalId: string, data: string): Obj {
+  return { [TC.keys.output]: { [TC.fields.terminalId]: terminalId, [TC.fields.data]: data } };
+}
+
+/**
+ * `_meta.terminal_exit`. Without an exit status (a terminal still running when the bridge has to close
+ * it) both are null, as the adapters send for an interrupted command.
+ */
+export function terminalExitMeta(terminalId: string, exit: TerminalState["exitStatus"]): Obj {
+  const code = exit?.exitCode;
+  const signal = exit?.signal;
+  return {
+    [TC.keys.exit]: {
+      [TC.fields.terminalId]: terminalId,
+      [TC.fields.exitCode]: typeof code === "number" && Number.isInteger(code) ? code : null,
+      [TC.fields.signal]: typeof signal === "string" ? signal : null,
+    },
+  };
+}
+
+/**
+ * What a v1 client that only appends gets for a v2 replacement snapshot: the new bytes when the
+ * snapshot extends what it has (`shown`, complete unless the bridge trimmed it), else a terminal
+ * reset (`ESC c`) then the whole snapshot (the convention has no reset of its own; lossy).
+ */
+export function snapshotToAppend(
+  shown: Uint8Array,
+  shownComplete: boolean,
+  next: Uint8Array,
+): { reset: boolean; append: Uint8Array } {
+  const grows = shownComplete && next.length >= shown.length && shown.every((b, i) => next[i] === b);
+  return grows ? { reset: false, append: next.slice(shown.length) } : { reset: true, append: next };
+}
+
+/** The reset written before a snapshot that does not extend the shown output. */
+export const TERMINAL_RESET = TC.reset;
+
+// ---- the `_meta` convention, v1 → v2 (B↓) -----------------------------------------------------------
+
+/** What one v1 tool-call update says about one terminal through the convention. */
+export interface ConventionEvent {
+  readonly terminalId: string;
+  /** `terminal_info` was present (`cwd` when it named an absolute one). */
+  readonly info?: { readonly cwd?: string };
+  /** Appended text (`terminal_output` and `terminal_output_delta`, in that order). */
+  readonly output?: string;
+  readonly exit?: { readonly exitCode?: number; readonly signal?: string };
+}
+
+/**
+ * The convention's keys of a v1 tool-call `_meta`: the events they carry (by terminal, in order of
+ * first mention) and the `_meta` without them. A key whose value does not have the convention's shape
+ * is not interpreted and stays in `_meta` as any unknown key would.
+ */
+export function conventionOf(meta: unknown): { events: ConventionEvent[]; rest: unknown } {
+  if (!isObject(meta)) return { events: [], rest: meta };
+  const byId = new Map<
+    string,
+    { info?: { cwd?: string }; output?: string; exit?: { exitCode?: number; signal?: string } }
+  >();
+  const rest: Obj = { ...meta };
+  const entry = (key: string): { id: string; value: Obj } | undefined => {
+    const v = meta[key];
+    if (!isObject(v) || !isString(v[TC.fields.terminalId])) return undefined;
+    return { id: v[TC.fields.terminalId] as string, value: v };
+  };
+  const of = (id: string) => {
+    let e = byId.get(id);
+    if (!e) {
+      e = {};
+      byId.set(id, e);
+    }
+    return e;
+  };
+  const info = entry(TC.keys.info);
+  if (info) {
+    const cwd = info.value[TC.fields.cwd];
+    of(info.id).info = isString(cwd) && isAbsolutePath(cwd) ? { cwd } : {};
+    Reflect.deleteProperty(rest, TC.keys.info);
+  }
+  for (const key of [TC.keys.output, TC.keys.outputDelta]) {
+    const out = entry(key);
+    if (!out || !isString(out.value[TC.fields.data])) continue;
+    const e = of(out.id);
+    e.output = (e.output ?? "") + (out.value[TC.fields.data] as string);
+    Reflect.deleteProperty(rest, key);
+  }
+  const exit = entry(TC.keys.exit);
+  if (exit) {
+    const code = exit.value[TC.fields.exitCode];
+    const signal = exit.value[TC.fields.signal];
+    of(exit.id).exit = {
+      ...(typeof code === "number" && Number.isInteger(code) ? { exitCode: code } : {}),
+      ...(isString(signal) ? { signal } : {}),
+    };
+    Reflect.deleteProperty(rest, TC.keys.exit);
+  }
+  const events = [...byId].map(([terminalId, e]): ConventionEvent => ({ terminalId, ...e }));
+  return { events, rest: Object.keys(rest).length > 0 ? rest : undefined };
+}
+
+/** A v1 tool call's `rawInput.command` as a v2 terminal `command` (a string, or words joined). */
+export function commandOf(rawInput: unknown): string | undefined {
+  const c = isObject(rawInput) ? rawInput.command : undefined;
+  if (isString(c)) return c.length > 0 ? c : undefined;
+  if (Array.isArray(c) && c.length > 0 && c.every(isString)) return c.join(" ");
+  return undefined;
+}
+
+/**
+ * The v2 terminal updates of one event, in the order a v2 client needs them: the terminal's state
+ * (`command`, `cwd`) first, then the appended bytes, then the exit. `command` is passed when it is new.
+ */
+export function conventionToV2Updates(e: ConventionEvent, command: string | undefined): v2.SessionUpdate[] {
+  const out: v2.SessionUpdate[] = [];
+  if (e.info !== undefined || command !== undefined) {
+    const u: Obj = { sessionUpdate: "terminal_update", terminalId: e.terminalId };
+    if (command !== undefined) u.command = command;
+    if (e.info?.cwd !== undefined) u.cwd = e.info.cwd;
+    out.push(u as v2.SessionUpdate);
+  }
+  if (e.output !== undefined && e.output.length > 0) {
+    const data = Buffer.from(e.output, "utf8").toString("base64");
+    out.push({ sessionUpdate: "terminal_output_chunk", terminalId: e.terminalId, data });
+  }
+  if (e.exit !== undefined)
+    out.push({
+      sessionUpdate: "terminal_update",
+      terminalId: e.terminalId,
+      exitStatus: { ...e.exit },
+    });
+  return out;
 }

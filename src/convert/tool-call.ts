@@ -16,7 +16,15 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { diffStashOf, diffToV1, diffToV2 } from "./diff.js";
+import {
+  DEFAULT_DIFF_RENDERING,
+  diffStashOf,
+  diffToV1,
+  diffToV2,
+  type DiffRendering,
+  type DiffStage,
+  type FileTexts,
+} from "./diff.js";
 import { isObject, isString, jsonEqual } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
@@ -38,8 +46,12 @@ export interface ToolCallToV1Context {
   readonly titleHint?: string | undefined;
   /** The engine's transcript renderer (T §2.5); default: a placeholder text + stash `terminal`. */
   readonly renderTerminal?: ((terminalId: string) => v1.ToolCallContent) | undefined;
-  /** T §3.3 `config.diffRendering`, default `"safe"`. */
-  readonly diffRendering?: "safe" | "hunks" | "patchText" | undefined;
+  /** `config.diffRendering` (README "v2 diffs toward v1"), default `"full"`. */
+  readonly diffRendering?: DiffRendering | undefined;
+  /** The current text of the files the diffs name, as the engine read them. */
+  readonly files?: FileTexts | undefined;
+  /** Whether the tool's edit is pending or applied, when its status (or a permission request) tells. */
+  readonly diffStage?: DiffStage;
   /**
    * T §2.4 A↓-3: this emission stands for these `tool_call_content_chunk`s, appended (in order) since
    * the last emission; `u.content` is the whole accumulated content. Adds `op:"content_chunk"`.
@@ -60,7 +72,11 @@ export interface ToolCallToV2Context {
   /** The tool's last known kind (`lastKind`), for diff `delete` detection (T §3.3 B↓-2). */
   readonly toolKind?: string | undefined;
   /** Terminals the v1 agent announced through `_meta.terminal_info` (T §2.5 B↓-1): kept as v2 terminals. */
-  readonly extensionTerminals?: ReadonlySet<string> | undefined;
+  readonly extensionTerminals?: { has(terminalId: string): boolean } | undefined;
+  /** The current text of the files the diffs name, to place v1 snippets (T §3.3 B↓, README). */
+  readonly files?: FileTexts | undefined;
+  /** Whether the tool's edit is pending or applied, when its status (or a permission request) tells. */
+  readonly diffStage?: DiffStage;
 }
 
 /** Fields a v1 `ToolCall` (a creation) accepts as `null`, meaning "none" there as in v2. */
@@ -455,8 +471,9 @@ function itemToV1(x: unknown, group: number, ctx: ToolCallToV1Context, at: Path)
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
   if (type === "diff") {
-    const rendering = ctx.diffRendering ?? "safe";
-    return unwrap(diffToV1(src as Parameters<typeof diffToV1>[0], { opts: ctx.opts, rendering, group }), at);
+    const rendering = ctx.diffRendering ?? DEFAULT_DIFF_RENDERING;
+    const dctx = { opts: ctx.opts, rendering, group, files: ctx.files, stage: ctx.diffStage };
+    return unwrap(diffToV1(src as Parameters<typeof diffToV1>[0], dctx), at);
   }
   const { meta, env } = unstash(src._meta, 1);
   const raw = residualOf(env, "raw");
@@ -538,7 +555,13 @@ function contentListToV2(items: unknown, ctx: ToolCallToV2Context, at: Path): Co
 function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unknown> {
   const type = src.type as string;
   if (type === "diff") {
-    const r = diffToV2(src as Parameters<typeof diffToV2>[0], { opts: ctx.opts, cwd: ctx.cwd, toolKind: ctx.toolKind });
+    const r = diffToV2(src as Parameters<typeof diffToV2>[0], {
+      opts: ctx.opts,
+      cwd: ctx.cwd,
+      toolKind: ctx.toolKind,
+      files: ctx.files,
+      stage: ctx.diffStage,
+    });
     // A path no session cwd can make absolute (v2 wants one): the item, not the tool call, degrades.
     if (!r.ok && (r.error.data as { reason?: unknown } | undefined)?.reason === "not_absolute")
       return ok(placeholderItem("unsupportedToolOutput", { type }, 1, src, ctx.opts), [

@@ -174,24 +174,44 @@ export function demoAgentV1(options: DemoOptions = demoOptions()): acp.AgentApp 
       await send(client, live, { sessionUpdate: "plan", entries: entries.map((e) => ({ ...e })) });
     },
     async toolAnnounce(tool) {
+      const id = tool.toolCallId;
       await send(client, live, {
         sessionUpdate: "tool_call",
-        toolCallId: tool.toolCallId,
+        toolCallId: id,
         title: tool.title,
         kind: tool.kind,
         status: "pending",
         rawInput: tool.rawInput,
         ...(tool.locations.length ? { locations: tool.locations.map((path) => ({ path })) } : {}),
+        // The `_meta` terminal convention, sent whether or not the client asked (as codex-acp does).
+        ...(tool.terminal
+          ? {
+              content: [{ type: "terminal", terminalId: id }],
+              _meta: { terminal_info: { cwd: tool.terminal.cwd, terminal_id: id } },
+            }
+          : {}),
       });
     },
     async toolProgress(tool) {
+      const id = tool.toolCallId;
       await send(client, live, {
         sessionUpdate: "tool_call_update",
-        toolCallId: tool.toolCallId,
+        toolCallId: id,
         status: "in_progress",
+        ...(tool.terminal ? { _meta: { terminal_output: { data: tool.output, terminal_id: id } } } : {}),
       });
     },
     async toolFinish(tool, result) {
+      if (tool.terminal && result.status === "completed") {
+        const exit = { exit_code: 0, signal: null, terminal_id: tool.toolCallId };
+        await send(client, live, {
+          sessionUpdate: "tool_call_update",
+          toolCallId: tool.toolCallId,
+          status: "completed",
+          _meta: { terminal_exit: exit },
+        });
+        return;
+      }
       await send(client, live, { sessionUpdate: "tool_call_update", ...toolResult(tool, result) });
     },
     async askPermission(tool, signal) {

@@ -262,9 +262,34 @@ export function demoAgentV2(options: DemoOptions = demoOptions()): acp.AgentApp 
         sessionUpdate: "tool_call_update",
         toolCallId: tool.toolCallId,
         status: "in_progress",
+        ...(tool.terminal ? { content: [{ type: "terminal", terminalId: tool.toolCallId }] } : {}),
       });
+      if (!tool.terminal) return;
+      // An agent-owned display terminal: its state, then its bytes (T §2.5).
+      const terminalId = tool.toolCallId;
+      await send(client, live, {
+        sessionUpdate: "terminal_update",
+        terminalId,
+        command: tool.rawInput.command ?? tool.title,
+        cwd: tool.terminal.cwd,
+      });
+      const data = Buffer.from(tool.output, "utf8").toString("base64");
+      await send(client, live, { sessionUpdate: "terminal_output_chunk", terminalId, data });
     },
     async toolFinish(tool, result) {
+      if (tool.terminal && result.status === "completed") {
+        await send(client, live, {
+          sessionUpdate: "terminal_update",
+          terminalId: tool.toolCallId,
+          exitStatus: { exitCode: 0 },
+        });
+        await send(client, live, {
+          sessionUpdate: "tool_call_update",
+          toolCallId: tool.toolCallId,
+          status: "completed",
+        });
+        return;
+      }
       await send(client, live, { sessionUpdate: "tool_call_update", ...toolResult(tool, result) });
     },
     async askPermission(tool, signal) {

@@ -3,7 +3,9 @@
 //
 // Tags: [chunks] [thought] [plan] [slow] or [slow:<ms>] [tool] (asks permission) [diff] [fs] (v1:
 // fs/read_text_file) [mcp] [dirs] (report what the session got) [echo] (v1: echo the prompt)
-// [crash] (exit 3 mid-turn) [error] (turn fails). No tag: chunks + plan + tool, the demo's turn.
+// [crash] (exit 3 mid-turn) [error] (turn fails) [term] (a command shown in a terminal: v2 display
+// terminal, v1 the `_meta` terminal convention, sent unasked as codex-acp does). No tag: chunks +
+// plan + tool, the demo's turn.
 // Environment: ACP_WIRE_LOG=<file>, ACP_DEMO_STORE=<dir> (sessions outlive the process),
 // ACP_DEMO_REQUIRE_AUTH=1, ACP_DEMO_SLOW_MS, ACP_DEMO_CHUNK_MS, ACP_DEMO_V1_FULL=1 (agent-v1).
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +25,7 @@ export const KNOWN_TAGS = [
   "echo",
   "crash",
   "error",
+  "term",
 ] as const;
 export type Tag = (typeof KNOWN_TAGS)[number];
 
@@ -55,6 +58,8 @@ export interface ToolSpec {
   readonly permission: boolean;
   readonly output: string;
   readonly diff?: readonly FileChange[];
+  /** Shown in a terminal (the command runs in `cwd`, exits 0 with `output`). */
+  readonly terminal?: { readonly cwd: string };
 }
 
 export type Step =
@@ -181,6 +186,21 @@ export function planTurn(text: string, ctx: TurnContext): Script {
     });
   }
   if (tags.has("diff")) steps.push({ type: "tool", tool: diffTool(ctx) });
+  if (tags.has("term")) {
+    steps.push({
+      type: "tool",
+      tool: {
+        toolCallId: ctx.nextId("call"),
+        title: "List the files",
+        kind: "execute",
+        rawInput: { command: "ls" },
+        locations: [],
+        permission: false,
+        output: "README.md\nsrc\n",
+        terminal: { cwd: ctx.cwd },
+      },
+    });
+  }
   if (tags.has("fs")) steps.push({ type: "read_file", path: join(ctx.cwd, "README.md"), messageId: ctx.nextId("m") });
   if (tags.has("mcp")) say("agent", [JSON.stringify({ mcpServers: ctx.mcpServers })]);
   if (tags.has("dirs"))

@@ -1,7 +1,8 @@
 // User-facing options → the bridge's configuration, including which translator serves each
 // (client version, agent version) pairing.
 import type { Platform } from "../convert/directories.js";
-import type { DiffRendering } from "../convert/diff.js";
+import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "../convert/diff.js";
+import { DEFAULT_DIFF_FILE_MAX_BYTES } from "./files.js";
 import {
   DEFAULT_STASH_MAX_BYTES,
   DEFAULT_STASH_SETTING,
@@ -40,6 +41,8 @@ export interface BridgeOptions {
   /** Forward the agent's echo of a v1 client's own prompt (default: suppressed). */
   readonly forwardPromptEcho?: boolean;
   readonly diffRendering?: DiffRendering;
+  /** Largest file the bridge reads to make diffs exact (v1 texts, v2 snippet placement); 0 reads none. */
+  readonly diffFileMaxBytes?: number;
   /** T §1.4-2: ack a v2 prompt this long after forwarding it if the v1 agent said nothing yet. */
   readonly ackGraceMs?: number;
 }
@@ -59,6 +62,7 @@ export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
     // No schema has a usage opt-in: v2 unstable defines idle `usage`, and the stable schema's open
     // objects accept it, so the v1 agent's turn usage always reaches the client (issue 7 item 3a).
     clientWantsUsage: true,
+    diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
   };
 }
 
@@ -75,7 +79,8 @@ export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
     idleSettleMs: options.idleSettleMs ?? DEFAULT_IDLE_SETTLE_MS,
     forwardPromptEcho: options.forwardPromptEcho ?? false,
     redactionNotice: true,
-    diffRendering: options.diffRendering ?? "safe",
+    diffRendering: options.diffRendering ?? DEFAULT_DIFF_RENDERING,
+    diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
     flushMs: DEFAULT_FLUSH_MS,
     terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,

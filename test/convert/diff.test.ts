@@ -18,7 +18,7 @@ const runs = { numRuns: numRuns() };
 const compact = options("compact");
 const full = options("full");
 const off = options("off");
-const RENDERINGS: DiffRendering[] = ["safe", "hunks", "patchText"];
+const RENDERINGS: DiffRendering[] = ["full", "safe", "hunks", "text"];
 
 function v1Of(r: ReturnType<typeof diffToV1>): Converted<Obj[]> {
   if (!r.ok) throw new Error(`diffToV1 failed: ${JSON.stringify(r.error)}`);
@@ -387,7 +387,7 @@ describe("v2 diff → v1 items (T §3.3 A↓, T §9 case 12)", () => {
   });
 
   it("renders everything as one fallback F item with patchText rendering", () => {
-    const [only, ...rest] = toV1(case12, "patchText").value;
+    const [only, ...rest] = toV1(case12, "text").value;
     expect(rest).toEqual([]);
     expect(text(only!)).toBe(
       [
@@ -657,25 +657,38 @@ describe("v1 diff → v2 diff (T §3.3 B↓)", () => {
     expect(toV1(r.value).value).toEqual([{ type: "diff", path: "/w/a", oldText: null, newText: "" }]);
   });
 
-  it("makes a modify with hunks and reports the full texts lost; v1Diff keeps them at full only", () => {
+  it("makes a modify with hunks; the texts the hunks cannot give back are lost; v1Diff keeps them at compact", () => {
     const src = { type: "diff", path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" };
-    const r = toV2(src);
+    const r = toV2(src, off);
     expect(r.value).toEqual({
       type: "diff",
       changes: [{ operation: "modify", path: "/w/m", fileType: "text" }],
       patch: { format: "git_patch", text: "diff --git /w/m /w/m\n--- /w/m\n+++ /w/m\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n" },
     });
-    expect(r.lost.map((l) => l.path)).toEqual([["oldText"], ["newText"]]);
-    expect(bridge(toV2(src, full).value)?.residual).toEqual({
-      v1Diff: { path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" },
+    // The one hunk's sides are the whole texts: nothing lost. The stash still keeps them, so a
+    // chained A gives the very item (its own rendering would add a `partial` stash).
+    expect(r.lost).toEqual([]);
+    for (const opts of [compact, full])
+      expect(bridge(toV2(src, opts).value)?.residual).toEqual({
+        v1Diff: { path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" },
+      });
+    expect(toV1(toV2(src).value).value).toEqual([src]);
+    // Lines beyond the context: the hunk no longer holds the texts, the stash does at compact (a chained A restores them).
+    const long = { ...src, oldText: "1\n2\n3\n4\n5\na\n", newText: "1\n2\n3\n4\n5\nb\n" };
+    const lr = toV2(long);
+    expect(lr.lost.map((l) => l.path)).toEqual([["oldText"], ["newText"]]);
+    expect(bridge(lr.value)?.residual).toEqual({
+      v1Diff: { path: "/w/m", oldText: long.oldText, newText: long.newText },
     });
-    expect(bridge(toV2(src, { stash: "full", stashMaxBytes: 10 }).value)).toBeUndefined();
+    expect(toV1(lr.value).value).toEqual([long]);
+    expect(bridge(toV2(long, { stash: "compact", stashMaxBytes: 10 }).value)).toBeUndefined();
+    expect(bridge(toV2(long, off).value)).toBeUndefined();
   });
 
   it("makes an emptied file a delete only for a delete tool, the deleted stash or the draft flag", () => {
     const src = { type: "diff", path: "/w/d", oldText: "x\n", newText: "" };
     expect(toV2(src).value.changes[0].operation).toBe("modify");
-    const del = toV2(src, compact, undefined, "delete").value;
+    const del = toV2(src, off, undefined, "delete").value;
     expect(del).toEqual({
       type: "diff",
       changes: [{ operation: "delete", path: "/w/d", fileType: "text" }],
@@ -688,11 +701,13 @@ describe("v1 diff → v2 diff (T §3.3 B↓)", () => {
     expect(toV2({ ...src, oldText: "" }, compact, undefined, "delete").value.changes[0].operation).toBe("modify");
   });
 
-  it("emits the change without a patch when oldText equals newText", () => {
-    expect(toV2({ type: "diff", path: "/w/s", oldText: "same\n", newText: "same\n" }).value).toEqual({
+  it("emits the change without a patch when oldText equals newText (the texts ride in the stash)", () => {
+    const src = { type: "diff", path: "/w/s", oldText: "same\n", newText: "same\n" };
+    expect(toV2(src, off).value).toEqual({
       type: "diff",
       changes: [{ operation: "modify", path: "/w/s", fileType: "text" }],
     });
+    expect(toV1(toV2(src).value).value).toEqual([src]);
   });
 
   it("resolves a relative path against the session cwd and stashes the original", () => {

@@ -308,6 +308,8 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
         terminal: false,
         auth: { terminal: true },
         session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
+        // Issue 7: the bridge turns the `_meta` terminal convention into v2 terminals (T §2.5).
+        _meta: { terminal_output: true },
       },
     });
   });
@@ -346,13 +348,18 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
       capabilities: { auth: { terminal: { _meta: { t: 1 } } }, zzfuture: { x: 1 } },
     };
     const v1p = reqToV1(p);
-    expect((v1p.clientCapabilities as Json)._meta).toEqual(
-      stash(2, {
-        residual: {
-          v2ClientCaps: { unknown: { zzfuture: { x: 1 } }, markers: { "auth.terminal": { _meta: { t: 1 } } } },
-        },
-      }),
-    );
+    // The bridge's own `terminal_output` offer shares `_meta` with the stash (T §2.5).
+    expect((v1p.clientCapabilities as Json)._meta).toEqual({
+      terminal_output: true,
+      "acp-bridge": {
+        ...stash(2, {
+          residual: {
+            v2ClientCaps: { unknown: { zzfuture: { x: 1 } }, markers: { "auth.terminal": { _meta: { t: 1 } } } },
+          },
+        })["acp-bridge"],
+        hadMeta: true,
+      },
+    });
     expect(reqToV2(v1p)).toEqual(p);
   });
 
@@ -701,6 +708,41 @@ describe("H §9 conformance 4: chained bridges are transparent", () => {
   });
 });
 
+describe("T §2.5 the `_meta` terminal convention in initialize", () => {
+  const info = { name: "c", version: "1" };
+
+  it("B offers `_meta.terminal_output: true` to the v1 agent, unless told not to", () => {
+    const out = reqToV1({ protocolVersion: 2, info, capabilities: {} });
+    expect((out.clientCapabilities as Json)._meta).toEqual({ terminal_output: true });
+    const plain = reqToV1({ protocolVersion: 2, info, capabilities: {} }, defaultOptions, { terminalOutput: false });
+    expect((plain.clientCapabilities as Json)._meta).toBeUndefined();
+    // The client's own `_meta` keys ride along.
+    const own = reqToV1({ protocolVersion: 2, info, capabilities: { _meta: { x: 1 } } }, defaultOptions, {
+      terminalOutput: true,
+    });
+    expect((own.clientCapabilities as Json)._meta).toEqual({ x: 1, terminal_output: true });
+  });
+
+  it("the offer is the bridge's: nothing of the v2 client is lost, and v2 never sees it back", () => {
+    const src = { protocolVersion: 2, info, capabilities: { auth: { terminal: {} } } };
+    const r = initializeRequestToV1(src, defaultOptions, { terminalOutput: true });
+    expect(r.ok && r.lost).toEqual([]);
+    const back = reqToV2(value(r), options("off"));
+    expect((back.capabilities as Json)._meta).toBeUndefined();
+  });
+
+  it("A keeps a v1 client's opt-in out of the v2 agent's capabilities, restorably (chains)", () => {
+    const src = { protocolVersion: 1, clientInfo: info, clientCapabilities: { _meta: { terminal_output: true } } };
+    const v2p = reqToV2(src);
+    expect(JSON.stringify(v2p)).not.toContain('"terminal_output":true,');
+    expect(reqToV1(v2p, defaultOptions, { terminalOutput: true })).toEqual(src);
+    // A v1 client without it: a chained B does not offer it to the v1 agent either.
+    const none = { protocolVersion: 1, clientInfo: info, clientCapabilities: { fs: { readTextFile: true } } };
+    const back = reqToV1(reqToV2(none), defaultOptions, { terminalOutput: true });
+    expect((back.clientCapabilities as Json)._meta).toBeUndefined();
+  });
+});
+
 describe("H §2.4 engine flags", () => {
   it("reads v1 client flags, malformed values as unsupported", () => {
     expect(
@@ -710,11 +752,13 @@ describe("H §2.4 engine flags", () => {
         session: { configOptions: { boolean: {} }, notices: null },
         auth: { terminal: true },
         elicitation: { form: {} },
+        _meta: { terminal_output: true },
       }),
     ).toEqual({
       fsRead: true,
       fsWrite: false,
       terminal: true,
+      terminalOutput: true,
       booleanOptions: true,
       notices: false,
       compaction: false,
@@ -724,6 +768,7 @@ describe("H §2.4 engine flags", () => {
       elicitationUrl: false,
     });
     expect(clientFlagsFromV1(undefined)).toMatchObject({ fsRead: false, terminal: false, booleanOptions: false });
+    expect(clientFlagsFromV1({ _meta: { terminal_output: "yes" } }).terminalOutput).toBe(false);
   });
 
   it("reads v2 client flags: boolean options, notices, compaction and plans are baseline", () => {
@@ -731,6 +776,7 @@ describe("H §2.4 engine flags", () => {
       fsRead: false,
       fsWrite: false,
       terminal: false,
+      terminalOutput: false,
       booleanOptions: true,
       notices: true,
       compaction: true,
@@ -824,8 +870,14 @@ describe("H §2.1-2.2 capability table (mappings/capabilities.ts)", () => {
         row.caps === "client"
           ? ["ClientCapabilities", "ClientCapabilities"]
           : ["AgentCapabilities", "AgentCapabilities"];
-      if (row.v1 !== null && row.v1 !== "*") expect(hasPath("v1u", d1, row.v1.split(".")), `v1 ${row.v1}`).toBe(true);
-      if (row.v2 !== null && row.v2 !== "*") expect(hasPath("v2u", d2, row.v2.split(".")), `v2 ${row.v2}`).toBe(true);
+      // A key inside `_meta` is a convention no schema names (`_meta.terminal_output`, T §2.5): `_meta` must exist.
+      const inSchema = (p: string) => {
+        const keys = p.split(".");
+        const meta = keys.indexOf("_meta");
+        return meta >= 0 ? keys.slice(0, meta + 1) : keys;
+      };
+      if (row.v1 !== null && row.v1 !== "*") expect(hasPath("v1u", d1, inSchema(row.v1)), `v1 ${row.v1}`).toBe(true);
+      if (row.v2 !== null && row.v2 !== "*") expect(hasPath("v2u", d2, inSchema(row.v2)), `v2 ${row.v2}`).toBe(true);
     }
   });
 

@@ -1,14 +1,23 @@
 // Terminal rendering toward v1 clients (T §2.5 A↓ text mode, T §9 case 11).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   appendOutput,
+  commandOf,
+  conventionOf,
+  conventionToV2Updates,
   newTerminal,
+  offersTerminalOutput,
   replaceOutput,
   sanitize,
+  snapshotToAppend,
+  terminalExitMeta,
+  terminalInfoMeta,
+  terminalOutputMeta,
   terminalToV1Item,
   transcript,
 } from "../../src/convert/terminal.js";
-import { options } from "../support/properties.js";
+import { numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
 
 const b = (s: string) => Buffer.from(s, "utf8");
@@ -85,5 +94,159 @@ describe("terminal rendering (T §2.5)", () => {
       type: "content",
       content: { type: "text", text: "```console\n$ cargo test\ntest ok \n```" },
     });
+  });
+});
+
+describe("the `_meta` terminal convention (T §2.5)", () => {
+  const runs = { numRuns: numRuns() };
+
+  it("reads the client opt-in exactly as Zed sends it", () => {
+    expect(offersTerminalOutput({ _meta: { terminal_output: true } })).toBe(true);
+    expect(offersTerminalOutput({ _meta: { terminal_output: "true" } })).toBe(false);
+    expect(offersTerminalOutput({ terminal: true })).toBe(false);
+    expect(offersTerminalOutput(null)).toBe(false);
+  });
+
+  it("writes info, output and exit with the keys Zed reads", () => {
+    const t = { ...newTerminal("t1"), cwd: "/w" };
+    expect(terminalInfoMeta(t)).toEqual({ terminal_info: { terminal_id: "t1", cwd: "/w" } });
+    expect(terminalInfoMeta(newTerminal("t2"))).toEqual({ terminal_info: { terminal_id: "t2" } });
+    expect(terminalOutputMeta("t1", "\x1b[31mred\n")).toEqual({
+      terminal_output: { terminal_id: "t1", data: "\x1b[31mred\n" },
+    });
+    expect(terminalExitMeta("t1", { exitCode: 2 })).toEqual({
+      terminal_exit: { terminal_id: "t1", exit_code: 2, signal: null },
+    });
+    expect(terminalExitMeta("t1", { exitCode: null, signal: "SIGKILL" })).toEqual({
+      terminal_exit: { terminal_id: "t1", exit_code: null, signal: "SIGKILL" },
+    });
+    // Still running when the turn ended: neither code nor signal, as the adapters send for an interrupt.
+    expect(terminalExitMeta("t1", undefined)).toEqual({
+      terminal_exit: { terminal_id: "t1", exit_code: null, signal: null },
+    });
+  });
+
+  it("appends what a snapshot adds, and resets when it does not extend the shown output", () => {
+    const read = (r: { reset: boolean; append: Uint8Array }) => ({
+      reset: r.reset,
+      append: Buffer.from(r.append).toString(),
+    });
+    expect(read(snapshotToAppend(b("ab"), true, b("abcd")))).toEqual({ reset: false, append: "cd" });
+    expect(read(snapshotToAppend(b("ab"), true, b("xbcd")))).toEqual({ reset: true, append: "xbcd" });
+    expect(read(snapshotToAppend(b("abcd"), true, b("ab")))).toEqual({ reset: true, append: "ab" });
+    // A trimmed tail cannot be compared: reset.
+    expect(snapshotToAppend(b("ab"), false, b("abcd")).reset).toBe(true);
+  });
+
+  it("reads codex-acp's tool_call (info with cwd, content elsewhere) and keeps other _meta keys", () => {
+    const meta = { terminal_info: { cwd: "/repo", terminal_id: "call_1" }, codex: { x: 1 } };
+    expect(conventionOf(meta)).toEqual({
+      events: [{ terminalId: "call_1", info: { cwd: "/repo" } }],
+      rest: { codex: { x: 1 } },
+    });
+  });
+
+  it("reads output (and the _delta spelling) and the exit, in one update", () => {
+    const meta = {
+      terminal_output: { terminal_id: "t", data: "a" },
+      terminal_output_delta: { terminal_id: "t", data: "b" },
+      terminal_exit: { terminal_id: "t", exit_code: 1, signal: null },
+    };
+    expect(conventionOf(meta)).toEqual({
+      events: [{ terminalId: "t", output: "ab", exit: { exitCode: 1 } }],
+      rest: undefined,
+    });
+    expect(conventionOf({ terminal_exit: { terminal_id: "t", exit_code: null, signal: "SIGTERM" } }).events).toEqual([
+      { terminalId: "t", exit: { signal: "SIGTERM" } },
+    ]);
+  });
+
+  it("leaves keys without the convention's shape in _meta, uninterpreted", () => {
+    const meta = {
+      terminal_info: "t",
+      terminal_output: { terminal_id: "t", data: 5 },
+      terminal_exit: { exit_code: 0 },
+    };
+    expect(conventionOf(meta)).toEqual({ events: [], rest: meta });
+    expect(conventionOf(undefined)).toEqual({ events: [], rest: undefined });
+    // A relative cwd cannot be a v2 cwd: the terminal is still announced.
+    expect(conventionOf({ terminal_info: { terminal_id: "t", cwd: "rel" } }).events).toEqual([
+      { terminalId: "t", info: {} },
+    ]);
+  });
+
+  it("names the command from rawInput.command (a string, or words)", () => {
+    expect(commandOf({ command: "ls -la" })).toBe("ls -la");
+    expect(commandOf({ command: ["bash", "-lc", "ls"] })).toBe("bash -lc ls");
+    expect(commandOf({ command: "" })).toBeUndefined();
+    expect(commandOf({ command: [1] })).toBeUndefined();
+    expect(commandOf(undefined)).toBeUndefined();
+  });
+
+  it("gives v2 updates in order: state, bytes, exit; each schema-valid", () => {
+    const updates = conventionToV2Updates(
+      { terminalId: "t", info: { cwd: "/w" }, output: "héllo\n", exit: { exitCode: 0 } },
+      "cargo test",
+    );
+    expect(updates).toEqual([
+      { sessionUpdate: "terminal_update", terminalId: "t", command: "cargo test", cwd: "/w" },
+      { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: Buffer.from("héllo\n").toString("base64") },
+      { sessionUpdate: "terminal_update", terminalId: "t", exitStatus: { exitCode: 0 } },
+    ]);
+    for (const u of updates) expectValid("v2", "SessionUpdate", u);
+    // Nothing to say: nothing sent (an empty output is no chunk).
+    expect(conventionToV2Updates({ terminalId: "t", output: "" }, undefined)).toEqual([]);
+  });
+
+  it("property: bytes split anywhere reach v1 as text whose UTF-8 is the bytes (valid UTF-8 in)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.array(fc.nat(), { maxLength: 6 }), (text, cuts) => {
+        const bytes = b(text);
+        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((x, y) => x - y);
+        const decoder = new TextDecoder("utf-8", { fatal: false });
+        let shown = "";
+        let from = 0;
+        for (const p of [...points, bytes.length]) {
+          shown += decoder.decode(bytes.subarray(from, p), { stream: true });
+          from = p;
+        }
+        shown += decoder.decode();
+        // What B makes of it again: the same bytes (chains are exact for UTF-8 output).
+        const [chunk] = conventionToV2Updates({ terminalId: "t", output: shown }, undefined);
+        const back = chunk === undefined ? new Uint8Array(0) : Buffer.from((chunk as { data: string }).data, "base64");
+        expect(Buffer.compare(back, bytes)).toBe(0);
+      }),
+      runs,
+    );
+  });
+
+  it("property: any bytes (invalid UTF-8 too) give well-formed text and valid JSON", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(64), (bytes, cut) => {
+        const decoder = new TextDecoder("utf-8", { fatal: false });
+        const at = cut % (bytes.length + 1);
+        const text = decoder.decode(bytes.subarray(0, at), { stream: true }) + decoder.decode(bytes.subarray(at));
+        // Well-formed: no lone surrogate, so its UTF-8 decodes back to the same text.
+        expect(Buffer.from(text, "utf8").toString("utf8")).toBe(text);
+        const meta = terminalOutputMeta("t", text);
+        expect(JSON.parse(JSON.stringify(meta))).toEqual(meta);
+      }),
+      runs,
+    );
+  });
+
+  it("property: an exit status survives v2 → convention → v2", () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { nil: undefined }),
+        fc.option(fc.constantFrom("SIGTERM", "SIGKILL", "SIGINT"), { nil: undefined }),
+        (exitCode, signal) => {
+          const exit = { ...(exitCode !== undefined ? { exitCode } : {}), ...(signal !== undefined ? { signal } : {}) };
+          const [event] = conventionOf(terminalExitMeta("t", exit)).events;
+          expect(event?.exit).toEqual(exit);
+        },
+      ),
+      runs,
+    );
   });
 });

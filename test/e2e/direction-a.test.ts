@@ -241,4 +241,49 @@ describe("pass-through end to end", () => {
     },
     TIMEOUT,
   );
+
+  it(
+    "shows the agent's terminal with the `_meta` convention to a client that renders it, as text otherwise",
+    async () => {
+      const updatesOf = (peer: SpawnedClient<1 | 2>) =>
+        peer.wire
+          .filter((e) => e.dir === "in")
+          .map((e) => e.msg as { method?: string; params?: { update?: Record<string, unknown> } })
+          .filter((m) => m.method === "session/update")
+          .map((m) => m.params?.update ?? {});
+      for (const renders of [true, false]) {
+        const { peer, wireLog } = spawnBridge(1, AGENT_V2);
+        const ctx = peer.ctx;
+        const caps = renders
+          ? { ...init1.clientCapabilities, _meta: { terminal_output: true } }
+          : init1.clientCapabilities;
+        await ctx.request("initialize", { ...init1, clientCapabilities: caps });
+        const s = await ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+        const r = await ctx.request("session/prompt", {
+          sessionId: s.sessionId,
+          prompt: [{ type: "text", text: "[term] go" }],
+        });
+        expect(r.stopReason).toBe("end_turn");
+        await peer.close();
+        const updates = updatesOf(peer);
+        const metas = updates.map((u) => u._meta as Record<string, unknown> | undefined);
+        if (renders) {
+          const shown = updates.find((u) => u.sessionUpdate === "tool_call" && u.content !== undefined);
+          const id = String(shown?.toolCallId);
+          expect(shown).toMatchObject({
+            content: [{ type: "terminal", terminalId: id }],
+            // The agent announces the terminal before its cwd: Zed learns the cwd from terminal_info only.
+            _meta: { terminal_info: { terminal_id: id } },
+          });
+          expect(metas).toContainEqual({ terminal_output: { terminal_id: id, data: "README.md\nsrc\n" } });
+          expect(metas).toContainEqual({ terminal_exit: { terminal_id: id, exit_code: 0, signal: null } });
+        } else {
+          expect(JSON.stringify(updates)).not.toContain("terminal_info");
+          expect(JSON.stringify(updates)).toContain("$ ls\\nREADME.md\\nsrc\\n");
+        }
+        checkBothWires(peer, 1, wireLog, 2);
+      }
+    },
+    TIMEOUT,
+  );
 });

@@ -203,4 +203,36 @@ describe("direction B end to end (v2 SDK client, bridge, v1 SDK agent)", () => {
     },
     TIMEOUT,
   );
+
+  it(
+    "turns the v1 agent's `_meta` terminal convention (sent unasked) into v2 terminal updates",
+    async () => {
+      const { peer, wireLog, sessionId } = await connect();
+      const done = await turn(peer, sessionId, "[term] go");
+      expect(done.stopReason).toBe("end_turn");
+      await peer.close();
+      const updates = peer.wire
+        .filter((e) => e.dir === "in")
+        .map((e) => e.msg as { method?: string; params?: { update?: Record<string, unknown> } })
+        .filter((m) => m.method === "session/update")
+        .map((m) => m.params?.update ?? {});
+      const id = updates.find((u) => u.sessionUpdate === "terminal_update")?.terminalId;
+      const own = updates.filter((u) => u.terminalId === id || u.toolCallId === id);
+      expect(own.map((u) => u.sessionUpdate)).toEqual([
+        "terminal_update",
+        "tool_call_update",
+        "terminal_output_chunk",
+        "tool_call_update",
+        "terminal_update",
+        "tool_call_update",
+      ]);
+      expect(own[0]).toEqual({ sessionUpdate: "terminal_update", terminalId: id, command: "ls", cwd: process.cwd() });
+      expect(own[1]).toMatchObject({ content: [{ type: "terminal", terminalId: id }] });
+      expect(Buffer.from(String(own[2]?.data), "base64").toString()).toBe("README.md\nsrc\n");
+      expect(own[4]).toEqual({ sessionUpdate: "terminal_update", terminalId: id, exitStatus: { exitCode: 0 } });
+      expect(JSON.stringify(own)).not.toContain("terminal_info");
+      checkBothWires(peer, wireLog);
+    },
+    TIMEOUT,
+  );
 });

@@ -1,7 +1,10 @@
 // Direction A (v1 client, v2 agent) on an in-memory bridge: scripted agent messages, exact
 // expectations, every message the bridge writes schema-checked (T §9, H §9).
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
+import { numRuns } from "../support/properties.js";
+import { rawUpdate } from "../support/v2-updates.js";
 import { expectValid } from "../support/schema.js";
 
 const S = "s1";
@@ -668,6 +671,288 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     expect(JSON.stringify(out)).not.toContain('"type":"terminal"');
     const last = out[out.length - 1];
     expect(last.content[0].content.text).toBe("```console\n$ cargo test\ntest ok \n```\nExited with code 0");
+  });
+
+  describe("terminals for a client of the `_meta` convention (T §2.5 extension mode)", () => {
+    const zed = { clientCaps: { _meta: { terminal_output: true }, terminal: true } };
+    const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
+    const chunk = (data: string | Buffer) =>
+      update({ sessionUpdate: "terminal_output_chunk", terminalId: "term1", data: b64(data) });
+
+    it("shows the terminal item with terminal_info on the tool_call, then appends output and the exit", async () => {
+      const h = await running(zed);
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "cargo test",
+          kind: "execute",
+          status: "in_progress",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "cargo test", cwd: "/w" }));
+      h.agent(chunk("\x1b[32mtest ok\x1b[0m\n"));
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+      expect(h.takeClient().map((m) => m.params.update)).toEqual([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "cargo test",
+          kind: "execute",
+          status: "in_progress",
+          content: [{ type: "terminal", terminalId: "term1" }],
+          _meta: { terminal_info: { terminal_id: "term1" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output: { terminal_id: "term1", data: "\x1b[32mtest ok\x1b[0m\n" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_exit: { terminal_id: "term1", exit_code: 0, signal: null } },
+        },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
+      ]);
+    });
+
+    it("announces a terminal shown late (after its output) with a full tool_call, then its backlog", async () => {
+      const h = await running(zed);
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "ls", status: "in_progress" }));
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "ls", cwd: "/w" }));
+      h.agent(chunk("a\n"));
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { signal: "SIGKILL" } }));
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          status: "failed",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      const out = h.takeClient().map((m) => m.params.update);
+      expect(out.slice(1)).toEqual([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "ls",
+          status: "failed",
+          content: [{ type: "terminal", terminalId: "term1" }],
+          _meta: { terminal_info: { terminal_id: "term1", cwd: "/w" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: {
+            terminal_output: { terminal_id: "term1", data: "a\n" },
+            terminal_exit: { terminal_id: "term1", exit_code: null, signal: "SIGKILL" },
+          },
+        },
+      ]);
+    });
+
+    it("joins a UTF-8 character split across chunks, and ends a dangling one as U+FFFD at the exit", async () => {
+      const h = await running(zed);
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "echo",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      const e = Buffer.from("é");
+      h.agent(chunk(e.subarray(0, 1)));
+      h.agent(chunk(Buffer.concat([e.subarray(1), Buffer.from([0xe2, 0x82])])));
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 1 } }));
+      const data = h
+        .takeClient()
+        .map((m) => m.params.update._meta?.terminal_output?.data)
+        .filter((d) => d !== undefined);
+      expect(data).toEqual(["é", "\ufffd"]);
+    });
+
+    it("appends what a snapshot adds, and resets the terminal for one that rewrites it", async () => {
+      const h = await running(zed);
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "top",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      const snap = (s: string) =>
+        update({ sessionUpdate: "terminal_update", terminalId: "term1", output: { data: b64(s) } });
+      h.agent(snap("10%"));
+      h.agent(snap("10% 50%"));
+      h.agent(snap("done"));
+      const data = h
+        .takeClient()
+        .map((m) => m.params.update._meta?.terminal_output?.data)
+        .filter((d) => d !== undefined);
+      expect(data).toEqual(["10%", " 50%", "\u001bcdone"]);
+    });
+
+    it("ends a terminal still running at the end of the turn, unless the agent lists it as background work", async () => {
+      const h = await running(zed);
+      const req = prompt(h);
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+      h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+      for (const [tool, term] of [
+        ["t1", "term1"],
+        ["t2", "term2"],
+      ])
+        h.agent(
+          update({
+            sessionUpdate: "tool_call_update",
+            toolCallId: tool,
+            title: "serve",
+            content: [{ type: "terminal", terminalId: term }],
+          }),
+        );
+      h.takeClient();
+      h.agent(
+        update({
+          sessionUpdate: "state_update",
+          state: "idle",
+          stopReason: "end_turn",
+          background: [{ type: "terminal", terminalId: "term2" }],
+        }),
+      );
+      const out = h.takeClient();
+      expect(out.map((m) => m.params?.update ?? { stopReason: m.result.stopReason })).toEqual([
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_exit: { terminal_id: "term1", exit_code: null, signal: null } },
+        },
+        { stopReason: "end_turn" },
+      ]);
+      // Its real exit later is not sent twice; the background one still ends when the agent says so.
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term2", exitStatus: { exitCode: 0 } }));
+      expect(h.takeClient().map((m) => m.params.update._meta)).toEqual([
+        { terminal_exit: { terminal_id: "term2", exit_code: 0, signal: null } },
+      ]);
+    });
+
+    it("property: random v2 agent updates give a legal convention stream whose terminals show the agent's bytes", async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(rawUpdate, { maxLength: 14 }), async (updates) => {
+          const h = await running(zed);
+          // The agent's bytes per terminal (chunks append, snapshots replace), as its own client would show them.
+          const bytes = new Map<string, Buffer>();
+          for (const u of updates) {
+            h.agent(update(u));
+            if (u.sessionUpdate === "terminal_output_chunk")
+              bytes.set(
+                u.terminalId,
+                Buffer.concat([bytes.get(u.terminalId) ?? Buffer.alloc(0), Buffer.from(u.data, "base64")]),
+              );
+            else if (u.sessionUpdate === "terminal_update" && u.output)
+              bytes.set(u.terminalId, Buffer.from(u.output.data, "base64"));
+          }
+          await h.settle(80);
+          const shown = new Map<string, string>();
+          const exited = new Set<string>();
+          for (const m of h.takeClient()) {
+            const u = m.params?.update;
+            if (!u) continue;
+            const meta = u._meta ?? {};
+            if (u.sessionUpdate === "tool_call" && meta.terminal_info) {
+              expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
+              shown.set(meta.terminal_info.terminal_id, "");
+            }
+            // A terminal item only once the client has the terminal.
+            for (const c of Array.isArray(u.content) ? u.content : [])
+              if (c.type === "terminal") expect(shown.has(c.terminalId)).toBe(true);
+            if (meta.terminal_output) {
+              const id = meta.terminal_output.terminal_id;
+              expect(u.sessionUpdate).toBe("tool_call_update");
+              expect(shown.has(id)).toBe(true);
+              const data: string = meta.terminal_output.data;
+              const reset = data.lastIndexOf("\u001bc");
+              shown.set(id, reset >= 0 ? data.slice(reset + 2) : (shown.get(id) ?? "") + data);
+            }
+            if (meta.terminal_exit) {
+              const id = meta.terminal_exit.terminal_id;
+              expect(shown.has(id) && !exited.has(id)).toBe(true);
+              exited.add(id);
+            }
+          }
+          for (const [id, text] of shown) expect(text).toBe((bytes.get(id) ?? Buffer.alloc(0)).toString("utf8"));
+          expect(h.violations).toEqual([]);
+          current = undefined;
+        }),
+        { numRuns: Math.max(20, Math.floor(numRuns() / 5)) },
+      );
+    }, 120_000);
+
+    it("announces two terminals of one tool call one by one, each item only once the client has its terminal", async () => {
+      const h = await running(zed);
+      const items = [
+        { type: "terminal", terminalId: "term2" },
+        { type: "terminal", terminalId: "term1" },
+      ];
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "two", content: items }));
+      expect(h.takeClient().map((m) => [m.params.update.content, m.params.update._meta])).toEqual([
+        [[items[0]], { terminal_info: { terminal_id: "term2" } }],
+        [items, { terminal_info: { terminal_id: "term1" } }],
+      ]);
+    });
+
+    it("keeps a shown terminal in a permission request's tool call (the request updates what the client shows)", async () => {
+      const h = await running(zed);
+      const item = { type: "terminal", terminalId: "term1" };
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "rm", content: [item] }));
+      h.takeClient();
+      const ask = (id: number, terminalId: string) =>
+        h.agent({
+          jsonrpc: "2.0",
+          id,
+          method: "session/request_permission",
+          params: {
+            sessionId: S,
+            title: "Run it?",
+            subject: {
+              type: "tool_call",
+              toolCall: { toolCallId: "t1", content: [{ type: "terminal", terminalId }] },
+            },
+            options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+          },
+        });
+      ask(6, "term1");
+      await h.settle();
+      expect(h.takeAgent()).toEqual([]);
+      const [perm] = h.takeClient();
+      expect(perm.params.toolCall.content).toEqual([item]);
+      // A terminal the client has not been shown is its transcript.
+      ask(7, "term9");
+      await h.settle();
+      const [other] = h.takeClient();
+      expect(other.params.toolCall.content[0].type).toBe("content");
+    });
+
+    it("still renders text for a client without the capability", async () => {
+      const h = await running({ clientCaps: { _meta: { terminal_output: false } } });
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "ls",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
+      const out = JSON.stringify(h.takeClient());
+      expect(out).not.toContain("terminal_info");
+      expect(out).not.toContain('"type":"terminal"');
+      expect(out).toContain("Exited with code 0");
+    });
   });
 
   it("merges plans into one v1 plan (case 14)", async () => {

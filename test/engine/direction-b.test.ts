@@ -443,3 +443,154 @@ describe("direction B prompt lifecycle (T §1.4, §9 cases 15-18)", () => {
     expect(h.takeClient()[0]).toMatchObject({ id: null, error: { code: -32600 } });
   });
 });
+
+describe("direction B: the `_meta` terminal convention of v1 agents (T §2.5 B↓-1)", () => {
+  const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+  const updates = (h: Harness) => h.takeClient().map((m) => m.params.update);
+
+  it("offers `_meta.terminal_output: true` to the v1 agent", async () => {
+    const h = harness({ ackGraceMs: 0 });
+    current = h;
+    h.client({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+    });
+    await h.settle();
+    const [p2] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: p2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+    await h.settle();
+    const [p1] = h.takeAgent();
+    expect(p1.params.clientCapabilities._meta).toEqual({ terminal_output: true });
+  });
+
+  it("turns codex-acp's terminal (info + content on tool_call, deltas, exit) into v2 terminal updates", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.agent(
+      update({
+        sessionUpdate: "tool_call",
+        toolCallId: "call_1",
+        title: "ls",
+        kind: "execute",
+        status: "in_progress",
+        rawInput: { command: ["bash", "-lc", "ls"] },
+        content: [{ type: "terminal", terminalId: "call_1" }],
+        _meta: { terminal_info: { cwd: "/w", terminal_id: "call_1" } },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        _meta: { terminal_output_delta: { data: "a.txt\n", terminal_id: "call_1" } },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "completed",
+        _meta: { terminal_exit: { exit_code: 0, signal: null, terminal_id: "call_1" } },
+      }),
+    );
+    expect(updates(h)).toEqual([
+      { sessionUpdate: "terminal_update", terminalId: "call_1", command: "bash -lc ls", cwd: "/w" },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        title: "ls",
+        kind: "execute",
+        status: "in_progress",
+        rawInput: { command: ["bash", "-lc", "ls"] },
+        content: [{ type: "terminal", terminalId: "call_1" }],
+      },
+      { sessionUpdate: "terminal_output_chunk", terminalId: "call_1", data: b64("a.txt\n") },
+      { sessionUpdate: "terminal_update", terminalId: "call_1", exitStatus: { exitCode: 0 } },
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed" },
+    ]);
+  });
+
+  it("turns claude-agent-acp's terminal (info first, command later, output then exit with content) into v2", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.agent(
+      update({
+        sessionUpdate: "tool_call",
+        toolCallId: "tu_1",
+        title: "Terminal",
+        kind: "execute",
+        status: "pending",
+        rawInput: {},
+        _meta: { claudeCode: { toolName: "Bash" }, terminal_info: { terminal_id: "tu_1" } },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "tu_1",
+        title: "`npm test`",
+        rawInput: { command: "npm test" },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "tu_1",
+        _meta: { terminal_output: { terminal_id: "tu_1", data: "ok ✓\n" } },
+      }),
+    );
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "tu_1",
+        status: "completed",
+        content: [{ type: "terminal", terminalId: "tu_1" }],
+        _meta: {
+          claudeCode: { toolName: "Bash" },
+          terminal_exit: { terminal_id: "tu_1", exit_code: null, signal: null },
+        },
+      }),
+    );
+    expect(updates(h)).toEqual([
+      { sessionUpdate: "terminal_update", terminalId: "tu_1" },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "tu_1",
+        title: "Terminal",
+        kind: "execute",
+        status: "pending",
+        rawInput: {},
+        _meta: { claudeCode: { toolName: "Bash" } },
+      },
+      { sessionUpdate: "terminal_update", terminalId: "tu_1", command: "npm test" },
+      { sessionUpdate: "tool_call_update", toolCallId: "tu_1", title: "`npm test`", rawInput: { command: "npm test" } },
+      { sessionUpdate: "terminal_output_chunk", terminalId: "tu_1", data: b64("ok ✓\n") },
+      { sessionUpdate: "terminal_update", terminalId: "tu_1", exitStatus: {} },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "tu_1",
+        status: "completed",
+        content: [{ type: "terminal", terminalId: "tu_1" }],
+        _meta: { claudeCode: { toolName: "Bash" } },
+      },
+    ]);
+  });
+
+  it("still shows a v1 terminal item without the convention as text (a client-owned terminal)", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.agent(
+      update({
+        sessionUpdate: "tool_call",
+        toolCallId: "t1",
+        title: "x",
+        content: [{ type: "terminal", terminalId: "term-9" }],
+      }),
+    );
+    const [u] = updates(h);
+    expect(JSON.stringify(u)).toContain("[terminal term-9: output not available]");
+    expect(u.content.map((c: { type: string }) => c.type)).toEqual(["content"]);
+  });
+});

@@ -227,9 +227,13 @@ describe("direction B: the stash level of each destination", () => {
     expect(bridgeData(diff)).toBe(false);
   });
 
-  it("forced compact: a bridge client does not get the large diff texts", async () => {
+  it("forced compact: a bridge client still gets a modified file's exact v1 texts (bounded)", async () => {
     const { h } = await connectB({ clientIsBridge: true, agentIsBridge: false, stash: "compact" });
     const { diff } = await exchangeB(h);
-    expect(diff._meta?.["acp-bridge"]?.residual?.v1Diff).toBeUndefined();
+    expect(diff._meta?.["acp-bridge"]?.residual?.v1Diff).toEqual({
+      path: "/w/a.txt",
+      oldText: "one\n",
+      newText: "two\n",
+    });
   });
 });

@@ -337,7 +337,7 @@ describe("chained bridges (model): permissions, v2 client → B → A → v2 age
 
 const V1_AGENT_CAPS = { loadSession: true, promptCapabilities: { image: true }, mcpCapabilities: { http: true } };
 
-async function connectV1(ch: Chain): Promise<void> {
+async function connectV1(ch: Chain, extraCaps: Obj = {}): Promise<Obj> {
   ch.client({
     jsonrpc: "2.0",
     id: 0,
@@ -348,6 +348,7 @@ async function connectV1(ch: Chain): Promise<void> {
         fs: { readTextFile: true, writeTextFile: true },
         terminal: true,
         session: { notices: {}, compaction: {}, configOptions: { boolean: {} } },
+        ...extraCaps,
       },
     },
   });
@@ -369,6 +370,7 @@ async function connectV1(ch: Chain): Promise<void> {
   ch.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S } });
   await ch.settle();
   expect(ch.takeClient()).toEqual([{ jsonrpc: "2.0", id: 1, result: { sessionId: S } }]);
+  return init;
 }
 
 /** v1 updates a v1 agent sends during a turn: the schema's own variants, plus classic id-less chunks and tool calls. */
@@ -530,4 +532,50 @@ describe("chained bridges (model): permissions, v1 client → A → B → v1 age
       { numRuns: RUNS },
     );
   });
+});
+
+describe("chained bridges: terminals of the `_meta` convention, v1 client → A → B → v1 agent (T §2.5)", () => {
+  // codex-acp's v1 shape: info and the content item on tool_call, output deltas, the exit with the status.
+  const codex = [
+    {
+      sessionUpdate: "tool_call",
+      toolCallId: "call_1",
+      title: "ls",
+      kind: "execute",
+      status: "in_progress",
+      rawInput: { command: ["bash", "-lc", "ls"] },
+      content: [{ type: "terminal", terminalId: "call_1" }],
+      _meta: { terminal_info: { cwd: "/w", terminal_id: "call_1" } },
+    },
+    {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      _meta: { terminal_output: { data: "a.txt\n", terminal_id: "call_1" } },
+    },
+    {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      status: "completed",
+      _meta: { terminal_exit: { exit_code: 0, signal: null, terminal_id: "call_1" } },
+    },
+  ];
+
+  for (const [label, caps, offered] of [
+    ["a client that renders it", { _meta: { terminal_output: true } }, true],
+    ["a client that does not", {}, false],
+  ] as const)
+    it(`reaches ${label} byte for byte, and the agent is offered it exactly when the client was`, async () => {
+      const ch = chain(1);
+      const init = await connectV1(ch, caps);
+      expect(init.params.clientCapabilities._meta?.terminal_output === true).toBe(offered);
+      const prompt = await ch.prompt();
+      for (const u of codex)
+        ch.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+      ch.agent({ jsonrpc: "2.0", id: prompt.id, result: { stopReason: "end_turn" } });
+      const got = await ch.drain();
+      expect(ch.problems).toEqual([]);
+      expect(got.filter((m) => m.method === "session/update").map((m) => JSON.stringify(m.params.update))).toEqual(
+        codex.map((u) => JSON.stringify(u)),
+      );
+    });
 });

@@ -5,7 +5,8 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
 import type { Platform } from "../../convert/directories.js";
-import type { DiffRendering } from "../../convert/diff.js";
+import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
+import { diffFiles } from "../files.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
@@ -39,7 +40,6 @@ import { setConfigOptionRequestToV2, setConfigOptionResponseToV1 } from "../../c
 import { filterSessionsByDirectories } from "../../convert/directories.js";
 import { optionsToward, Stash, type ConvertOptions, type StashPolicy } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
-import { terminalToV1Item } from "../../convert/terminal.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -50,9 +50,11 @@ import { failedConv, malformed, objectResult, TranslatingMode } from "../transla
 import { SessionA } from "./session.js";
 import {
   claimed,
+  endTurnTerminals,
   flushSession,
   isAnnounced,
   markAnnounced,
+  permissionTerminalItem,
   updateToV1,
   type ClientFlags,
   type UpdateContext,
@@ -70,6 +72,8 @@ export interface AConfig {
   readonly forwardPromptEcho: boolean;
   readonly redactionNotice: boolean;
   readonly diffRendering: DiffRendering;
+  /** Largest file read to give a v1 client a diff's exact full texts; 0 reads none. */
+  readonly diffFileMaxBytes: number;
   readonly flushMs: number;
   readonly terminalFlushMs: number;
   readonly terminalMaxBytes: number;
@@ -111,6 +115,7 @@ export class DirectionA extends TranslatingMode {
       flags: clientFlags,
       log: config.log,
       diffRendering: config.diffRendering,
+      diffFileMaxBytes: renderingReadsFiles(config.diffRendering) ? config.diffFileMaxBytes : 0,
       redactionNotice: config.redactionNotice,
       flushMs: config.flushMs,
       terminalFlushMs: config.terminalFlushMs,
@@ -395,6 +400,7 @@ export class DirectionA extends TranslatingMode {
     const entry = this.down.local(msg);
     const reply = (answer: Answer) => {
       flushSession(s, this.updates);
+      endTurnTerminals(s, this.updates);
       this.down.reply(entry, answer);
     };
     const handle = {
@@ -473,8 +479,8 @@ export class DirectionA extends TranslatingMode {
       v2RequestId: msg.id as v2.RequestId,
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
-      renderTerminal: (terminalId) =>
-        terminalToV1Item(s.terminals.get(terminalId) ?? { terminalId, bytes: new Uint8Array(0) }, this.toClient),
+      files: subjectToolCall ? diffFiles(subjectToolCall.content, 2, this.updates.diffFileMaxBytes ?? 0) : undefined,
+      renderTerminal: (terminalId) => permissionTerminalItem(s, terminalId, this.updates),
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);

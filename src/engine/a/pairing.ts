@@ -32,6 +32,7 @@ export function clientFlagsA(params: Obj): ClientFlags {
     compaction: f.compaction,
     plan: f.plan,
     bridgePeer: bridgeMarkerOf(params._meta) !== undefined,
+    terminalOutput: f.terminalOutput,
   };
 }
 

@@ -32,6 +32,14 @@ export interface ToolCallView {
 export interface TerminalEntry extends TerminalState {
   readonly refs: Set<string>;
   flushTimer: NodeJS.Timeout | undefined;
+  /** `_meta` convention (T §2.5): the tool call whose `tool_call` carried `terminal_info`. */
+  carrier?: string | undefined;
+  /** Its output decoder (UTF-8 sequences split across chunks are joined). */
+  decoder?: { decode(input?: Uint8Array, options?: { stream?: boolean }): string } | undefined;
+  /** The retained bytes lost their head to the cap: a snapshot cannot be compared with them. */
+  trimmed?: boolean | undefined;
+  /** The client got `terminal_exit` (from the agent, or from the bridge at the end of a turn). */
+  exitSent?: boolean | undefined;
 }
 
 export class SessionA {
@@ -43,6 +51,8 @@ export class SessionA {
   /** Tool calls with coalesced content chunks not yet emitted. */
   readonly pendingTools = new Set<ToolCallView>();
   plans: PlansMap = new Map();
+  /** Terminals the agent's last idle `state_update` lists as background work (T §2.5): left running. */
+  backgroundTerminals: ReadonlySet<string> = new Set();
   /** The agent's last v2 config option list (H §5, T §2.7). */
   configOptions: unknown;
   lastCost: unknown;

@@ -11,7 +11,18 @@ import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } fr
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
 import { setMeta, unstash, type ConvertOptions } from "../../convert/stash.js";
-import { appendOutput, decodeBase64, newTerminal, replaceOutput, terminalToV1Item } from "../../convert/terminal.js";
+import {
+  appendOutput,
+  decodeBase64,
+  newTerminal,
+  replaceOutput,
+  snapshotToAppend,
+  TERMINAL_RESET,
+  terminalExitMeta,
+  terminalInfoMeta,
+  terminalOutputMeta,
+  terminalToV1Item,
+} from "../../convert/terminal.js";
 import {
   isPermissionPreAnnouncement,
   restoresV1ToolCall,
@@ -22,6 +33,8 @@ import {
 } from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
+import { diffStageOf } from "../../../mappings/diff.js";
+import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
 import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
@@ -40,6 +53,8 @@ export interface ClientFlags {
   readonly plan: boolean;
   /** The client is another acp-bridge (B side): use the ext channel of T §5.5. */
   readonly bridgePeer: boolean;
+  /** The client renders the `_meta` terminal convention (`_meta.terminal_output`, T §2.5). */
+  readonly terminalOutput?: boolean;
 }
 
 export interface UpdateContext {
@@ -47,6 +62,8 @@ export interface UpdateContext {
   readonly flags: ClientFlags;
   readonly log: Logger;
   readonly diffRendering: DiffRendering;
+  /** Largest file read for a diff's exact texts (0 or absent: none, e.g. for renderings that read none). */
+  readonly diffFileMaxBytes?: number;
   readonly redactionNotice: boolean;
   readonly flushMs: number;
   readonly terminalFlushMs: number;
@@ -110,6 +127,7 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
   }
   switch (tag) {
     case "state_update":
+      noteBackground(s, update);
       lc.stateUpdate(update as v2.StateUpdate);
       if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
       return;
@@ -284,9 +302,17 @@ function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV
   return {
     opts: ctx.opts,
     diffRendering: ctx.diffRendering,
-    renderTerminal: (terminalId) => terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
+    renderTerminal: (terminalId) =>
+      conventionMode(ctx) ? { type: "terminal", terminalId } : terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
     ...extra,
   };
+}
+
+/** The current text of the files named by the diffs about to be rendered, and what the status says of them. */
+function diffContext(t: ToolCallView, u: v2.ToolCallUpdate, ctx: UpdateContext): Partial<ToolCallToV1Context> {
+  const content: unknown = Array.isArray(u.content) ? u.content : t.announced ? undefined : t.view.content;
+  const files = diffFiles(content, 2, ctx.diffFileMaxBytes ?? 0);
+  return files ? { files, diffStage: diffStageOf(t.view.status) } : {};
 }
 
 function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
@@ -389,7 +415,15 @@ function emitToolCall(
   /** The whole first sighting as the agent sent it (its nulls too), when the view holds nothing else. */
   creation?: v2.ToolCallUpdate,
 ): void {
-  const context = toolContext(s, ctx, extra);
+  const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
+  // A terminal the client has not been shown needs `terminal_info` on a v1 `tool_call` (T §2.5).
+  const unshown = conventionMode(ctx) ? unshownTerminals(s, t) : [];
+  if (unshown.length > 0 && t.announced) {
+    const r = toolCallToV1(t.view as v2.ToolCallUpdate, context);
+    if (dropped(r, ctx.log, "tool_call_update")) return;
+    sendShowing(s, t, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown);
+    return;
+  }
   if (!t.announced && restoresV1Update(u)) {
     // A chained B's v1 agent updated a tool call it never announced: the same update goes on.
     const r = toolCallUpdateToV1(u, context);
@@ -406,7 +440,7 @@ function emitToolCall(
     if (dropped(r, ctx.log, "tool_call_update")) return;
     t.announced = true;
     t.synthetic = false;
-    ctx.send(s.sessionId, { sessionUpdate: "tool_call", ...r.value } as v1.SessionUpdate);
+    sendShowing(s, t, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown);
     return;
   }
   const r = toolCallUpdateToV1(u, context);
@@ -481,6 +515,10 @@ function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext): void {
     return;
   }
   const t = terminalFor(s, id);
+  if (conventionMode(ctx)) {
+    terminalToConvention(s, t, update, ctx);
+    return;
+  }
   if (update.sessionUpdate === "terminal_output_chunk") {
     const data = decodeBase64(update.data);
     if (data) appendOutput(t, data, ctx.terminalMaxBytes);
@@ -541,4 +579,149 @@ export function markAnnounced(s: SessionA, toolCallId: string, patch: Obj, synth
   applyToolCallPatch(t.view, patch);
   t.announced = true;
   t.synthetic = synthetic;
+}
+
+// ---------------------------------------------------------------- the `_meta` terminal convention (T §2.5)
+
+/** The client renders the convention; a bridge peer gets the v2 updates on its channel instead. */
+function conventionMode(ctx: UpdateContext): boolean {
+  return ctx.flags.terminalOutput === true && !ctx.flags.bridgePeer;
+}
+
+/** Terminals the tool call's content references that the client has no display terminal for yet. */
+function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
+  const ids = [...new Set(referencedTerminals(t.view.content))];
+  return ids.map((id) => terminalFor(s, id)).filter((term) => term.carrier === undefined);
+}
+
+/**
+ * Send a v1 `tool_call`, with `terminal_info` for the first terminal it shows (one key per message:
+ * each further terminal gets the same tool_call again with its own), then what each terminal already
+ * has (output retained so far, its exit).
+ */
+function sendShowing(s: SessionA, t: ToolCallView, ctx: UpdateContext, toolCall: Obj, unshown: TerminalEntry[]): void {
+  if (unshown.length === 0) {
+    ctx.send(s.sessionId, toolCall as v1.SessionUpdate);
+    return;
+  }
+  const own = isObject(toolCall._meta) ? toolCall._meta : {};
+  for (const term of unshown) {
+    term.carrier = t.view.toolCallId as string;
+    // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
+    const content = Array.isArray(toolCall.content)
+      ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
+      : toolCall.content;
+    const msg: Obj = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
+    if (content !== undefined) msg.content = content;
+    ctx.send(s.sessionId, msg as v1.SessionUpdate);
+    term.decoder = new TextDecoder("utf-8", { fatal: false });
+    if (term.trimmed)
+      ctx.log.warn(`terminal ${term.terminalId}: output before the last ${term.bytes.length} bytes is not shown`);
+    sendConvention(s, term, ctx, term.bytes, false);
+  }
+}
+
+/**
+ * A terminal in a permission request's tool call: the terminal itself for a client of the convention
+ * that has it (the request updates the tool call it shows), else its transcript.
+ */
+export function permissionTerminalItem(s: SessionA, terminalId: string, ctx: UpdateContext): v1.ToolCallContent {
+  if (conventionMode(ctx) && isShown(s, terminalId)) return { type: "terminal", terminalId };
+  return terminalToV1Item(s.terminals.peek(terminalId) ?? newTerminal(terminalId), ctx.opts);
+}
+
+function isShown(s: SessionA, terminalId: unknown): boolean {
+  return typeof terminalId === "string" && s.terminals.peek(terminalId)?.carrier !== undefined;
+}
+
+/** One `tool_call_update` on the terminal's carrier: appended text (after a reset) and the exit once. */
+function sendConvention(s: SessionA, term: TerminalEntry, ctx: UpdateContext, bytes: Uint8Array, reset: boolean): void {
+  const carrier = term.carrier;
+  const decoder = term.decoder;
+  if (carrier === undefined || decoder === undefined) return;
+  const exiting = term.exitStatus !== undefined && term.exitSent !== true;
+  let text = reset ? TERMINAL_RESET : "";
+  if (bytes.length > 0) text += decoder.decode(bytes, { stream: true });
+  // An exit ends the stream: a sequence still split is shown as U+FFFD, never left out.
+  if (exiting) text += decoder.decode();
+  const meta: Obj = {};
+  if (text.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, text));
+  if (exiting) {
+    Object.assign(meta, terminalExitMeta(term.terminalId, term.exitStatus));
+    term.exitSent = true;
+  }
+  if (Object.keys(meta).length > 0)
+    ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: carrier, _meta: meta });
+}
+
+/** A v2 terminal update for a client of the convention: state kept, what is new sent if shown. */
+function terminalToConvention(s: SessionA, t: TerminalEntry, update: Obj, ctx: UpdateContext): void {
+  const max = ctx.terminalMaxBytes;
+  let append: Uint8Array = new Uint8Array(0);
+  let reset = false;
+  if (update.sessionUpdate === "terminal_output_chunk") {
+    const data = decodeBase64(update.data);
+    if (data) {
+      if (t.bytes.length + data.length > max) t.trimmed = true;
+      appendOutput(t, data, max);
+      append = data;
+    }
+  } else {
+    if (typeof update.command === "string") t.command = update.command;
+    if (typeof update.cwd === "string") t.cwd = update.cwd;
+    if (isObject(update.output)) {
+      const data = decodeBase64(update.output.data);
+      if (data) {
+        const next = snapshotToAppend(t.bytes, t.trimmed !== true, data);
+        ({ reset, append } = next);
+        t.trimmed = data.length > max;
+        replaceOutput(t, data, max);
+      }
+    }
+    if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
+    if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
+  }
+  if (t.carrier === undefined) return; // sent once a tool call shows it
+  if (reset) {
+    ctx.log.warnOnce(
+      `terminal-reset-${t.terminalId}`,
+      `terminal ${t.terminalId}: a v2 output snapshot replaced the output; the v1 client gets a terminal reset and the snapshot`,
+    );
+    t.decoder = new TextDecoder("utf-8", { fatal: false });
+  }
+  sendConvention(s, t, ctx, append, reset);
+}
+
+/** Record the terminals an idle `state_update` lists as still running in the background. */
+function noteBackground(s: SessionA, update: Obj): void {
+  if (update.state !== "idle") return;
+  const ids = new Set<string>();
+  if (Array.isArray(update.background))
+    for (const b of update.background)
+      if (isObject(b) && b.type === "terminal" && typeof b.terminalId === "string") ids.add(b.terminalId);
+  s.backgroundTerminals = ids;
+}
+
+/**
+ * The turn is over: a v1 client never sees a terminal outlive its turn (v1 agents wait for their
+ * commands), so each shown terminal still running gets `terminal_exit` with neither code nor signal,
+ * as the adapters send for an interrupted command. One the agent lists as background work stays
+ * open. Later output still reaches the client; a later exit is not sent twice.
+ */
+export function endTurnTerminals(s: SessionA, ctx: UpdateContext): void {
+  if (!conventionMode(ctx)) return;
+  for (const term of s.terminals.values()) {
+    if (term.carrier === undefined || term.exitSent === true || term.exitStatus !== undefined) continue;
+    if (s.backgroundTerminals.has(term.terminalId)) continue;
+    const meta: Obj = {};
+    const rest = term.decoder?.decode() ?? "";
+    if (rest.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, rest));
+    Object.assign(meta, terminalExitMeta(term.terminalId, undefined));
+    term.exitSent = true;
+    ctx.send(s.sessionId, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: term.carrier,
+      _meta: meta,
+    });
+  }
 }

@@ -53,7 +53,7 @@ import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionB, type HeldPrompt, type Turn } from "./session.js";
-import { boundary, updateToV2, type UpdateContextB } from "./updates.js";
+import { boundary, diffFilesOfV1, updateToV2, type UpdateContextB } from "./updates.js";
 
 type Obj = Record<string, unknown>;
 
@@ -70,6 +70,8 @@ export interface BConfig {
   readonly closeDrainMs: number;
   /** Put the v1 turn usage on the idle (T §1.5); else it is stashed. No schema has an opt-in: config.ts decides. */
   readonly clientWantsUsage: boolean;
+  /** Largest file read to place a v1 snippet diff in the real file; 0 (or absent) reads none. */
+  readonly diffFileMaxBytes?: number;
 }
 
 /** Methods a session closed on this connection still answers (the agent keeps it saved). */
@@ -138,6 +140,8 @@ export class DirectionB extends TranslatingMode {
     this.updates = {
       opts: this.toClient,
       log: config.log,
+      diffFileMaxBytes: config.diffFileMaxBytes ?? 0,
+      clientIsBridge,
       send: (sessionId, update, meta) => {
         const params: Obj = { sessionId, update };
         if (meta !== undefined && meta !== null) params._meta = meta;
@@ -822,6 +826,8 @@ export class DirectionB extends TranslatingMode {
       lastTitle: (id) => s?.tools.peek(id)?.title,
       lastKind: (id) => s?.tools.peek(id)?.kind,
       ...(typeof s?.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
+      files: diffFilesOfV1(params.toolCall, s, this.updates),
+      extensionTerminals: s?.terminals,
     });
     if (failedConv(r)) {
       this.agent.fail(msg.id, r.error);

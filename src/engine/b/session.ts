@@ -11,6 +11,13 @@ import type { Inbound } from "../relay.js";
 const TOOL_MEMORY = 1024;
 const ID_KIND_MEMORY = 4096;
 const ALIAS_MEMORY = 1024;
+const TERMINAL_MEMORY = 256;
+
+/** A display terminal the v1 agent shows through the `_meta` convention (T §2.5 B↓-1). */
+export interface ConventionTerminal {
+  /** The command last sent to the v2 client in a `terminal_update`. */
+  command?: string | undefined;
+}
 
 export interface ToolSeen {
   title?: string | undefined;
@@ -63,6 +70,10 @@ export class SessionB {
   /** The kind each v1 message id was first used for (a reuse for another kind is marked, T §2.1). */
   readonly v1IdKinds = new LruMap<string, MessageKind>(ID_KIND_MEMORY);
   readonly tools = new LruMap<string, ToolSeen>(TOOL_MEMORY);
+  /** Terminals of the `_meta` convention: their content items stay v2 `terminal` references. */
+  readonly terminals = new LruMap<string, ConventionTerminal>(TERMINAL_MEMORY);
+  /** The terminal each tool call announced with `terminal_info` (its later `rawInput` names the command). */
+  readonly terminalOfTool = new LruMap<string, string>(TERMINAL_MEMORY);
   plans: PlansMap = new Map();
   config: AgentConfig = {};
   costForwarded = false;

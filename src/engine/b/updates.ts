@@ -22,8 +22,12 @@ import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "..
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
 import { sessionInfoToV2 } from "../../convert/session-info.js";
 import type { ConvertOptions } from "../../convert/stash.js";
+import { commandOf, conventionOf, conventionToV2Updates, type ConventionEvent } from "../../convert/terminal.js";
 import { isPermissionAnnouncement, toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
 import { usageToV2 } from "../../convert/usage.js";
+import type { FileTexts } from "../../convert/diff.js";
+import { diffStageOf } from "../../../mappings/diff.js";
+import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
 import { dropped } from "../translating.js";
 import type { SessionB } from "./session.js";
@@ -33,6 +37,10 @@ type Obj = Record<string, unknown>;
 export interface UpdateContextB {
   readonly opts: ConvertOptions;
   readonly log: Logger;
+  /** Largest file read to place a v1 snippet diff (0 or absent: none). */
+  readonly diffFileMaxBytes?: number;
+  /** The v2 client is an A bridge: the `_meta` terminal convention rides on to its v1 client as sent. */
+  readonly clientIsBridge?: boolean;
   /** Send a v2 `session/update`. */
   send(sessionId: string, update: v2.SessionUpdate, meta?: unknown): void;
 }
@@ -51,6 +59,13 @@ const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
   "session_info_update",
   "usage_update",
 ]);
+
+/** The current text of the files named by a v1 tool call's diffs (to place snippets, T §3.3 B↓). */
+export function diffFilesOfV1(toolCall: unknown, s: SessionB | undefined, ctx: UpdateContextB): FileTexts | undefined {
+  if (!isObject(toolCall)) return undefined;
+  const cwd = typeof s?.params.cwd === "string" ? s.params.cwd : undefined;
+  return diffFiles(toolCall.content, 1, ctx.diffFileMaxBytes ?? 0, cwd);
+}
 
 function sendAll(s: SessionB, ctx: UpdateContextB, updates: readonly v2.SessionUpdate[], meta?: unknown): void {
   for (const u of updates) ctx.send(s.sessionId, u, meta);
@@ -225,21 +240,27 @@ function countGenerated(state: ChunkIdState, sessionId: string, kind: MessageKin
   return { ...state, counter: { ...state.counter, [kind]: n } };
 }
 
-function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: unknown): void {
-  const src = m as unknown as Obj;
-  const id = src.toolCallId;
+function toolCall(s: SessionB, original: V1ToolCallMessage, ctx: UpdateContextB, meta: unknown): void {
+  const id = (original as unknown as Obj).toolCallId;
   if (typeof id !== "string") {
     ctx.log.warn("dropped a tool call without a toolCallId");
     return;
   }
   if (s.turn) s.turn.echoOpen = false;
+  const src = terminalConvention(s, original, id, ctx, meta);
+  if (src === undefined) return;
+  const m = src as unknown as V1ToolCallMessage;
   const seen = s.tools.get(id);
   const r = toolCallMessageToV2(m, {
     opts: ctx.opts,
     seen: seen !== undefined,
+    extensionTerminals: s.terminals,
     ...(typeof s.params.cwd === "string" ? { cwd: s.params.cwd } : {}),
     toolKind: typeof src.kind === "string" ? src.kind : seen?.kind,
     lastContent: seen?.lastContent,
+    files: diffFilesOfV1(src, s, ctx),
+    // A v1 tool_call without a status is pending (the v1 default); an update without one tells nothing.
+    diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
   });
   if (dropped(r, ctx.log, String(src.sessionUpdate))) return;
   const state: {
@@ -265,4 +286,44 @@ function toolCall(s: SessionB, m: V1ToolCallMessage, ctx: UpdateContextB, meta: 
   if (whole && state.lastContent === undefined && known && !Array.isArray(src.content)) state.lastContent = [];
   if (known) s.tools.set(id, state);
   sendAll(s, ctx, r.value, meta);
+}
+
+// ---------------------------------------------------------------- terminals (T §2.5 B↓-1)
+
+/**
+ * The `_meta` terminal convention on a v1 tool call (asked for in `initialize`, or sent unasked as
+ * codex-acp does) becomes v2 `terminal_update` / `terminal_output_chunk`, sent before the tool call
+ * that shows the terminal. Returns the tool call without the convention's keys, or undefined when
+ * nothing else is left of an update (an output-only `tool_call_update`).
+ */
+function terminalConvention(
+  s: SessionB,
+  src: Obj,
+  toolCallId: string,
+  ctx: UpdateContextB,
+  meta: unknown,
+): Obj | undefined {
+  if (ctx.clientIsBridge === true) return src;
+  const { events, rest } = conventionOf(src._meta);
+  for (const e of events) if (e.info !== undefined) s.terminalOfTool.set(toolCallId, e.terminalId);
+  // The command of a terminal is its tool call's `rawInput.command`, which may come later (streamed input).
+  const own = s.terminalOfTool.peek(toolCallId);
+  const command = commandOf(src.rawInput);
+  const all: ConventionEvent[] = [...events];
+  if (own !== undefined && command !== undefined && !all.some((e) => e.terminalId === own))
+    all.unshift({ terminalId: own });
+  if (all.length === 0) return src;
+  for (const e of all) {
+    const term = s.terminals.get(e.terminalId) ?? {};
+    const fresh = e.terminalId === own && command !== undefined && command !== term.command ? command : undefined;
+    if (fresh !== undefined) term.command = fresh;
+    s.terminals.set(e.terminalId, term);
+    for (const u of conventionToV2Updates(e, fresh)) ctx.send(s.sessionId, u, meta);
+  }
+  if (events.length === 0) return src;
+  const out: Obj = { ...src };
+  if (rest === undefined) delete out._meta;
+  else out._meta = rest;
+  const fields = Object.keys(out).filter((k) => k !== "sessionUpdate" && k !== "toolCallId");
+  return fields.length > 0 || out.sessionUpdate === "tool_call" ? out : undefined;
 }

@@ -1,0 +1,57 @@
+// Reading the files a diff names (README "v2 diffs toward v1", T §3.3), for the pure diff converters:
+// A↓ gives a v1 client exact full texts, B↓ places a v1 snippet in the real file.
+//
+// Synchronous on purpose: the engine translates each message synchronously and must keep their
+// order; an async read would let later messages overtake this one. It is bounded instead: only
+// regular files (fstat first, opened non-blocking so a FIFO cannot hang the bridge), at most
+// `maxBytes` each (`--diff-file-max-bytes`), UTF-8 without NUL bytes; anything else reads as absent
+// and the converters fall back to the hunk texts.
+
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { diffFilePaths, type FileTexts } from "../convert/diff.js";
+
+/** Largest file read for a diff; 0 reads none. */
+export const DEFAULT_DIFF_FILE_MAX_BYTES = 2 * 1024 * 1024;
+
+const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The file's text, or `undefined` when it is not a readable UTF-8 text file of at most `maxBytes`. */
+export function readTextFile(path: string, maxBytes: number): string | undefined {
+  if (maxBytes <= 0) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NON_BLOCKING);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return undefined;
+    // One byte more than allowed tells a file that grew since the fstat.
+    const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
+    let got = 0;
+    for (let n = -1; n !== 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, null);
+    if (got > maxBytes) return undefined;
+    const bytes = buf.subarray(0, got);
+    if (bytes.includes(0)) return undefined;
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The texts of the files named by the diffs of a tool call's `content` (v2 items when `from` is 2). */
+export function diffFiles(content: unknown, from: 1 | 2, maxBytes: number, cwd?: string): FileTexts | undefined {
+  if (maxBytes <= 0) return undefined;
+  const paths = diffFilePaths(content, from, cwd);
+  if (paths.length === 0) return undefined;
+  const out = new Map<string, string>();
+  for (const p of paths) {
+    const text = readTextFile(p, maxBytes);
+    if (text !== undefined) out.set(p, text);
+  }
+  return out;
+}
