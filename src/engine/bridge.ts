@@ -30,6 +30,9 @@ export interface BridgeConfig extends HandshakeConfig {
 
 type Phase = "awaiting-init" | "negotiating" | "ready" | "closed";
 
+/** Agent notifications kept while the handshake runs (beyond: dropped, logged). */
+export const MAX_EARLY_NOTIFICATIONS = 64;
+
 /** Collects the answers to one received batch, to send them back as one array (H §7.7). */
 interface BatchCollector {
   readonly ids: Set<string>;
@@ -48,6 +51,12 @@ export class Bridge {
   private readonly batches = new Map<Link, BatchCollector[]>();
   /** The client's initialize while the handshake runs (answered at once if the agent dies). */
   private initRequest: RequestMessage | undefined;
+  /**
+   * Agent notifications received while the handshake runs: an agent may notify right after its
+   * `initialize` answer, before the bridge has answered the client (Codex's adapter sends
+   * `_auth/status_update` then). They follow the client's answer, as they followed the agent's.
+   */
+  private early: Incoming[] = [];
   /** Set when the agent could not be started: the answer to every client request. */
   private unavailable: RpcError | undefined;
   private refusedOne: () => void = () => undefined;
@@ -328,6 +337,10 @@ export class Bridge {
         );
         return;
       case "notification":
+        if (this.phase === "negotiating" && this.early.length < MAX_EARLY_NOTIFICATIONS) {
+          this.early.push(m);
+          return;
+        }
         this.config.log.debug(`dropped agent '${m.msg.method}' received before initialize`);
         return;
     }
@@ -339,9 +352,12 @@ export class Bridge {
     const outcome = await negotiate(this.config, this.agent, req.params);
     this.initRequest = undefined;
     if ((this.phase as Phase) === "closed") return;
+    const early = this.early.splice(0);
     if ("error" in outcome) {
       this.phase = "awaiting-init";
       this.client.fail(req.id, outcome.error);
+      if (early.length > 0)
+        this.config.log.debug(`dropped ${early.length} agent notification(s) of a failed handshake`);
       return;
     }
     this.negotiated = outcome;
@@ -351,6 +367,7 @@ export class Bridge {
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,
     );
     this.client.respond(req.id, outcome.clientResult);
+    for (const m of early) this.translator.fromAgent(m);
   }
 
   /** A repeated client `initialize`: answered from the cached result (H §1.3). */

@@ -1,6 +1,7 @@
 // The connection core: framing-level errors, pre-initialize rules, batches (H §1.3, §7.7), and the
 // pass-through mode (ids remapped, nothing else touched).
 import { describe, expect, it } from "vitest";
+import { MAX_EARLY_NOTIFICATIONS } from "../../src/engine/bridge.js";
 import { harness } from "../support/harness.js";
 
 const init1 = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
@@ -44,6 +45,71 @@ describe("connection core (H §1.3, §7.7)", () => {
     h.client({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
     expect(h.takeClient()).toEqual([]);
     expect(h.takeAgent()).toEqual([]);
+  });
+
+  describe("agent notifications sent while the handshake runs", () => {
+    // Codex's adapter sends `_auth/status_update` right after its initialize answer: it used to
+    // be dropped behind the bridge (the direct client gets it).
+    const status = (n = 0) => ({
+      jsonrpc: "2.0",
+      method: "_auth/status_update",
+      params: { authStatus: { kind: "gateway", label: "Custom model gateway", detail: `mock ${n}` } },
+    });
+
+    it("follow the client's initialize answer (pass-through)", async () => {
+      const h = harness();
+      h.client(init1);
+      await h.settle();
+      const [probe] = h.takeAgent() as { id: number }[];
+      h.agent({
+        jsonrpc: "2.0",
+        id: probe!.id,
+        result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] },
+      });
+      h.agent(status());
+      await h.settle();
+      expect(h.takeClient()).toEqual([
+        { jsonrpc: "2.0", id: 0, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } },
+        status(),
+      ]);
+      expect(h.violations).toEqual([]);
+    });
+
+    it("follow it across versions too (v2 client, v1 agent), and are bounded", async () => {
+      const h = harness({ agentProtocol: 1 });
+      h.client({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
+      });
+      await h.settle();
+      const [probe] = h.takeAgent() as { id: number; params: { protocolVersion: number } }[];
+      expect(probe!.params.protocolVersion).toBe(1);
+      h.agent({
+        jsonrpc: "2.0",
+        id: probe!.id,
+        result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] },
+      });
+      for (let i = 0; i < MAX_EARLY_NOTIFICATIONS + 3; i++) h.agent(status(i));
+      await h.settle();
+      const out = h.takeClient();
+      expect(out[0]).toMatchObject({ id: 0, result: { protocolVersion: 2 } });
+      expect(out.slice(1)).toEqual(Array.from({ length: MAX_EARLY_NOTIFICATIONS }, (_, i) => status(i)));
+      expect(h.bridge.mode).toBe("B");
+      expect(h.violations).toEqual([]);
+    });
+
+    it("are dropped when the handshake fails", async () => {
+      const h = harness({ agentProtocol: 1 });
+      h.client(init1);
+      await h.settle();
+      const [probe] = h.takeAgent() as { id: number }[];
+      h.agent({ jsonrpc: "2.0", id: probe!.id, error: { code: -32603, message: "Internal error" } });
+      h.agent(status());
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ id: 0, error: { code: -32603 } }]);
+    });
   });
 
   it("answers a message that is no JSON-RPC object with -32600 and its id", () => {
