@@ -434,7 +434,13 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion, options: F
     if (typeof m.method === "string") {
       const params = isObject(m.params) ? m.params : {};
       if (m.method === "session/update" && isObject(params.update)) onUpdate(params.update);
-      else if (m.method === "session/request_permission") {
+      else if (!("id" in m)) {
+        // Any other notification (`_auth/status_update`, extensions): whatever the agent says
+        // outside a session update, all of them in order, without the session id.
+        const key = `notification.${m.method}`;
+        const rest = Object.fromEntries(Object.entries(params).filter(([k]) => k !== "sessionId"));
+        set(key, [...(items[key] === undefined ? [] : [items[key]]), canonical(withoutStash(rest))].join(" ; "));
+      } else if (m.method === "session/request_permission") {
         const subject =
           isObject(params.subject) && isObject(params.subject.toolCall) ? params.subject.toolCall : undefined;
         const tc = isObject(params.toolCall) ? params.toolCall : subject;
@@ -523,6 +529,8 @@ function withoutStash(v: unknown): unknown {
   return Object.fromEntries(
     Object.entries(v)
       .filter(([k]) => k !== STASH_KEY)
+      // A `_meta` that held only the stash was the bridge's, not the sender's.
+      .filter(([k, x]) => !(k === "_meta" && isObject(x) && Object.keys(x).join() === STASH_KEY))
       .map(([k, x]) => [k, withoutStash(x)]),
   );
 }

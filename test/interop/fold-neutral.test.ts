@@ -270,3 +270,35 @@ describe("a permission request folds what both versions show, v2's own prompt ap
 function view(items: Record<string, string>): View {
   return { items, notes: {}, sources: {} };
 }
+
+describe("notifications outside session updates are folded too", () => {
+  const status = {
+    jsonrpc: "2.0",
+    method: "_auth/status_update",
+    params: { authStatus: { kind: "gateway", label: "Custom model gateway", detail: "interop-mock" } },
+  };
+
+  it("an agent's `_auth/status_update` a client did not get is bridge-lost", () => {
+    // Codex's adapter sends it right after its initialize answer; the bridge dropped it there.
+    const agent = fold([{ dir: "in", msg: status }], 1);
+    expect(agent.items).toEqual({
+      "notification._auth/status_update":
+        '{"authStatus":{"detail":"interop-mock","kind":"gateway","label":"Custom model gateway"}}',
+    });
+    expect(classify(agent, view({}), agent, 2)).toMatchObject([
+      { cls: "bridge-lost", key: "notification._auth/status_update" },
+    ]);
+    expect(classify(agent, fold([{ dir: "in", msg: status }], 2), agent, 2)).toEqual([]);
+  });
+
+  it("keeps every one in order, without the session id or the bridge's stash", () => {
+    const wire: WireEntry[] = [
+      { dir: "in", msg: { jsonrpc: "2.0", method: "_x/ping", params: { sessionId: "a", n: 1 } } },
+      {
+        dir: "in",
+        msg: { jsonrpc: "2.0", method: "_x/ping", params: { sessionId: "b", n: 2, _meta: { "acp-bridge": { v: 1 } } } },
+      },
+    ];
+    expect(fold(wire, 2).items).toEqual({ "notification._x/ping": '{"n":1} ; {"n":2}' });
+  });
+});
