@@ -70,19 +70,26 @@ function initResult(version: 1 | 2): unknown {
       };
 }
 
+/** The counters of one mode. */
+export const COUNTERS = [
+  "inputs",
+  "crashes",
+  "hangs",
+  "unanswered",
+  "duplicateAnswers",
+  "invalidLines",
+  "schemaViolations",
+] as const;
+
+export function noFigures(mode: Mode): Figures {
+  const figures = { mode: mode.name, examples: [] as string[] } as Figures;
+  for (const k of COUNTERS) figures[k] = 0;
+  return figures;
+}
+
 /** Feeds `count` inputs of `seed` through one bridge in `mode` and counts what went wrong. */
 export async function fuzzMode(mode: Mode, count: number, seed: number): Promise<Figures> {
-  const figures: Figures = {
-    mode: mode.name,
-    inputs: 0,
-    crashes: 0,
-    hangs: 0,
-    unanswered: 0,
-    duplicateAnswers: 0,
-    invalidLines: 0,
-    schemaViolations: 0,
-    examples: [],
-  };
+  const figures = noFigures(mode);
   const note = (what: string) => {
     if (figures.examples.length < 8) figures.examples.push(what.slice(0, 400));
   };
