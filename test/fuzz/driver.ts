@@ -219,10 +219,14 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
       await new Promise((resolve) => out.once("drain", resolve));
     }
   };
+  /** The line each tracked id went out in (side and a head), for the report of an unanswered one. */
+  const lineOf = new Map<string, string>();
+  let filled: string[] = [];
   const fill = (side: Side, msg: unknown, track: boolean): unknown => {
     if (!track || typeof msg !== "object" || msg === null) return msg;
     const id = `t${next++}`;
     answers.set(id, 0);
+    filled.push(id);
     const o = msg as Record<string, unknown>;
     if (typeof o.method === "string") asked[side].set(JSON.stringify(id), o.method);
     return { ...o, id };
