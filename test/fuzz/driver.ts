@@ -240,10 +240,10 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
   for (const input of inputs) {
     if (exited) break;
     figures.inputs++;
-    await send(
-      input.from,
-      encode(input, (msg, track) => fill(input.from, msg, track)),
-    );
+    const line = encode(input, (msg, track) => fill(input.from, msg, track));
+    for (const id of filled) lineOf.set(id, `by the ${input.from}: ${line.toString("utf8", 0, 600)}`);
+    filled = [];
+    await send(input.from, line);
   }
   // A last request must still be answered: the bridge did not wedge.
   const ping = fill("client", { jsonrpc: "2.0", id: TRACK, method: "session/list", params: {} }, true) as {
@@ -276,9 +276,7 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
   for (const [id, n] of answers)
     if (n === 0) {
       figures.unanswered++;
-      note(
-        `no answer to ${id} (${asked.client.get(JSON.stringify(id)) ?? asked.agent.get(JSON.stringify(id)) ?? "raw"})`,
-      );
+      note(`no answer to ${id}, sent ${lineOf.get(id) ?? "?"}`);
     }
   agent.destroy();
   server.close();
