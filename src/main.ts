@@ -71,6 +71,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       type: "number",
       default: DEFAULT_SHUTDOWN_GRACE_MS,
     })
+    .option("strict", {
+      describe: "validate every message the bridge writes against its side's schema and log violations (slower)",
+      type: "boolean",
+      default: false,
+    })
     .option("trace", {
       describe: "append every message both ways to this file (the ACP conductor's .jsons trace format)",
       type: "string",
@@ -158,12 +163,21 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(args.platform ? { platform: args.platform } : {}),
   };
   const trace = args.trace !== undefined ? new TraceWriter(args.trace) : undefined;
-  const hooks = trace
-    ? {
-        onReceive: (from: "client" | "agent", msg: unknown) => trace.record("in", from, msg),
-        onSend: (to: "client" | "agent", msg: unknown) => trace.record("out", to, msg),
-      }
-    : {};
+  // Loaded only when asked for: it compiles the schemas (start-up budget).
+  const strict = args.strict ? (await import("./schema/strict.js")).strictHooks(log) : undefined;
+  const hooks =
+    trace || strict
+      ? {
+          onReceive: (from: "client" | "agent", msg: unknown) => {
+            trace?.record("in", from, msg);
+            strict?.onReceive(from, msg);
+          },
+          onSend: (to: "client" | "agent", msg: unknown) => {
+            trace?.record("out", to, msg);
+            strict?.onSend(to, msg);
+          },
+        }
+      : {};
   const status = await run({
     command,
     args: commandArgs,

@@ -187,14 +187,16 @@ export function diffToV2(
       stash.keep("path", path);
       lost.push({ path: ["path"], reason: "v2 paths are absolute: resolved against the session cwd" });
     }
-    if (oldText === null) {
-      stash.keep("oldText", null);
-      lost.push({ path: ["oldText"], reason: "v2 has no null/omitted distinction for an added file" });
+    // Agents mark a new file as `_meta.kind: "add"`; Gemini CLI also sends it `oldText: ""`.
+    const markedAdd = oldText === "" && isObject(meta) && meta.kind === "add";
+    if (oldText === null || markedAdd) {
+      stash.keep("oldText", oldText);
+      lost.push({ path: ["oldText"], reason: "v2 has no null, omitted or empty old text for an added file" });
     }
 
     const deleted = ctx.toolKind === "delete" || residualOf(env, "deleted") === true || src.deleted === true;
     const op: PatchOperation =
-      oldText === undefined || oldText === null
+      oldText === undefined || oldText === null || markedAdd
         ? "add"
         : newText === "" && oldText !== "" && deleted
           ? "delete"
@@ -609,7 +611,8 @@ export function diffToV1(
         const first = items[0] ?? {};
         const path = residualOf(env, "path");
         if (isString(path)) first.path = path;
-        if (residualOf(env, "oldText") === null && first.oldText === undefined) first.oldText = null;
+        const oldText = residualOf(env, "oldText");
+        if ((oldText === null || oldText === "") && first.oldText === undefined) first.oldText = oldText;
         const raw = residualOf(env, "raw");
         if (isObject(raw)) Object.assign(first, raw);
       }

@@ -657,6 +657,17 @@ describe("v1 diff → v2 diff (T §3.3 B↓)", () => {
     expect(toV1(r.value).value).toEqual([{ type: "diff", path: "/w/a", oldText: null, newText: "" }]);
   });
 
+  it("takes an empty oldText marked _meta.kind add (Gemini CLI's new file) as an add, restorably", () => {
+    const src = { type: "diff", path: "/w/n.py", oldText: "", newText: "x\n", _meta: { kind: "add" } };
+    const r = toV2(src);
+    expect(r.value.changes[0].operation).toBe("add");
+    expect(r.value.patch.text).toContain("--- /dev/null");
+    expect(r.lost.map((l) => l.path)).toEqual([["oldText"]]);
+    expect(toV1(r.value).value).toEqual([src]);
+    // Unmarked, an empty old text is an empty file being written.
+    expect(toV2({ type: "diff", path: "/w/e", oldText: "", newText: "x\n" }).value.changes[0].operation).toBe("modify");
+  });
+
   it("makes a modify with hunks; the texts the hunks cannot give back are lost; v1Diff keeps them at compact", () => {
     const src = { type: "diff", path: "/w/m", oldText: "a\nb\n", newText: "a\nc\n" };
     const r = toV2(src, off);

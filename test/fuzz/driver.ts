@@ -70,19 +70,26 @@ function initResult(version: 1 | 2): unknown {
       };
 }
 
+/** The counters of one mode. */
+export const COUNTERS = [
+  "inputs",
+  "crashes",
+  "hangs",
+  "unanswered",
+  "duplicateAnswers",
+  "invalidLines",
+  "schemaViolations",
+] as const;
+
+export function noFigures(mode: Mode): Figures {
+  const figures = { mode: mode.name, examples: [] as string[] } as Figures;
+  for (const k of COUNTERS) figures[k] = 0;
+  return figures;
+}
+
 /** Feeds `count` inputs of `seed` through one bridge in `mode` and counts what went wrong. */
 export async function fuzzMode(mode: Mode, count: number, seed: number): Promise<Figures> {
-  const figures: Figures = {
-    mode: mode.name,
-    inputs: 0,
-    crashes: 0,
-    hangs: 0,
-    unanswered: 0,
-    duplicateAnswers: 0,
-    invalidLines: 0,
-    schemaViolations: 0,
-    examples: [],
-  };
+  const figures = noFigures(mode);
   const note = (what: string) => {
     if (figures.examples.length < 8) figures.examples.push(what.slice(0, 400));
   };
@@ -212,10 +219,14 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
       await new Promise((resolve) => out.once("drain", resolve));
     }
   };
+  /** The line each tracked id went out in (side and a head), for the report of an unanswered one. */
+  const lineOf = new Map<string, string>();
+  let filled: string[] = [];
   const fill = (side: Side, msg: unknown, track: boolean): unknown => {
     if (!track || typeof msg !== "object" || msg === null) return msg;
     const id = `t${next++}`;
     answers.set(id, 0);
+    filled.push(id);
     const o = msg as Record<string, unknown>;
     if (typeof o.method === "string") asked[side].set(JSON.stringify(id), o.method);
     return { ...o, id };
@@ -229,10 +240,10 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
   for (const input of inputs) {
     if (exited) break;
     figures.inputs++;
-    await send(
-      input.from,
-      encode(input, (msg, track) => fill(input.from, msg, track)),
-    );
+    const line = encode(input, (msg, track) => fill(input.from, msg, track));
+    for (const id of filled) lineOf.set(id, `by the ${input.from}: ${line.toString("utf8", 0, 600)}`);
+    filled = [];
+    await send(input.from, line);
   }
   // A last request must still be answered: the bridge did not wedge.
   const ping = fill("client", { jsonrpc: "2.0", id: TRACK, method: "session/list", params: {} }, true) as {
@@ -265,9 +276,7 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
   for (const [id, n] of answers)
     if (n === 0) {
       figures.unanswered++;
-      note(
-        `no answer to ${id} (${asked.client.get(JSON.stringify(id)) ?? asked.agent.get(JSON.stringify(id)) ?? "raw"})`,
-      );
+      note(`no answer to ${id}, sent ${lineOf.get(id) ?? "?"}`);
     }
   agent.destroy();
   server.close();

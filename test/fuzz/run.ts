@@ -1,7 +1,7 @@
 // `npm run fuzz`: the fuzz suite at a chosen size. Prints the seed (reproduce with --seed) and the
 // figures per mode; exits 1 if any counter that must stay zero is not.
 //   npm run fuzz -- --inputs 1000000 --seed 42
-import { fuzzMode, MODES, type Figures } from "./driver.js";
+import { COUNTERS, fuzzMode, MODES, noFigures, type Figures } from "./driver.js";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -16,30 +16,11 @@ console.log(`fuzz: ${total} inputs, seed ${seed}, ${MODES.length} modes, bridges
 
 const results: Figures[] = [];
 for (const [m, mode] of MODES.entries()) {
-  const sum: Figures = {
-    mode: mode.name,
-    inputs: 0,
-    crashes: 0,
-    hangs: 0,
-    unanswered: 0,
-    duplicateAnswers: 0,
-    invalidLines: 0,
-    schemaViolations: 0,
-    examples: [],
-  };
+  const sum = noFigures(mode);
   // One bridge per chunk keeps each run's memory small and gives hangs a chance to show.
   for (let done = 0, run = 0; done < perMode; done += chunk, run++) {
     const f = await fuzzMode(mode, Math.min(chunk, perMode - done), seed + m * 1000 + run);
-    for (const k of [
-      "inputs",
-      "crashes",
-      "hangs",
-      "unanswered",
-      "duplicateAnswers",
-      "invalidLines",
-      "schemaViolations",
-    ] as const)
-      sum[k] += f[k];
+    for (const k of COUNTERS) sum[k] += f[k];
     for (const e of f.examples) if (sum.examples.length < 10) sum.examples.push(e);
   }
   results.push(sum);

@@ -8,7 +8,8 @@ import * as v1 from "@agentclientprotocol/sdk";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { LineSplitter, tapReadable, tapWritable, type WireEntry, wireEntry } from "../../src/demo/stdio.js";
 import { describeProblems } from "../../src/schema/validate.js";
-import { check, schemaOf, type SchemaVersion } from "./schema.js";
+import { methodDefs } from "../../src/schema/wire.js";
+import { check, type SchemaVersion } from "./schema.js";
 
 export type { WireEntry };
 
@@ -329,30 +330,7 @@ export function readWireLog(file: string): WireEntry[] {
 // ---------------------------------------------------------------------------------------------
 // Schema check of a whole wire
 
-interface MethodDefs {
-  readonly requests: Map<string, { def: string; side: string }>;
-  readonly notifications: Map<string, { def: string; side: string }>;
-  readonly responses: Map<string, string>;
-}
-
-const defsCache = new Map<SchemaVersion, MethodDefs>();
-
-/** Params and result `$defs` per method, from the schema's `x-method` / `x-side` annotations. */
-export function methodDefs(version: SchemaVersion): MethodDefs {
-  let d = defsCache.get(version);
-  if (d) return d;
-  d = { requests: new Map(), notifications: new Map(), responses: new Map() };
-  for (const [name, def] of Object.entries(schemaOf(version).$defs)) {
-    const method = def["x-method"];
-    const side = def["x-side"];
-    if (typeof method !== "string" || typeof side !== "string") continue;
-    if (name.endsWith("Response")) d.responses.set(method, name);
-    else if (name.endsWith("Notification")) d.notifications.set(method, { def: name, side });
-    else if (name.endsWith("Request")) d.requests.set(method, { def: name, side });
-  }
-  defsCache.set(version, d);
-  return d;
-}
+export { methodDefs };
 
 export interface WireCheckOptions {
   /** Who recorded the wire: `client` (spawnWithClient, the default) or `agent` (ACP_WIRE_LOG). */
