@@ -120,7 +120,10 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString("utf8")).slice(-4000)));
   let exited = false;
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => ((exited = true), resolve(code))));
+  child.once("exit", () => (exited = true));
+  // "close", not "exit": the last answers (those the bridge gives as the agent goes) may still be in
+  // the pipe when the process has exited.
+  const exit = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const agent = await agentSocket;
 
   // Ids: tracked requests get unique ids; answers are counted per id.
