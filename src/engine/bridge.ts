@@ -199,12 +199,13 @@ export class Bridge {
       );
       return;
     }
-    if (c.kind === "request" && typeof c.msg.id === "number" && !Number.isSafeInteger(c.msg.id) && line) {
+    const id = c.kind === "request" ? c.msg.id : undefined;
+    if (typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id) && line) {
       // An integer id beyond 2^53 was rounded by JSON.parse: answer it with the token it came with.
       const scanner = new EnvelopeScanner();
       scanner.push(line);
       const token = scanner.token();
-      if (token !== undefined && !from.keepExactId(c.msg.id, token)) {
+      if (token !== undefined && !from.keepExactId(id, token)) {
         from.fail(null, rpcErrors.invalidRequest("Request id collides with one in flight", { reason: "id_collision" }));
         return;
       }
