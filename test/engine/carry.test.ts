@@ -2,7 +2,7 @@
 // capabilities, the session title on resume, tool calls re-announced in a v1 replay, notices, models.
 // Every message the bridge writes is schema-checked (harness).
 import { afterEach, describe, expect, it } from "vitest";
-import { harness, type Harness } from "../support/harness.js";
+import { handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
 import { expectValid } from "../support/schema.js";
 import { newSessionResponseToV2 } from "../../src/convert/session-result.js";
 import { options } from "../support/properties.js";
@@ -30,29 +30,7 @@ async function connectB(
 ): Promise<Harness> {
   const h = harness({ ackGraceMs: 0 });
   current = h;
-  h.client({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: 2,
-      info: { name: "zed", version: "1" },
-      capabilities: {},
-      ...(clientMeta ? { _meta: clientMeta } : {}),
-    },
-  });
-  await h.settle();
-  const [probe2] = h.takeAgent();
-  h.agent({ jsonrpc: "2.0", id: probe2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
-  await h.settle();
-  const [probe1] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: probe1.id,
-    result: { protocolVersion: 1, agentCapabilities: agentCaps, authMethods: [] },
-  });
-  await h.settle();
-  const [init] = h.takeClient();
+  const init = await handshakeB(h, agentCaps, clientMeta);
   expect(init.result.protocolVersion).toBe(2);
   expect(h.bridge.mode).toBe("B");
   return h;
@@ -62,33 +40,7 @@ async function connectB(
 async function connectA(clientCaps: Record<string, unknown> = {}): Promise<Harness> {
   const h = harness();
   current = h;
-  h.client({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: 1, clientCapabilities: clientCaps },
-  });
-  await h.settle();
-  const [probe1] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: probe1.id,
-    error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } },
-  });
-  await h.settle();
-  const [probe2] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: probe2.id,
-    result: {
-      protocolVersion: 2,
-      info: { name: "agent", version: "1.0" },
-      capabilities: { session: { mcp: { stdio: {} } } },
-      authMethods: [],
-    },
-  });
-  await h.settle();
-  const [init] = h.takeClient();
+  const init = await handshakeA(h, clientCaps, { session: { mcp: { stdio: {} } } });
   expect(init.result.protocolVersion).toBe(1);
   expect(h.bridge.mode).toBe("A");
   return h;

@@ -5,7 +5,7 @@
 // which lacks most of these methods).
 import { afterEach, describe, expect, it } from "vitest";
 import { refusal, rowsFrom, type Direction, type Sender } from "../../mappings/methods.js";
-import { harness, type Harness } from "../support/harness.js";
+import { handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
 import { wireProblems } from "../support/wire-schema.js";
 
 const S = "s1";
@@ -20,28 +20,7 @@ afterEach(() => {
 async function connectA(): Promise<Harness> {
   const h = harness();
   current = h;
-  h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
-  await h.settle();
-  const [probe1] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: probe1.id,
-    error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } },
-  });
-  await h.settle();
-  const [probe2] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: probe2.id,
-    result: {
-      protocolVersion: 2,
-      info: { name: "agent", version: "1.0" },
-      capabilities: { session: { delete: {} } },
-      authMethods: [],
-    },
-  });
-  await h.settle();
-  h.takeClient();
+  await handshakeA(h, {}, { session: { delete: {} } });
   expect(h.bridge.mode).toBe("A");
   return h;
 }
@@ -50,28 +29,7 @@ async function connectA(): Promise<Harness> {
 async function connectB(): Promise<Harness> {
   const h = harness({ ackGraceMs: 0 });
   current = h;
-  h.client({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} },
-  });
-  await h.settle();
-  const [probe2] = h.takeAgent();
-  h.agent({ jsonrpc: "2.0", id: probe2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
-  await h.settle();
-  const [probe1] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: probe1.id,
-    result: {
-      protocolVersion: 1,
-      agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
-      authMethods: [],
-    },
-  });
-  await h.settle();
-  h.takeClient();
+  await handshakeB(h, { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } });
   expect(h.bridge.mode).toBe("B");
   return h;
 }

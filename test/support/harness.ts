@@ -75,3 +75,70 @@ export function harness(options: Partial<BridgeOptions> = {}, log: Logger = sile
     violations,
   };
 }
+
+/**
+ * The handshake of a v1 client and a v2-only agent: the agent refuses the v1 probe with -32022
+ * (H §1.4), then answers the v2 one. Returns the client's `initialize` answer.
+ */
+export async function handshakeA(
+  h: Harness,
+  clientCaps: Record<string, unknown>,
+  agentCaps: Record<string, unknown>,
+): Promise<any> {
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: clientCaps },
+  });
+  await h.settle();
+  const [probe1] = h.takeAgent();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe1.id,
+    error: { code: -32022, message: "Unsupported protocol version", data: { requested: 1, supported: [2] } },
+  });
+  await h.settle();
+  const [probe2] = h.takeAgent();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe2.id,
+    result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: agentCaps, authMethods: [] },
+  });
+  await h.settle();
+  return h.takeClient()[0];
+}
+
+/**
+ * The handshake of a v2 client and a v1 agent that answers the v2 probe with version 1, then the
+ * v1 one with `agentCaps`. Returns the client's `initialize` answer.
+ */
+export async function handshakeB(
+  h: Harness,
+  agentCaps: Record<string, unknown>,
+  clientMeta?: Record<string, unknown>,
+): Promise<any> {
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: 2,
+      info: { name: "zed", version: "1" },
+      capabilities: {},
+      ...(clientMeta ? { _meta: clientMeta } : {}),
+    },
+  });
+  await h.settle();
+  const [probe2] = h.takeAgent();
+  h.agent({ jsonrpc: "2.0", id: probe2.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  await h.settle();
+  const [probe1] = h.takeAgent();
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe1.id,
+    result: { protocolVersion: 1, agentCapabilities: agentCaps, authMethods: [] },
+  });
+  await h.settle();
+  return h.takeClient()[0];
+}
