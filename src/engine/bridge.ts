@@ -117,6 +117,15 @@ export class Bridge {
     }
   }
 
+  /** A malformed answer settles the request it answers (never a reply to a response). */
+  private malformedAnswer(from: Link, c: { id: Id; reason: string }): void {
+    this.unreadable(
+      from,
+      { kind: "response", id: c.id },
+      { message: "Malformed response", data: { reason: "malformed_response", detail: c.reason } },
+    );
+  }
+
   private line(from: Link, line: Buffer): void {
     if (this.phase === "closed") {
       if (this.unavailable && from === this.client) this.refuse(line, this.unavailable);
@@ -176,15 +185,7 @@ export class Bridge {
     this.config.onReceive?.(from.name, value);
     if (c.kind === "invalid") {
       // Never reply to a response: a malformed answer settles the request it answers instead.
-      if (looksLikeResponse(value))
-        this.unreadable(
-          from,
-          { kind: "response", id: c.id },
-          {
-            message: "Malformed response",
-            data: { reason: "malformed_response", detail: c.reason },
-          },
-        );
+      if (looksLikeResponse(value)) this.malformedAnswer(from, c);
       else from.fail(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
       return;
     }
@@ -227,15 +228,7 @@ export class Bridge {
     for (const item of items) {
       const c = classify(item);
       if (c.kind === "invalid") {
-        if (looksLikeResponse(item))
-          this.unreadable(
-            from,
-            { kind: "response", id: c.id },
-            {
-              message: "Malformed response",
-              data: { reason: "malformed_response", detail: c.reason },
-            },
-          );
+        if (looksLikeResponse(item)) this.malformedAnswer(from, c);
         else
           collector.replies.push(
             errorResponse(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason })),
