@@ -3,8 +3,10 @@
 // `$/cancel_request` follows the same map (H §7.3).
 import type { Id, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import type { Link } from "./link.js";
+import type { Outgoing } from "./outgoing.js";
 
-export type Answer = { result: unknown } | { error: RpcError };
+/** The answer to a request; `after` is what must follow it on the wire (written once it is sent). */
+export type Answer = ({ result: unknown } | { error: RpcError }) & { readonly after?: readonly Outgoing[] };
 
 /** A request a peer sent us that is not answered yet. */
 export interface Inbound {
@@ -55,6 +57,8 @@ export class RequestRoute {
   constructor(
     readonly from: Link,
     readonly to: Link,
+    /** Writes what an answer says must follow it (the engine core's `write`). */
+    private readonly emit: (out: readonly Outgoing[]) => void = () => undefined,
   ) {}
 
   /** Answer an inbound request (once) and forget it. */
@@ -64,6 +68,7 @@ export class RequestRoute {
     this.inbound.close(entry.id);
     if ("error" in answer) this.from.fail(entry.id, answer.error);
     else this.from.respond(entry.id, answer.result);
+    if (answer.after) this.emit(answer.after);
   }
 
   /**

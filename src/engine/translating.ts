@@ -17,6 +17,7 @@ import { recordKeyOrder } from "../wire/key-order.js";
 import { isObject } from "../convert/json.js";
 import { dispatchTable } from "./dispatch.js";
 import type { Link } from "./link.js";
+import type { Outgoing } from "./outgoing.js";
 import { RequestRoute, type Answer } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
 
@@ -74,8 +75,26 @@ export abstract class TranslatingMode implements Translator {
     protected readonly agent: Link,
     protected readonly log: Logger,
   ) {
-    this.down = new RequestRoute(client, agent);
-    this.up = new RequestRoute(agent, client);
+    this.down = new RequestRoute(client, agent, (out) => this.write(out));
+    this.up = new RequestRoute(agent, client, (out) => this.write(out));
+  }
+
+  /** The engine core's one writer: what handlers return, in order (outgoing.ts). */
+  protected write(out: readonly Outgoing[]): void {
+    for (const o of out) {
+      const to = o.to === "client" ? this.client : this.agent;
+      switch (o.kind) {
+        case "notify":
+          to.notify(o.method, o.params);
+          break;
+        case "raw":
+          to.sendRaw(o.line, o.msg);
+          break;
+        case "fail":
+          to.fail(o.id, o.error);
+          break;
+      }
+    }
   }
 
   /**

@@ -1,0 +1,29 @@
+// What an engine handler produces: the messages to write, in the order they must reach their peers.
+// Handlers return them and the engine core (TranslatingMode.write) writes them, so the route of a
+// message can be read in the handler that made it: no wrapped `send` callbacks, no deferred sends.
+import type { Id, RpcError } from "../wire/jsonrpc.js";
+
+export type Side = "client" | "agent";
+
+export type Outgoing =
+  /** A notification to serialize and write. */
+  | { readonly kind: "notify"; readonly to: Side; readonly method: string; readonly params: unknown }
+  /** A notification forwarded as its original bytes (the translation is the identity). */
+  | { readonly kind: "raw"; readonly to: Side; readonly line: Buffer; readonly msg: object }
+  /** An error answer to a request of `to` that no route tracks (refusals at dispatch). */
+  | { readonly kind: "fail"; readonly to: Side; readonly id: Id; readonly error: RpcError };
+
+/** Nothing to write. */
+export const NOTHING: readonly Outgoing[] = [];
+
+export function notify(to: Side, method: string, params: unknown): Outgoing {
+  return { kind: "notify", to, method, params };
+}
+
+export function raw(to: Side, line: Buffer, msg: object): Outgoing {
+  return { kind: "raw", to, line, msg };
+}
+
+export function fail(to: Side, id: Id, error: RpcError): Outgoing {
+  return { kind: "fail", to, id, error };
+}
