@@ -99,6 +99,67 @@ describe("fault matrix (built CLI)", () => {
   );
 
   it(
+    "ends the agent's group and exits 0 when the client leaves while a permission request is pending",
+    async () => {
+      const peer = bridgeWith("asks-permission");
+      void prompting(peer).catch(() => undefined);
+      await peer.waitFor((m) => m.method === "session/request_permission");
+      expect(pids().filter(alive)).toHaveLength(2);
+      const exit = await peer.close();
+      expect(exit.code).toBe(0);
+      await expect.poll(() => pids().filter(alive), { timeout: 5000 }).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "on %s mid-turn, passes it to the agent's group, answers the prompt and leaves nothing running",
+    async (signal) => {
+      const peer = bridgeWith("asks-permission");
+      const answer = prompting(peer);
+      await peer.waitFor((m) => m.method === "session/request_permission");
+      peer.kill(signal);
+      expect((await answer).error).toMatchObject({ code: -32603, data: { reason: "agent_exited" } });
+      const exit = await peer.exit;
+      expect(exit.signal).toBeNull();
+      expect(exit.code).not.toBe(0);
+      await expect.poll(() => pids().filter(alive), { timeout: 5000 }).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "never relays garbage from the agent's stdout, and the turn still ends",
+    async () => {
+      const peer = bridgeWith("garbage");
+      const answer = await prompting(peer);
+      expect(answer.result).toEqual({ stopReason: "end_turn" });
+      // Every line the client got is one JSON-RPC object; the agent's chunk after the garbage arrived.
+      for (const line of peer.lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
+      expect(peer.lines.some((l) => l.includes('"text":"ok"'))).toBe(true);
+      expect(peer.lines).toHaveLength(4);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "answers initialize with an error when the agent never answers it, and keeps no request pending",
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), "acp-bridge-faults-"));
+      const agent = [process.execPath, ...tsxArgs("test/fixtures/faulty-agent.ts"), "silent-init", join(dir, "pids")];
+      const peer = spawnRaw(process.execPath, [...BRIDGE, "--handshake-timeout-ms", "500", "--", ...agent]);
+      peers.push(peer);
+      const answer = await peer.request("initialize", init);
+      expect(answer.error).toMatchObject({ code: -32603 });
+      expect(typeof answer.error.data?.reason).toBe("string");
+      const exit = await peer.close();
+      expect(exit.code).toBe(0);
+      await expect.poll(() => pids().filter(alive), { timeout: 5000 }).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "answers initialize naming the command and exits 127 when the agent does not exist",
     async () => {
       dir = mkdtempSync(join(tmpdir(), "acp-bridge-faults-"));
