@@ -112,9 +112,9 @@ function extUpdate(sessionId: string, update: unknown): Outgoing {
 /** A v2 update variant by its tag. */
 type V2Update<T extends string> = Extract<v2.SessionUpdate, { sessionUpdate: T }>;
 
-/** A raw update of the variant `tag`: the tag is checked here, the rest by its converter. */
-function isUpdate<T extends string>(update: Obj, tag: T): update is Obj & V2Update<T> {
-  return update.sessionUpdate === tag;
+/** A raw update of one of the variants `tags`: the tag is checked here, the rest by its converter. */
+function isUpdate<T extends string>(update: Obj, ...tags: T[]): update is Obj & V2Update<T> {
+  return tags.some((t) => t === update.sessionUpdate);
 }
 
 /** A raw tool-call body (patch or view): its id is checked here, the rest by the converters. */
@@ -313,7 +313,7 @@ function messageToV1(
   }
   const meta = params._meta;
   if (message.whole) {
-    if (!isMessageUpsert(update)) return NOTHING;
+    if (!isUpdate(update, "user_message", "agent_message", "agent_thought")) return NOTHING;
     const r = upsertToV1Chunks(
       update,
       sent,
@@ -324,29 +324,11 @@ function messageToV1(
     s.sent.set(key, r.value.sent);
     return r.value.chunks.map((c) => clientUpdate(s.sessionId, c, meta));
   }
-  if (!isMessageChunk(update)) return NOTHING;
+  if (!isUpdate(update, "user_message_chunk", "agent_message_chunk", "agent_thought_chunk")) return NOTHING;
   const r = chunkToV1(update, sent, { kind: message.kind, firstKind }, ctx.opts);
   if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
   s.sent.set(key, r.value.sent);
   return [clientUpdate(s.sessionId, r.value.update, meta)];
-}
-
-/** A whole-message update (`user_message`, `agent_message`, `agent_thought`), by its tag. */
-function isMessageUpsert(u: Obj): u is Obj & V2Update<"user_message" | "agent_message" | "agent_thought"> {
-  return (
-    u.sessionUpdate === "user_message" || u.sessionUpdate === "agent_message" || u.sessionUpdate === "agent_thought"
-  );
-}
-
-/** A message chunk update, by its tag. */
-function isMessageChunk(
-  u: Obj,
-): u is Obj & V2Update<"user_message_chunk" | "agent_message_chunk" | "agent_thought_chunk"> {
-  return (
-    u.sessionUpdate === "user_message_chunk" ||
-    u.sessionUpdate === "agent_message_chunk" ||
-    u.sessionUpdate === "agent_thought_chunk"
-  );
 }
 
 // ---------------------------------------------------------------- tool calls (T §2.4)
