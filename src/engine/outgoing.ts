@@ -2,6 +2,7 @@
 // Handlers return them and the engine core (TranslatingMode.write) writes them, so the route of a
 // message can be read in the handler that made it: no wrapped `send` callbacks, no deferred sends.
 import type { Id, RpcError } from "../wire/jsonrpc.js";
+import type { Answer, Inbound } from "./relay.js";
 
 export type Side = "client" | "agent";
 
@@ -11,7 +12,9 @@ export type Outgoing =
   /** A notification forwarded as its original bytes (the translation is the identity). */
   | { readonly kind: "raw"; readonly to: Side; readonly line: Buffer; readonly msg: object }
   /** An error answer to a request of `to` that no route tracks (refusals at dispatch). */
-  | { readonly kind: "fail"; readonly to: Side; readonly id: Id; readonly error: RpcError };
+  | { readonly kind: "fail"; readonly to: Side; readonly id: Id; readonly error: RpcError }
+  /** The answer to a request of `to` that a route tracks (`entry`), given through that route. */
+  | { readonly kind: "reply"; readonly to: Side; readonly entry: Inbound; readonly answer: Answer };
 
 /** Nothing to write. */
 export const NOTHING: readonly Outgoing[] = [];
@@ -26,4 +29,8 @@ export function raw(to: Side, line: Buffer, msg: object): Outgoing {
 
 export function fail(to: Side, id: Id, error: RpcError): Outgoing {
   return { kind: "fail", to, id, error };
+}
+
+export function reply(to: Side, entry: Inbound, answer: Answer): Outgoing {
+  return { kind: "reply", to, entry, answer };
 }

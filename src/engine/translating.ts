@@ -93,6 +93,10 @@ export abstract class TranslatingMode implements Translator {
         case "fail":
           to.fail(o.id, o.error);
           break;
+        case "reply":
+          // The requests of the client are the down route's; the agent's, the up route's.
+          (o.to === "client" ? this.down : this.up).reply(o.entry, o.answer);
+          break;
       }
     }
   }

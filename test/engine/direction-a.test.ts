@@ -288,6 +288,68 @@ describe("direction A sessions (H §4)", () => {
     expect(ups[1]).toMatchObject({ sessionUpdate: "current_mode_update", currentModeId: "ask" });
   });
 
+  describe("what follows a configuration answer (written right after it, before later agent messages)", () => {
+    const modeOption = (v: string) => ({
+      configId: "mode",
+      name: "Mode",
+      category: "mode",
+      type: "select",
+      currentValue: v,
+      options: [
+        { value: "ask", name: "Ask" },
+        { value: "code", name: "Code" },
+      ],
+    });
+    const effort = (v: string) => ({
+      configId: "effort",
+      name: "Effort",
+      type: "select",
+      currentValue: v,
+      options: [
+        { value: "low", name: "Low" },
+        { value: "high", name: "High" },
+      ],
+    });
+    const chunk = update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("next") });
+    const tags = (out: any[]) =>
+      out.map((m) => (m.id !== undefined ? `answer ${m.id}` : m.params.update.sessionUpdate));
+
+    it("set_config_option on the mode option: current_mode_update right after the answer", async () => {
+      const h = await connect();
+      await newSession(h, { configOptions: [modeOption("ask")] });
+      h.takeClient();
+      h.client({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "session/set_config_option",
+        params: { sessionId: S, configId: "mode", value: "code" },
+      });
+      const [req] = h.takeAgent();
+      expect(req.method).toBe("session/set_config_option");
+      // The agent's next message arrives in the same read as its answer.
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { configOptions: [modeOption("code")] } });
+      h.agent(chunk);
+      await h.settle();
+      const out = h.takeClient();
+      expect(tags(out)).toEqual(["answer 3", "current_mode_update", "agent_message_chunk"]);
+      expect(out[1].params.update).toMatchObject({ currentModeId: "code" });
+    });
+
+    it("set_mode that changed other options: config_option_update right after the answer, no mode echo", async () => {
+      const h = await connect();
+      await newSession(h, { configOptions: [modeOption("ask"), effort("low")] });
+      h.takeClient();
+      h.client({ jsonrpc: "2.0", id: 3, method: "session/set_mode", params: { sessionId: S, modeId: "code" } });
+      const [req] = h.takeAgent();
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { configOptions: [modeOption("code"), effort("high")] } });
+      h.agent(chunk);
+      await h.settle();
+      const out = h.takeClient();
+      expect(tags(out)).toEqual(["answer 3", "config_option_update", "agent_message_chunk"]);
+      expect(out[0]).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+    });
+  });
+
   it("answers set_mode with -32602 when the session has no mode option", async () => {
     const h = await connect();
     await newSession(h);
@@ -315,6 +377,39 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } }]);
     h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
     expect(h.takeClient()).toEqual([]);
+  });
+
+  it("ends the turn after its coalesced tool output, which does not carry the idle's _meta", async () => {
+    const h = await connect();
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u-9" } });
+    h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
+    h.agent(
+      update({
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t1",
+        content: { type: "content", content: text("a") },
+      }),
+    );
+    expect(h.takeClient().map((m) => m.params.update.sessionUpdate)).toEqual(["tool_call"]);
+    // The idle arrives while the chunk waits for its coalescing timer.
+    h.agent({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: S,
+        update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+        _meta: { trace: "idle" },
+      },
+    });
+    const out = h.takeClient();
+    expect(out.map((m) => m.id ?? m.params.update.sessionUpdate)).toEqual(["tool_call_update", 7]);
+    expect(out[0].params._meta).toBeUndefined();
+    expect(out[0].params.update.content).toEqual([{ type: "content", content: text("a") }]);
+    expect(out[1]).toEqual({ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } });
   });
 
   it("never completes a prompt with a snapshot idle (case 2)", async () => {

@@ -4,32 +4,38 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SessionA } from "../../src/engine/a/session.js";
 import { updateToV1, type UpdateContext } from "../../src/engine/a/updates.js";
+import type { Outgoing } from "../../src/engine/outgoing.js";
 import { silentLogger } from "../../src/log.js";
 import { numRuns, options } from "../support/properties.js";
 
-function context(out: unknown[]): UpdateContext {
-  return {
-    opts: options("compact"),
-    flags: { booleanOptions: false, notices: false, compaction: false, plan: false, bridgePeer: false },
-    log: silentLogger,
-    diffRendering: "safe",
-    redactionNotice: true,
-    flushMs: 0,
-    terminalFlushMs: 0,
-    terminalMaxBytes: 1024,
-    send: (sessionId, update, meta) =>
-      out.push({
-        jsonrpc: "2.0",
-        method: "session/update",
-        params: meta === undefined ? { sessionId, update } : { sessionId, update, _meta: meta },
-      }),
-    sendRaw: (line) => out.push(JSON.parse(line.toString("utf8"))),
-    sendExt: () => undefined,
-  };
+const context: UpdateContext = {
+  opts: options("compact"),
+  flags: { booleanOptions: false, notices: false, compaction: false, plan: false, bridgePeer: false },
+  log: silentLogger,
+  diffRendering: "safe",
+  redactionNotice: true,
+  flushMs: 0,
+  terminalFlushMs: 0,
+  terminalMaxBytes: 1024,
+  write: () => undefined,
+};
+
+/** What the client would read of the messages returned. */
+function wire(out: readonly Outgoing[]): unknown[] {
+  return out.map((o) => {
+    if (o.kind === "raw") return JSON.parse(o.line.toString("utf8"));
+    if (o.kind === "notify") return { jsonrpc: "2.0", method: o.method, params: o.params };
+    throw new Error(`unexpected ${o.kind}`);
+  });
 }
 
 const session = () =>
-  new SessionA("s", { idleSettleMs: 10, connection: { agentReportsBusy: true }, forwardPromptEcho: true });
+  new SessionA("s", {
+    idleSettleMs: 10,
+    connection: { agentReportsBusy: true },
+    forwardPromptEcho: true,
+    write: () => undefined,
+  });
 
 const chunk = fc.record({
   tag: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "agent_message"),
@@ -55,9 +61,9 @@ describe("direction A fast path (performance budget)", () => {
             ? { sessionId: "s", update, _meta: { x: 1 } }
             : { sessionId: "s", update };
           const msg = { jsonrpc: "2.0", method: "session/update", params };
-          updateToV1(a, params, { line: Buffer.from(JSON.stringify(msg)), msg }, context(fast));
+          fast.push(...wire(updateToV1(a, params, { line: Buffer.from(JSON.stringify(msg)), msg }, context)));
           const before = full.length;
-          updateToV1(b, params, undefined, context(full));
+          full.push(...wire(updateToV1(b, params, undefined, context)));
           // The notification's `_meta` rides on everything emitted for it (H §7.5).
           if (c.meta)
             for (const m of full.slice(before))

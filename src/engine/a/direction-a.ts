@@ -8,8 +8,8 @@ import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
 import { diffFiles } from "../files.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
-import { isObject } from "../../convert/json.js";
-import type { Conv } from "../../convert/result.js";
+import { isObject, isString } from "../../convert/json.js";
+import type { Conv, ConvertError } from "../../convert/result.js";
 import type { McpSupport } from "../../convert/mcp.js";
 import {
   currentModeUpdateFor,
@@ -41,15 +41,17 @@ import { filterSessionsByDirectories } from "../../convert/directories.js";
 import { optionsToward, Stash, type ConvertOptions, type StashPolicy } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import type { Logger } from "../../log.js";
-import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
+import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
+import { fail, NOTHING, notify, reply, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
 import {
   claimed,
+  clientUpdate,
   endTurnTerminals,
   flushSession,
   isAnnounced,
@@ -90,6 +92,38 @@ export interface AgentFlagsA {
 
 const SESSIONLESS = { reason: "agent advertises no session surface" };
 
+/** The -32602 answer to a client request without a string `sessionId`. */
+function noSessionId(msg: RequestMessage): readonly Outgoing[] {
+  return [fail("client", msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }))];
+}
+
+/** The JSON-RPC error of a client request a converter rejected. */
+function rejected(msg: RequestMessage, error: ConvertError): readonly Outgoing[] {
+  return [fail("client", msg.id, { code: error.code, message: error.message, data: error.data })];
+}
+
+/** A permission option as finalizing a synthetic tool call reads it. */
+function isOption(x: unknown): x is { optionId: string; kind: string } {
+  return isObject(x) && typeof x.optionId === "string" && typeof x.kind === "string";
+}
+
+/** A permission request's `tool_call` subject with its id, when it has one. */
+function subjectToolCall(subject: unknown): { toolCall: Obj; id: string } | undefined {
+  if (!isObject(subject) || subject.type !== "tool_call" || !isObject(subject.toolCall)) return undefined;
+  const id = subject.toolCall.toolCallId;
+  return typeof id === "string" ? { toolCall: subject.toolCall, id } : undefined;
+}
+
+/** A v1 `current_mode_update` (the client just set the mode itself: no echo of it). */
+function isModeUpdate(o: Outgoing): boolean {
+  return (
+    o.kind === "notify" &&
+    isObject(o.params) &&
+    isObject(o.params.update) &&
+    o.params.update.sessionUpdate === "current_mode_update"
+  );
+}
+
 export class DirectionA extends TranslatingMode {
   readonly mode = "A" as const;
   private readonly sessions = new Map<string, SessionA>();
@@ -120,13 +154,7 @@ export class DirectionA extends TranslatingMode {
       flushMs: config.flushMs,
       terminalFlushMs: config.terminalFlushMs,
       terminalMaxBytes: config.terminalMaxBytes,
-      send: (sessionId, update, meta) => {
-        const params: Obj = { sessionId, update };
-        if (meta !== undefined && meta !== null) params._meta = meta;
-        client.notify("session/update", params);
-      },
-      sendRaw: (line, parsed) => client.sendRaw(line, parsed),
-      sendExt: (sessionId, update) => client.notify(`${BRIDGE_METHOD_PREFIX}session_update`, { sessionId, update }),
+      write: (out) => this.write(out),
     };
     this.keepKeyOrder(1, {
       client: clientFlags.bridgePeer && this.toClient.stash !== "off",
@@ -141,6 +169,7 @@ export class DirectionA extends TranslatingMode {
         idleSettleMs: this.config.idleSettleMs,
         connection: this.connection,
         forwardPromptEcho: this.config.forwardPromptEcho || this.clientFlags.bridgePeer,
+        write: (out) => this.write(out),
       });
       this.sessions.set(sessionId, s);
     }
@@ -151,35 +180,37 @@ export class DirectionA extends TranslatingMode {
 
   // Every method the table routes through this engine has its handler here (checked by the
   // compiler against mappings/methods.ts); forwarded and refused methods take the table's default.
+  // A handler returns the messages it produces, the table writes them (engine core); a request it
+  // re-issues goes through its route (RequestRoute.forward), whose answer mapper gives the answer.
   private readonly clientRequests = this.requestRoutes<"a", "client", Obj | undefined>("a", "client", {
     initialize: (msg) => this.reinitialize(msg),
     authenticate: (msg) => this.renamed(msg),
     logout: (msg) => this.renamed(msg),
-    "session/new": (msg, params) => this.lifecycle(msg, params, "new"),
-    "session/load": (msg, params) => this.lifecycle(msg, params, "load"),
-    "session/resume": (msg, params) => this.lifecycle(msg, params, "resume"),
-    "session/fork": (msg, params) => this.lifecycle(msg, params, "fork"),
-    "session/list": (msg, params) => this.list(msg, params),
-    "session/close": (msg, params) => this.closeOrDelete(msg, params),
-    "session/delete": (msg, params) => this.closeOrDelete(msg, params),
-    "session/set_mode": (msg, params) => this.setMode(msg, params),
-    "session/set_config_option": (msg, params) => this.setConfigOption(msg, params),
-    "session/set_model": (msg, params) => this.setModel(msg, params),
-    "session/prompt": (msg, params) => this.prompt(msg, params),
+    "session/new": (msg, params) => this.write(this.lifecycle(msg, params, "new")),
+    "session/load": (msg, params) => this.write(this.lifecycle(msg, params, "load")),
+    "session/resume": (msg, params) => this.write(this.lifecycle(msg, params, "resume")),
+    "session/fork": (msg, params) => this.write(this.lifecycle(msg, params, "fork")),
+    "session/list": (msg, params) => this.write(this.list(msg, params)),
+    "session/close": (msg, params) => this.write(this.closeOrDelete(msg, params)),
+    "session/delete": (msg, params) => this.write(this.closeOrDelete(msg, params)),
+    "session/set_mode": (msg, params) => this.write(this.setMode(msg, params)),
+    "session/set_config_option": (msg, params) => this.write(this.setConfigOption(msg, params)),
+    "session/set_model": (msg, params) => this.write(this.setModel(msg, params)),
+    "session/prompt": (msg, params) => this.write(this.prompt(msg, params)),
   });
 
   private readonly clientNotifications = this.notificationRoutes<"a", "client", Obj | undefined>("a", "client", {
-    "session/cancel": (_msg, params) => this.cancelSession(params),
+    "session/cancel": (_msg, params) => this.write(this.cancelSession(params)),
     "$/cancel_request": (_msg, params) => this.down.cancel(params?.requestId, params?._meta),
   });
 
   private readonly agentRequests = this.requestRoutes<"a", "agent", Obj | undefined>("a", "agent", {
-    "session/request_permission": (msg, params) => this.permission(msg, params),
-    "elicitation/create": (msg, params) => this.elicitation(msg, params),
+    "session/request_permission": (msg, params) => this.write(this.permission(msg, params)),
+    "elicitation/create": (msg, params) => this.write(this.elicitation(msg, params)),
   });
 
   private readonly agentNotifications = this.notificationRoutes<"a", "agent", Obj | undefined>("a", "agent", {
-    "session/update": (msg, params, line) => this.sessionUpdate(msg, params, line),
+    "session/update": (msg, params, line) => this.write(this.sessionUpdate(msg, params, line)),
     // Already answered (e.g. the client answered `cancelled` itself): dropped by the route.
     "$/cancel_request": (_msg, params) => this.up.cancel(params?.requestId, params?._meta),
   });
@@ -202,7 +233,11 @@ export class DirectionA extends TranslatingMode {
     this.down.forward(msg, row?.v2 ?? msg.method, msg.params ?? {}, objectResult);
   }
 
-  private lifecycle(msg: RequestMessage, params: Obj | undefined, kind: "new" | "load" | "resume" | "fork"): void {
+  private lifecycle(
+    msg: RequestMessage,
+    params: Obj | undefined,
+    kind: "new" | "load" | "resume" | "fork",
+  ): readonly Outgoing[] {
     const raw = params ?? {};
     // The converters validate `additionalDirectories` on these raw params first (H §4.10).
     const ctx = {
@@ -220,7 +255,7 @@ export class DirectionA extends TranslatingMode {
           : kind === "resume"
             ? resumeSessionRequestToV2(raw as v1.ResumeSessionRequest, ctx)
             : forkSessionRequestToV2(raw as never, ctx);
-    if (failedConv(converted)) return this.invalid(msg, converted.error);
+    if (failedConv(converted)) return rejected(msg, converted.error);
     const { params: out, droppedMcpServers } = converted.value;
     for (const d of droppedMcpServers)
       this.config.log.warn(`dropped MCP server '${d.name}': the agent does not support its transport`, d);
@@ -234,127 +269,125 @@ export class DirectionA extends TranslatingMode {
     entry.outboundId = this.agent.request(method, out, (resp) => {
       if (existing) existing.lifecycle.resumeInFlight = false;
       if (entry.answered) return;
-      if (resp.error) return this.down.reply(entry, { error: resp.error });
-      const ctx1 = { booleanOptions: this.clientFlags.booleanOptions };
-      const r: Conv<ResultToV1<unknown>> =
-        kind === "new"
-          ? newSessionResponseToV1(resp.result, ctx1, this.toClient)
-          : kind === "load"
-            ? resumeResultToLoadResponse(resp.result, ctx1, this.toClient)
-            : kind === "resume"
-              ? resumeSessionResponseToV1(resp.result, ctx1, this.toClient)
-              : forkSessionResponseToV1(resp.result, ctx1, this.toClient);
-      if (failedConv(r)) {
-        this.config.log.warn(`the agent's ${method} result is malformed`, r.error.data);
-        return this.down.reply(entry, malformed(method, r.error.data));
-      }
-      const result = r.value.result as Obj;
-      const sessionId =
-        typeof result.sessionId === "string"
-          ? result.sessionId
-          : typeof raw.sessionId === "string"
-            ? raw.sessionId
-            : undefined;
-      const s = sessionId !== undefined ? this.session(sessionId) : undefined;
-      if (s) {
-        s.closed = false;
-        s.configOptions = isObject(resp.result) ? resp.result.configOptions : undefined;
-        s.cwd = typeof raw.cwd === "string" ? raw.cwd : s.cwd;
-        s.roots = Array.isArray(raw.additionalDirectories) ? (raw.additionalDirectories as string[]) : [];
-      }
-      this.down.reply(entry, { result });
-      // v1 results cannot carry them: a follow-up notification (H §4.1).
-      const commands = r.value.availableCommands;
-      if (s && commands !== undefined) {
-        // Marked as invented (stash on), so a chained B bridge, whose client has the list in its result, drops it.
-        const params: Obj = {
-          sessionId: s.sessionId,
-          update: { sessionUpdate: "available_commands_update", availableCommands: commands },
-        };
-        if (this.toClient.stash !== "off")
-          params._meta = new Stash(2, this.toClient).invented(SN.commandsFollowUp).into(undefined);
-        updateToV1(s, params, undefined, this.updates);
-      }
+      this.down.reply(entry, this.lifecycleAnswer(raw, kind, method, resp));
     });
+    return NOTHING;
   }
 
-  private list(msg: RequestMessage, params: Obj | undefined): void {
+  /** The client's answer to a session lifecycle request, and the update v1 gets after it. */
+  private lifecycleAnswer(
+    raw: Obj,
+    kind: "new" | "load" | "resume" | "fork",
+    method: string,
+    resp: ResponseMessage,
+  ): Answer {
+    if (resp.error) return { error: resp.error };
+    const ctx1 = { booleanOptions: this.clientFlags.booleanOptions };
+    const r: Conv<ResultToV1<unknown>> =
+      kind === "new"
+        ? newSessionResponseToV1(resp.result, ctx1, this.toClient)
+        : kind === "load"
+          ? resumeResultToLoadResponse(resp.result, ctx1, this.toClient)
+          : kind === "resume"
+            ? resumeSessionResponseToV1(resp.result, ctx1, this.toClient)
+            : forkSessionResponseToV1(resp.result, ctx1, this.toClient);
+    if (failedConv(r)) {
+      this.config.log.warn(`the agent's ${method} result is malformed`, r.error.data);
+      return malformed(method, r.error.data);
+    }
+    const result = r.value.result;
+    const sessionId =
+      isObject(result) && typeof result.sessionId === "string"
+        ? result.sessionId
+        : typeof raw.sessionId === "string"
+          ? raw.sessionId
+          : undefined;
+    const s = sessionId !== undefined ? this.session(sessionId) : undefined;
+    if (!s) return { result };
+    s.closed = false;
+    s.configOptions = isObject(resp.result) ? resp.result.configOptions : undefined;
+    s.cwd = typeof raw.cwd === "string" ? raw.cwd : s.cwd;
+    // Validated by the request's converter: strings only.
+    s.roots = Array.isArray(raw.additionalDirectories) ? raw.additionalDirectories.filter(isString) : [];
+    const commands = r.value.availableCommands;
+    if (commands === undefined) return { result };
+    // v1 results cannot carry them: a follow-up notification (H §4.1). Marked as invented (stash
+    // on), so a chained B bridge, whose client has the list in its result, drops it.
+    const params: Obj = {
+      sessionId: s.sessionId,
+      update: { sessionUpdate: "available_commands_update", availableCommands: commands },
+    };
+    if (this.toClient.stash !== "off")
+      params._meta = new Stash(2, this.toClient).invented(SN.commandsFollowUp).into(undefined);
+    return { result, after: updateToV1(s, params, undefined, this.updates) };
+  }
+
+  private list(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const ctx = {
       ...this.toAgent,
       platform: this.config.platform,
       agentSupportsDirectories: this.agentFlags.additionalDirectories,
     };
     const r = listSessionsRequestToV2(params ?? {}, ctx);
-    if (failedConv(r)) return this.invalid(msg, r.error);
+    if (failedConv(r)) return rejected(msg, r.error);
     const { params: out, directoriesFilter: filter } = r.value;
     this.down.forward(msg, "session/list", out, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.toClient);
       if (failedConv(conv)) return malformed("session/list", conv.error.data);
-      const result = conv.value as unknown as Obj;
+      const result = conv.value;
       if (filter !== undefined && Array.isArray(result.sessions))
-        result.sessions = filterSessionsByDirectories(result.sessions as { additionalDirectories?: unknown }[], filter);
+        result.sessions = filterSessionsByDirectories(result.sessions, filter);
       return { result };
     });
+    return NOTHING;
   }
 
-  private closeOrDelete(msg: RequestMessage, params: Obj | undefined): void {
+  private closeOrDelete(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const sessionId = params?.sessionId;
-    if (typeof sessionId !== "string")
-      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string") return noSessionId(msg);
     this.down.forward(msg, msg.method, params, (resp) => {
       const s = this.sessions.get(sessionId);
       // Clients treat -32002 on close/delete as success; either way the session is over for us.
-      if (!resp.error || resp.error.code === -32002) {
-        if (s) {
-          flushSession(s, this.updates);
-          s.lifecycle.closed();
-          s.closed = true;
-          s.dispose();
-        }
+      if (s && (!resp.error || resp.error.code === -32002)) {
+        // What the session still owes the client goes before the answer: its updates, its prompts' answers.
+        this.write([...flushSession(s, this.updates), ...s.lifecycle.closed()]);
+        s.closed = true;
+        s.dispose();
       }
       return objectResult(resp);
     });
+    return NOTHING;
   }
 
-  private setMode(msg: RequestMessage, params: Obj | undefined): void {
+  private setMode(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const sessionId = params?.sessionId;
-    if (typeof sessionId !== "string")
-      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string") return noSessionId(msg);
     const s = this.session(sessionId);
     const r = setModeToSetConfigOption(params, modeBinding(s.configOptions));
-    if (failedConv(r)) return this.invalid(msg, r.error);
+    if (failedConv(r)) return rejected(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const res = setConfigOptionResponseToSetModeResponse(resp.result);
       if (failedConv(res)) return { result: {} };
       const before = s.configOptions;
       s.configOptions = res.value.configOptions;
-      if (optionsChangedBeyondMode(before, res.value.configOptions)) {
-        queueMicrotask(() =>
-          updateToV1(
-            s,
-            { sessionId, update: { sessionUpdate: "config_option_update", configOptions: res.value.configOptions } },
-            undefined,
-            {
-              ...this.updates,
-              send: (id, u) => (u.sessionUpdate === "current_mode_update" ? undefined : this.updates.send(id, u)),
-            },
-          ),
-        );
-      }
-      return { result: res.value.response };
+      if (!optionsChangedBeyondMode(before, res.value.configOptions)) return { result: res.value.response };
+      // Other options changed too: v1 gets them right after the answer, without echoing its own mode.
+      const update = { sessionUpdate: "config_option_update", configOptions: res.value.configOptions };
+      const after = updateToV1(s, { sessionId, update }, undefined, this.updates).filter((o) => !isModeUpdate(o));
+      return { result: res.value.response, after };
     });
+    return NOTHING;
   }
 
   /** Legacy `session/set_model` (a client given `models` back by a chained B bridge). */
-  private setModel(msg: RequestMessage, params: Obj | undefined): void {
+  private setModel(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const sessionId = params?.sessionId;
-    if (typeof sessionId !== "string")
-      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string") return noSessionId(msg);
     const s = this.session(sessionId);
     const r = setModelToSetConfigOption(params, s.configOptions);
-    if (failedConv(r)) return this.invalid(msg, r.error);
+    if (failedConv(r)) return rejected(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const res = setConfigOptionResponseToSetModeResponse(resp.result);
@@ -362,15 +395,15 @@ export class DirectionA extends TranslatingMode {
       s.configOptions = res.value.configOptions;
       return { result: res.value.response };
     });
+    return NOTHING;
   }
 
-  private setConfigOption(msg: RequestMessage, params: Obj | undefined): void {
+  private setConfigOption(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const sessionId = params?.sessionId;
-    if (typeof sessionId !== "string")
-      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (typeof sessionId !== "string") return noSessionId(msg);
     const s = this.session(sessionId);
     const r = setConfigOptionRequestToV2(params, { options: s.configOptions }, this.toAgent);
-    if (failedConv(r)) return this.invalid(msg, r.error);
+    if (failedConv(r)) return rejected(msg, r.error);
     this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv = setConfigOptionResponseToV1(
@@ -381,53 +414,56 @@ export class DirectionA extends TranslatingMode {
       if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
       const before = s.configOptions;
       s.configOptions = isObject(resp.result) ? resp.result.configOptions : s.configOptions;
-      // The mode may have changed through its option: v1 clients track it through current_mode_update.
+      // The mode may have changed through its option: v1 clients track it through current_mode_update,
+      // right after the answer.
       const modeUpdate = currentModeUpdateFor(before, s.configOptions, this.toClient);
-      if (modeUpdate) queueMicrotask(() => this.updates.send(sessionId, modeUpdate));
-      return { result: conv.value };
+      return modeUpdate ? { result: conv.value, after: [clientUpdate(sessionId, modeUpdate)] } : { result: conv.value };
     });
+    return NOTHING;
   }
 
   // ------------------------------------------------------------------ prompts (T §1.2)
 
-  private prompt(msg: RequestMessage, params: Obj | undefined): void {
+  private prompt(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const r = promptRequestToV2((params ?? {}) as v1.PromptRequest, this.toAgent);
-    if (failedConv(r)) return this.invalid(msg, r.error);
-    const sessionId = (params as Obj).sessionId;
-    if (typeof sessionId !== "string")
-      return this.fail(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
+    if (failedConv(r)) return rejected(msg, r.error);
+    const sessionId = params?.sessionId;
+    if (typeof sessionId !== "string") return noSessionId(msg);
     const s = this.session(sessionId);
     const entry = this.down.local(msg);
-    const reply = (answer: Answer) => {
-      flushSession(s, this.updates);
-      endTurnTerminals(s, this.updates);
-      this.down.reply(entry, answer);
-    };
+    // The turn's last updates and terminal exits, then the answer.
+    const answer = (a: Answer): readonly Outgoing[] => [
+      ...flushSession(s, this.updates),
+      ...endTurnTerminals(s, this.updates),
+      reply("client", entry, a),
+    ];
     const handle = {
       answerIdle: (idle: v2.IdleStateUpdate, cancelRequested: boolean) => {
         const out = idleToPromptResponse(idle, { cancelRequested }, this.toClient);
-        if (failedConv(out)) return reply({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
+        if (failedConv(out)) return answer({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
         const v = out.value;
-        reply("error" in v ? { error: v.error } : { result: v.result });
+        return answer("error" in v ? { error: v.error } : { result: v.result });
       },
-      answerError: (error: RpcError) => reply({ error }),
-      answerCancelled: () => reply({ result: { stopReason: "cancelled" } }),
+      answerError: (error: RpcError) => answer({ error }),
+      answerCancelled: () => answer({ result: { stopReason: "cancelled" } }),
     };
     const outboundId = this.agent.request("session/prompt", r.value, (resp) => {
-      s.lifecycle.answered(outboundId, resp.result as { messageId?: unknown } | undefined, resp.error);
+      const out = s.lifecycle.answered(outboundId, resp.result, resp.error);
       if (!resp.error && this.clientFlags.bridgePeer) {
-        const messageId = (resp.result as { messageId?: unknown } | undefined)?.messageId;
-        this.client.notify(`${BRIDGE_METHOD_PREFIX}prompt_accepted`, { sessionId, requestId: msg.id, messageId });
-      }
+        const messageId = isObject(resp.result) ? resp.result.messageId : undefined;
+        const accepted = { sessionId, requestId: msg.id, messageId };
+        this.write([...out, notify("client", `${BRIDGE_METHOD_PREFIX}prompt_accepted`, accepted)]);
+      } else this.write(out);
     });
     // $/cancel_request on a prompt (T §1.2-6): cancel the turn, withdraw it if not inserted yet.
     entry.onCancel = () => {
       const state = s.lifecycle.cancelOne(outboundId);
       if (!state.found) return;
-      this.agent.notify("session/cancel", { sessionId });
-      if (!state.acked) this.agent.notify("$/cancel_request", { requestId: outboundId });
+      const cancel = notify("agent", "session/cancel", { sessionId });
+      this.write(state.acked ? [cancel] : [cancel, notify("agent", "$/cancel_request", { requestId: outboundId })]);
     };
-    s.lifecycle.sent(handle, outboundId, (r.value as Obj).prompt);
+    s.lifecycle.sent(handle, outboundId, r.value.prompt);
+    return NOTHING;
   }
 
   protected clientNotification(msg: NotificationMessage): void {
@@ -436,10 +472,10 @@ export class DirectionA extends TranslatingMode {
     else this.log.debug(`dropped client notification '${msg.method}': no v2 form`);
   }
 
-  private cancelSession(params: Obj | undefined): void {
+  private cancelSession(params: Obj | undefined): readonly Outgoing[] {
     const sessionId = params?.sessionId;
     if (typeof sessionId === "string") this.sessions.get(sessionId)?.lifecycle.cancelAll();
-    this.agent.notify("session/cancel", params ?? {});
+    return [notify("agent", "session/cancel", params ?? {})];
   }
 
   // ------------------------------------------------------------------ agent → client
@@ -453,62 +489,45 @@ export class DirectionA extends TranslatingMode {
       row && row.v2 === null
         ? "ACP v2 removed this client method; a v2 agent must not call it"
         : "unknown method: it cannot be translated between ACP v1 and v2";
-    this.agent.fail(msg.id, rpcErrors.methodNotFound({ method, reason }));
+    this.write([fail("agent", msg.id, rpcErrors.methodNotFound({ method, reason }))]);
   }
 
-  private permission(msg: RequestMessage, params: Obj | undefined): void {
+  private permission(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const sessionId = params?.sessionId;
-    if (typeof sessionId !== "string") {
-      this.agent.fail(msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
-      return;
-    }
+    if (!params || typeof sessionId !== "string")
+      return [fail("agent", msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }))];
     const s = this.session(sessionId);
-    flushSession(s, this.updates);
-    const subject = (params as Obj).subject;
-    const subjectToolCall =
-      isObject(subject) &&
-      subject.type === "tool_call" &&
-      isObject(subject.toolCall) &&
-      typeof subject.toolCall.toolCallId === "string"
-        ? subject.toolCall
-        : undefined;
+    const flushed = flushSession(s, this.updates);
+    const subject = subjectToolCall(params.subject);
     // A tool_call subject is the agent reporting that tool call: it replaces one the bridge invented.
-    if (subjectToolCall) claimed(s, subjectToolCall.toolCallId as string);
+    if (subject) claimed(s, subject.id);
     const r = permissionRequestToV1(params as v2.RequestPermissionRequest, {
       opts: this.toClient,
       v2RequestId: msg.id as v2.RequestId,
       isAnnounced: (id) => isAnnounced(s, id),
       diffRendering: this.config.diffRendering,
-      files: subjectToolCall ? diffFiles(subjectToolCall.content, 2, this.updates.diffFileMaxBytes ?? 0) : undefined,
+      files: subject ? diffFiles(subject.toolCall.content, 2, this.updates.diffFileMaxBytes ?? 0) : undefined,
       renderTerminal: (terminalId) => permissionTerminalItem(s, terminalId, this.updates),
     });
-    if (failedConv(r)) {
-      this.agent.fail(msg.id, r.error);
-      return;
-    }
+    if (failedConv(r)) return [...flushed, fail("agent", msg.id, r.error)];
     const v = r.value;
-    if (v.kind === "cancel") {
-      this.agent.respond(msg.id, v.response);
-      return;
-    }
+    if (v.kind === "cancel") return [...flushed, reply("agent", this.up.local(msg), { result: v.response })];
+    const shown: Outgoing[] = [...flushed];
     for (const u of v.before) {
-      const body = u as unknown as Obj;
-      markAnnounced(s, String(body.toolCallId), body, v.syntheticToolCallId === body.toolCallId);
-      this.updates.send(sessionId, u);
+      markAnnounced(s, u.toolCallId, u, v.syntheticToolCallId === u.toolCallId);
+      shown.push(clientUpdate(sessionId, u));
     }
-    if (subjectToolCall) markAnnounced(s, subjectToolCall.toolCallId as string, subjectToolCall, false);
-    const options = Array.isArray((params as Obj).options)
-      ? ((params as Obj).options as { optionId: string; kind: string }[])
-      : [];
+    if (subject) markAnnounced(s, subject.id, subject.toolCall, false);
+    const options = Array.isArray(params.options) ? params.options.filter(isOption) : [];
+    // The client sees the tool calls the request is about before the request itself.
+    this.write(shown);
     this.up.forward(msg, "session/request_permission", v.params, (resp) => {
       if (v.syntheticToolCallId !== undefined) {
         const tc = s.toolCalls.peek(v.syntheticToolCallId);
         if (tc?.synthetic) {
           const outcome = isObject(resp.result) ? (resp.result.outcome as v1.RequestPermissionOutcome) : undefined;
-          this.updates.send(
-            sessionId,
-            finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.toClient),
-          );
+          const final = finalizeSyntheticToolCall(v.syntheticToolCallId, outcome, options, this.toClient);
+          this.write([clientUpdate(sessionId, final)]);
         }
       }
       if (resp.error) return { error: resp.error };
@@ -516,9 +535,10 @@ export class DirectionA extends TranslatingMode {
       if (failedConv(conv)) return { result: { outcome: { outcome: "cancelled" } } };
       return { result: conv.value };
     });
+    return NOTHING;
   }
 
-  private elicitation(msg: RequestMessage, params: Obj | undefined): void {
+  private elicitation(msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
     const r = elicitationRequestToV1(params as v2.CreateElicitationRequest, {
       opts: this.toClient,
       requestIdToV1: (id) => {
@@ -526,16 +546,14 @@ export class DirectionA extends TranslatingMode {
         return entry?.id;
       },
     });
-    if (failedConv(r)) {
-      this.agent.fail(msg.id, r.error);
-      return;
-    }
+    if (failedConv(r)) return [fail("agent", msg.id, r.error)];
     this.up.forward(msg, "elicitation/create", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       const conv = elicitationResponseToV2(resp.result as v1.CreateElicitationResponse);
       if (failedConv(conv)) return { result: { action: "cancel" } };
       return { result: conv.value };
     });
+    return NOTHING;
   }
 
   protected agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
@@ -544,15 +562,19 @@ export class DirectionA extends TranslatingMode {
     else this.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
   }
 
-  private sessionUpdate(msg: NotificationMessage, params: Obj | undefined, line: Buffer | undefined): void {
+  private sessionUpdate(
+    msg: NotificationMessage,
+    params: Obj | undefined,
+    line: Buffer | undefined,
+  ): readonly Outgoing[] {
     const sessionId = params?.sessionId;
     if (typeof sessionId !== "string" || !params) {
       this.config.log.warn("dropped a session/update without a sessionId");
-      return;
+      return NOTHING;
     }
     const s = this.session(sessionId);
-    if (s.closed) return; // nothing more for a closed session (H §4.7)
-    updateToV1(s, params, line ? { line, msg } : undefined, this.updates);
+    if (s.closed) return NOTHING; // nothing more for a closed session (H §4.7)
+    return updateToV1(s, params, line ? { line, msg } : undefined, this.updates);
   }
 
   agentGone(info: ExitInfo): void {
@@ -564,8 +586,7 @@ export class DirectionA extends TranslatingMode {
       ...(this.toClient.stash !== "off" ? { "acp-bridge": { v: 1, reason: "agent_exited", exitCode: info.code } } : {}),
     });
     for (const s of this.sessions.values()) {
-      flushSession(s, this.updates);
-      s.lifecycle.agentGone(error);
+      this.write([...flushSession(s, this.updates), ...s.lifecycle.agentGone(error)]);
       s.dispose();
     }
   }

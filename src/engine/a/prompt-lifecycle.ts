@@ -2,20 +2,36 @@
 // agent acks it at insertion and reports the end with an idle `state_update`. This decides which
 // idle completes which prompt (never a snapshot, never work that began before insertion), holds
 // user-message echoes until the ack, and falls back to a settle timer for agents that never report
-// `running`.
+// `running`. What a rule produces (answers, released messages) is returned, in order, for the
+// engine core to write; only the settle timer writes itself, through the core's writer.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { jsonEqual } from "../../convert/json.js";
+import { isObject, jsonEqual } from "../../convert/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
+import { NOTHING, type Outgoing } from "../outgoing.js";
+
+type Obj = Record<string, unknown>;
 
 export const DEFAULT_IDLE_SETTLE_MS = 1500;
 /** Events kept per un-acked prompt to replay at its ack (bounded, T §1.2). */
 const LOG_LIMIT = 1000;
 
+/** The answers of one v1 prompt (one of them is used, once): what each writes, in order. */
 export interface PromptHandle {
-  /** Answer the v1 prompt (exactly once). */
-  answerIdle(idle: v2.IdleStateUpdate, cancelRequested: boolean): void;
-  answerError(error: RpcError): void;
-  answerCancelled(): void;
+  answerIdle(idle: v2.IdleStateUpdate, cancelRequested: boolean): readonly Outgoing[];
+  answerError(error: RpcError): readonly Outgoing[];
+  answerCancelled(): readonly Outgoing[];
+}
+
+/** A held user message: released (rendered) once no prompt awaits its ack. */
+interface Held {
+  readonly update: Obj;
+  readonly messageId: string | undefined;
+  readonly release: () => readonly Outgoing[];
+}
+
+/** An idle `state_update` (the state is checked here, the stop reason by the converter). */
+function isIdle(update: Obj): update is Obj & v2.IdleStateUpdate {
+  return update.state === "idle";
 }
 
 interface LogEvent {
@@ -46,6 +62,8 @@ export interface LifecycleOptions {
   readonly connection: { agentReportsBusy: boolean };
   /** Forward the agent's echo of the client's own prompt (default: suppress, project decision). */
   readonly forwardPromptEcho: boolean;
+  /** The engine core's writer, for the answer a settle timer gives. */
+  readonly write: (out: readonly Outgoing[]) => void;
 }
 
 /** What to do with a user-message update. */
@@ -58,7 +76,7 @@ export class PromptLifecycle {
   private seq = 0;
   private readonly pending: Pending[] = [];
   /** User-message updates received while a prompt is not acked yet, with their release action. */
-  private held: { update: v2.SessionUpdate; messageId: string | undefined; release: () => void }[] = [];
+  private held: Held[] = [];
   /** Message ids of acked prompts: their echoes are dropped (bounded). */
   private readonly echoIds: string[] = [];
   resumeInFlight = false;
@@ -86,31 +104,32 @@ export class PromptLifecycle {
   }
 
   /** Rule 2: the v2 answer to a forwarded prompt. */
-  answered(outboundId: number, result: { messageId?: unknown } | undefined, error: RpcError | undefined): void {
+  answered(outboundId: number, result: unknown, error: RpcError | undefined): readonly Outgoing[] {
     const p = this.pending.find((x) => x.outboundId === outboundId);
-    if (!p) return;
+    if (!p) return NOTHING;
     const seq = ++this.seq;
     if (error) {
       this.remove(p);
-      if (p.cancelRequested && error.code === -32800) p.handle.answerCancelled();
-      else p.handle.answerError(error);
-      this.releaseHeld(undefined);
-      return;
+      const answer =
+        p.cancelRequested && error.code === -32800 ? p.handle.answerCancelled() : p.handle.answerError(error);
+      return [...answer, ...this.releaseHeld(undefined)];
     }
     p.acked = true;
-    p.userMsgId = typeof result?.messageId === "string" ? result.messageId : undefined;
+    p.userMsgId = isObject(result) && typeof result.messageId === "string" ? result.messageId : undefined;
     const firstEcho = p.log.find((e) => e.kind === "user" && p.userMsgId !== undefined && e.messageId === p.userMsgId);
     p.insertionSeq = firstEcho ? firstEcho.seq : seq;
     if (p.userMsgId !== undefined) this.rememberEcho(p.userMsgId);
     // An idle that arrived before the ack may already complete it.
+    const out: Outgoing[] = [];
     for (const e of p.log) {
       if (e.kind === "state" && e.state === "idle" && e.update && this.completes(p, e.seq, e.prev)) {
-        this.complete(p, e.update);
+        out.push(...this.complete(p, e.update));
         break;
       }
     }
     p.log.length = 0;
-    this.releaseHeld(p);
+    out.push(...this.releaseHeld(p));
+    return out;
   }
 
   /** Any agent message for the session that is not a state or user update (rule bookkeeping). */
@@ -122,7 +141,7 @@ export class PromptLifecycle {
    * A user-message update (`user_message` / `user_message_chunk`). Held while a prompt is not acked;
    * the echo of an acked prompt is dropped (T §1.2-2).
    */
-  userMessage(update: v2.SessionUpdate, messageId: string | undefined, release: () => void): UserMessageDecision {
+  userMessage(update: Obj, messageId: string | undefined, release: () => readonly Outgoing[]): UserMessageDecision {
     const seq = ++this.seq;
     // Replayed history is shown in full: the client's own earlier prompts included.
     if (this.resumeInFlight) return "forward";
@@ -135,8 +154,8 @@ export class PromptLifecycle {
     return "forward";
   }
 
-  /** Rules 3 and 4: a `state_update`. */
-  stateUpdate(update: v2.StateUpdate & { sessionUpdate?: string }): void {
+  /** Rules 3 and 4: a `state_update`; returns the answers of the prompts it completes. */
+  stateUpdate(update: Obj): readonly Outgoing[] {
     const seq = ++this.seq;
     const prev = this.agentState;
     const state = typeof update.state === "string" ? update.state : "unknown";
@@ -145,22 +164,19 @@ export class PromptLifecycle {
       this.opts.connection.agentReportsBusy = true;
       for (const p of this.pending) this.clearSettle(p);
     }
-    if (this.resumeInFlight) return; // a resume snapshot completes nothing
+    if (this.resumeInFlight) return NOTHING; // a resume snapshot completes nothing
+    const idle = isIdle(update) ? update : undefined;
+    const out: Outgoing[] = [];
     for (const p of [...this.pending]) {
       if (!p.acked) {
-        this.log(p, {
-          seq,
-          kind: "state",
-          state,
-          prev,
-          update: state === "idle" ? (update as v2.IdleStateUpdate) : undefined,
-        });
+        this.log(p, { seq, kind: "state", state, prev, update: idle });
         continue;
       }
-      if (state !== "idle") continue;
-      if (this.completes(p, seq, prev)) this.complete(p, update as v2.IdleStateUpdate);
-      else this.maybeSettle(p, update as v2.IdleStateUpdate);
+      if (!idle) continue;
+      if (this.completes(p, seq, prev)) out.push(...this.complete(p, idle));
+      else this.maybeSettle(p, idle);
     }
+    return out;
   }
 
   private completes(p: Pending, seq: number, prev: string | undefined): boolean {
@@ -168,15 +184,15 @@ export class PromptLifecycle {
   }
 
   /** Settle fallback for agents that never report `running` (rule 4). */
-  private maybeSettle(p: Pending, idle: v2.IdleStateUpdate): void {
+  private maybeSettle(p: Pending, idle: Obj & v2.IdleStateUpdate): void {
     if (this.opts.connection.agentReportsBusy) return;
-    const reason = (idle as { stopReason?: unknown }).stopReason;
+    const reason = idle.stopReason;
     if (reason === undefined || reason === null) return;
     // One timer per idle run: a later idle (no busy state between) must not replace the first.
     if (p.settleTimer) return;
     p.settleTimer = setTimeout(() => {
       p.settleTimer = undefined;
-      if (this.pending.includes(p) && this.agentState === "idle") this.complete(p, idle);
+      if (this.pending.includes(p) && this.agentState === "idle") this.opts.write(this.complete(p, idle));
     }, this.opts.idleSettleMs);
     p.settleTimer.unref();
   }
@@ -186,9 +202,9 @@ export class PromptLifecycle {
     p.settleTimer = undefined;
   }
 
-  private complete(p: Pending, idle: v2.IdleStateUpdate): void {
+  private complete(p: Pending, idle: v2.IdleStateUpdate): readonly Outgoing[] {
     this.remove(p);
-    p.handle.answerIdle(idle, p.cancelRequested);
+    return p.handle.answerIdle(idle, p.cancelRequested);
   }
 
   private remove(p: Pending): void {
@@ -207,32 +223,30 @@ export class PromptLifecycle {
   }
 
   /** Release held user messages once no prompt awaits its ack; drop the acked prompt's echo. */
-  private releaseHeld(acked: Pending | undefined): void {
+  private releaseHeld(acked: Pending | undefined): Outgoing[] {
     if (this.pending.some((p) => !p.acked)) {
       if (acked) this.held = this.held.filter((h) => !this.isEcho(h, acked));
-      return;
+      return [];
     }
     const held = this.held;
     this.held = [];
     let echoTaken = false;
+    const out: Outgoing[] = [];
     for (const h of held) {
       if (acked && this.isEcho(h, acked, echoTaken)) {
         echoTaken ||= acked.userMsgId === undefined;
         continue;
       }
-      h.release();
+      out.push(...h.release());
     }
+    return out;
   }
 
-  private isEcho(
-    h: { update: v2.SessionUpdate; messageId: string | undefined },
-    p: Pending,
-    echoTaken = false,
-  ): boolean {
+  private isEcho(h: Held, p: Pending, echoTaken = false): boolean {
     if (p.userMsgId !== undefined) return h.messageId === p.userMsgId || this.echoIds.includes(h.messageId ?? "");
     if (echoTaken) return false;
     // No messageId in the ack (D1): the echo is the first held message whose content is the prompt.
-    const content = (h.update as { content?: unknown }).content;
+    const content = h.update.content;
     return (
       jsonEqual(content, p.content) ||
       (Array.isArray(p.content) && p.content.length === 1 && jsonEqual(content, p.content[0]))
@@ -253,20 +267,24 @@ export class PromptLifecycle {
   }
 
   /** Rule 7: the session was closed: prompts still pending end as cancelled. */
-  closed(): void {
+  closed(): readonly Outgoing[] {
+    const out: Outgoing[] = [];
     for (const p of [...this.pending]) {
       this.remove(p);
-      p.handle.answerCancelled();
+      out.push(...p.handle.answerCancelled());
     }
     this.held = [];
+    return out;
   }
 
   /** Rule 9: the agent is gone. */
-  agentGone(error: RpcError): void {
+  agentGone(error: RpcError): readonly Outgoing[] {
+    const out: Outgoing[] = [];
     for (const p of [...this.pending]) {
       this.remove(p);
-      p.handle.answerError(error);
+      out.push(...p.handle.answerError(error));
     }
     this.held = [];
+    return out;
   }
 }

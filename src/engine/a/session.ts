@@ -55,7 +55,7 @@ export class SessionA {
   backgroundTerminals: ReadonlySet<string> = new Set();
   /** The agent's last v2 config option list (H §5, T §2.7). */
   configOptions: unknown;
-  lastCost: unknown;
+  lastCost: v2.Cost | undefined;
   /** Notices shown as agent messages so far (their message ids, T §2.10). */
   noticeCount = 0;
   closed = false;

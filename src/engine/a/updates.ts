@@ -1,5 +1,7 @@
 // Direction A, agent → client: every v2 `session/update` variant rendered for a v1 client (T §2),
-// with the state each needs (message ids, tool calls, terminals, plans, config, cost).
+// with the state each needs (message ids, tool calls, terminals, plans, config, cost). Each function
+// returns what the client gets, in order (engine/outgoing.ts); the notification `_meta` a message
+// carries is an explicit argument. Only coalescing timers write, through the engine core's writer.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../convert/command.js";
@@ -35,7 +37,9 @@ import { usageToV1 } from "../../convert/usage.js";
 import type { DiffRendering } from "../../convert/diff.js";
 import { diffStageOf } from "../../../mappings/diff.js";
 import { diffFiles } from "../files.js";
+import { BRIDGE_METHOD_PREFIX } from "../../../mappings/methods.js";
 import type { Logger } from "../../log.js";
+import { NOTHING, notify, raw, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
 
@@ -68,14 +72,11 @@ export interface UpdateContext {
   readonly flushMs: number;
   readonly terminalFlushMs: number;
   readonly terminalMaxBytes: number;
-  /** Send a v1 `session/update` for the session. */
-  send(sessionId: string, update: v1.SessionUpdate, meta?: unknown): void;
-  /** Send the original notification line unchanged (the translation is the identity). */
-  sendRaw(line: Buffer, parsed: unknown): void;
-  /** Bridge peers only: a v2 update that has no v1 form (T §5.5). */
-  sendExt(sessionId: string, update: unknown): void;
-  /** This context without the current notification's `_meta` default: for emitting earlier work. */
-  readonly plain?: UpdateContext;
+  /**
+   * The engine core's writer (TranslatingMode.write), for what a coalescing timer flushes: every
+   * other emission is returned to the caller.
+   */
+  readonly write: (out: readonly Outgoing[]) => void;
 }
 
 const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
@@ -90,82 +91,120 @@ const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
 /** The original line of a notification and its parsed message (to forward it untouched). */
 export interface Original {
   readonly line: Buffer;
-  readonly msg: unknown;
+  readonly msg: object;
 }
 
-/** One `session/update` notification from the v2 agent. */
-export function updateToV1(s: SessionA, params: Obj, line: Original | undefined, base: UpdateContext): void {
-  // The notification's own `_meta` (trace context...) rides on whatever it becomes (H §7.5).
-  const meta = params._meta;
-  const ctx: UpdateContext =
-    meta === undefined || meta === null
-      ? base
-      : { ...base, plain: base.plain ?? base, send: (id, u, m) => base.send(id, u, m ?? meta) };
+/**
+ * A v1 `session/update` for the client. `meta` is the notification-level `_meta` of the v2
+ * notification it renders (H §7.5), absent for what the bridge emits on its own (flushes, finals).
+ */
+export function clientUpdate(sessionId: string, update: object, meta?: unknown): Outgoing {
+  const params: Obj = { sessionId, update };
+  if (meta !== undefined && meta !== null) params._meta = meta;
+  return notify("client", "session/update", params);
+}
+
+/** Bridge peers only: a v2 update that has no v1 form, on the ext channel (T §5.5). */
+function extUpdate(sessionId: string, update: unknown): Outgoing {
+  return notify("client", `${BRIDGE_METHOD_PREFIX}session_update`, { sessionId, update });
+}
+
+/** A v2 update variant by its tag. */
+type V2Update<T extends string> = Extract<v2.SessionUpdate, { sessionUpdate: T }>;
+
+/** A raw update of one of the variants `tags`: the tag is checked here, the rest by its converter. */
+function isUpdate<T extends string>(update: Obj, ...tags: T[]): update is Obj & V2Update<T> {
+  return tags.some((t) => t === update.sessionUpdate);
+}
+
+/** A raw tool-call body (patch or view): its id is checked here, the rest by the converters. */
+function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
+  return isObject(x) && typeof x.toolCallId === "string";
+}
+
+/**
+ * One `session/update` notification from the v2 agent: what the client gets for it, in order. The
+ * coalesced chunks it flushes first keep their own `_meta`; what renders this notification carries its.
+ */
+export function updateToV1(
+  s: SessionA,
+  params: Obj,
+  line: Original | undefined,
+  ctx: UpdateContext,
+): readonly Outgoing[] {
   const update = params.update;
   if (!isObject(update) || typeof update.sessionUpdate !== "string") {
     ctx.log.warn("dropped a session/update without an update variant");
-    return;
+    return NOTHING;
   }
-  const tag = update.sessionUpdate;
   // Coalescing a tool's content chunks must not move them past anything the agent sent later.
-  if (s.pendingTools.size > 0)
-    flushPendingTools(s, ctx, tag === "tool_call_content_chunk" ? update.toolCallId : undefined);
+  const flushed =
+    s.pendingTools.size > 0
+      ? flushPendingTools(s, ctx, update.sessionUpdate === "tool_call_content_chunk" ? update.toolCallId : undefined)
+      : NOTHING;
+  const rendered = renderUpdate(s, update, update.sessionUpdate, params, line, ctx);
+  return flushed.length === 0 ? rendered : [...flushed, ...rendered];
+}
+
+function renderUpdate(
+  s: SessionA,
+  update: Obj,
+  tag: string,
+  params: Obj,
+  line: Original | undefined,
+  ctx: UpdateContext,
+): readonly Outgoing[] {
+  // The notification's own `_meta` (trace context...) rides on whatever it becomes (H §7.5).
+  const meta = params._meta;
   const lc = s.lifecycle;
   const message = MESSAGE_KINDS[tag];
   if (message) {
     if (message.kind === "user") {
       const id = typeof update.messageId === "string" ? update.messageId : undefined;
-      const decision = lc.userMessage(update as v2.SessionUpdate, id, () =>
-        messageToV1(s, update, message, line, ctx, params),
-      );
-      if (decision === "forward") messageToV1(s, update, message, line, ctx, params);
-      return;
+      const decision = lc.userMessage(update, id, () => messageToV1(s, update, message, line, ctx, params));
+      return decision === "forward" ? messageToV1(s, update, message, line, ctx, params) : NOTHING;
     }
     lc.tick();
-    messageToV1(s, update, message, line, ctx, params);
-    return;
+    return messageToV1(s, update, message, line, ctx, params);
   }
   switch (tag) {
-    case "state_update":
+    case "state_update": {
       noteBackground(s, update);
-      lc.stateUpdate(update as v2.StateUpdate);
-      if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
-      return;
+      const answered = lc.stateUpdate(update);
+      return ctx.flags.bridgePeer ? [...answered, extUpdate(s.sessionId, update)] : answered;
+    }
     case "tool_call_update":
       lc.tick();
-      toolCallUpdate(s, update as v2.ToolCallUpdate, ctx);
-      return;
+      return toolCallUpdate(s, update, ctx, meta);
     case "tool_call_content_chunk":
       lc.tick();
-      toolCallContentChunk(s, update as v2.ToolCallContentChunk, ctx, meta);
-      return;
+      return toolCallContentChunk(s, update, ctx, meta);
     case "terminal_update":
-    case "terminal_output_chunk":
+    case "terminal_output_chunk": {
       lc.tick();
-      terminalUpdate(s, update, ctx);
-      if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
-      return;
+      const out = terminalUpdate(s, update, ctx, meta);
+      return ctx.flags.bridgePeer ? [...out, extUpdate(s.sessionId, update)] : out;
+    }
     case "plan_update": {
       lc.tick();
+      if (!isUpdate(update, "plan_update")) return NOTHING;
       if (ctx.flags.plan) {
-        const native = planUpdateToV1Native(update as v2.PlanUpdate, ctx.opts);
-        if (dropped(native, ctx.log, "plan_update")) return;
-        ctx.send(s.sessionId, { ...native.value, sessionUpdate: "plan_update" } as unknown as v1.SessionUpdate);
-        return;
+        const native = planUpdateToV1Native(update, ctx.opts);
+        if (dropped(native, ctx.log, "plan_update")) return NOTHING;
+        return [clientUpdate(s.sessionId, { ...native.value, sessionUpdate: "plan_update" }, meta)];
       }
-      const next = applyPlanUpdate(s.plans, update as v2.PlanUpdate);
-      if (dropped(next, ctx.log, "plan_update")) return;
+      const next = applyPlanUpdate(s.plans, update);
+      if (dropped(next, ctx.log, "plan_update")) return NOTHING;
       s.plans = next.value;
-      const plan = plansToV1(s.plans, update as v2.PlanUpdate, ctx.opts);
-      if (dropped(plan, ctx.log, "plan_update")) return;
-      ctx.send(s.sessionId, { sessionUpdate: "plan", ...plan.value });
-      return;
+      const plan = plansToV1(s.plans, update, ctx.opts);
+      if (dropped(plan, ctx.log, "plan_update")) return NOTHING;
+      return [clientUpdate(s.sessionId, { sessionUpdate: "plan", ...plan.value }, meta)];
     }
     case "available_commands_update": {
-      const r = availableCommandsToV1(update as v2.AvailableCommandsUpdate, ctx.opts);
-      if (dropped(r, ctx.log, "available_commands_update")) return;
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" });
-      return;
+      if (!isUpdate(update, "available_commands_update")) return NOTHING;
+      const r = availableCommandsToV1(update, ctx.opts);
+      if (dropped(r, ctx.log, "available_commands_update")) return NOTHING;
+      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, meta)];
     }
     case "config_option_update": {
       const r = configOptionUpdateToV1Updates(
@@ -174,39 +213,36 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
         { booleanOptions: ctx.flags.booleanOptions },
         ctx.opts,
       );
-      if (dropped(r, ctx.log, "config_option_update")) return;
+      if (dropped(r, ctx.log, "config_option_update")) return NOTHING;
       s.configOptions = update.configOptions;
       if (r.value.modesChanged)
         ctx.log.warnOnce(`modes-${s.sessionId}`, "the agent changed the set of modes: v1 clients cannot be told");
-      for (const u of r.value.updates) ctx.send(s.sessionId, u);
-      return;
+      return r.value.updates.map((u) => clientUpdate(s.sessionId, u, meta));
     }
     case "session_info_update": {
       // Same shape in both versions (T §2.9): the original bytes, unless a chained B stashed something.
-      if (line && !isObject(update._meta)) {
-        ctx.sendRaw(line.line, line.msg);
-        return;
-      }
+      if (line && !isObject(update._meta)) return [raw("client", line.line, line.msg)];
+      if (!isUpdate(update, "session_info_update")) return NOTHING;
       const r = sessionInfoToV1(update);
-      if (dropped(r, ctx.log, "session_info_update")) return;
-      ctx.send(s.sessionId, r.value as v1.SessionUpdate, params._meta);
-      return;
+      if (dropped(r, ctx.log, "session_info_update")) return NOTHING;
+      return [clientUpdate(s.sessionId, r.value, meta)];
     }
     case "usage_update": {
-      const r = usageToV1(update as v2.UsageUpdate, s.lastCost as v2.Cost | undefined, ctx.opts);
-      if (dropped(r, ctx.log, "usage_update")) return;
+      if (!isUpdate(update, "usage_update")) return NOTHING;
+      const r = usageToV1(update, s.lastCost, ctx.opts);
+      if (dropped(r, ctx.log, "usage_update")) return NOTHING;
       s.lastCost = r.value.lastCost;
-      ctx.send(s.sessionId, r.value.update as v1.SessionUpdate, params._meta);
-      return;
+      return [clientUpdate(s.sessionId, r.value.update, meta)];
     }
     case "notice":
     case "compaction_update":
     case "compaction_summary_chunk": {
       // Content blocks inside are converted like any other (T §3.1); the client's opt-ins gate them.
       // A notice the client did not opt into is shown as the agent's own v1 build shows it: a message.
+      if (!isUpdate(update, tag)) return NOTHING;
       const fallbackMessageId = tag === "notice" ? noticeMessageId(s.sessionId, s.noticeCount + 1) : undefined;
       const r = gatedUpdateToV1(
-        update as v2.SessionUpdate,
+        update,
         {
           notices: ctx.flags.notices,
           compaction: ctx.flags.compaction,
@@ -215,19 +251,19 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
         },
         ctx.opts,
       );
-      if (dropped(r, ctx.log, tag)) return;
-      if (r.value === null)
+      if (dropped(r, ctx.log, tag)) return NOTHING;
+      if (r.value === null) {
         ctx.log.debug(`dropped ${tag}: the v1 client did not opt into it (session.notices / session.compaction)`);
-      else {
-        if (r.value.sessionUpdate === "agent_message_chunk") s.noticeCount++;
-        ctx.send(s.sessionId, r.value, params._meta);
+        return NOTHING;
       }
-      return;
+      if (r.value.sessionUpdate === "agent_message_chunk") s.noticeCount++;
+      return [clientUpdate(s.sessionId, r.value, meta)];
     }
     default:
       // An extension or future variant: v1's union is closed (T §2.11).
-      if (ctx.flags.bridgePeer) ctx.sendExt(s.sessionId, update);
-      else ctx.log.warnOnce(`update-${tag}`, `dropped session/update '${tag}': it has no v1 form`);
+      if (ctx.flags.bridgePeer) return [extUpdate(s.sessionId, update)];
+      ctx.log.warnOnce(`update-${tag}`, `dropped session/update '${tag}': it has no v1 form`);
+      return NOTHING;
   }
 }
 
@@ -251,12 +287,12 @@ function messageToV1(
   message: { kind: MessageKind; whole: boolean },
   original: Original | undefined,
   ctx: UpdateContext,
-  params?: Obj,
-): void {
+  params: Obj,
+): readonly Outgoing[] {
   const id = update.messageId;
   if (typeof id !== "string") {
     ctx.log.warn("dropped a message update without a messageId");
-    return;
+    return NOTHING;
   }
   const key = `${message.kind}:${id}`;
   let firstKind = s.idKind.get(id);
@@ -267,31 +303,32 @@ function messageToV1(
   const sent = s.sent.get(key);
   // Fast path (the bulk of the traffic): a plain text chunk v1 sees unchanged goes out as the very
   // bytes that came in, no serialization (performance budget, spec README).
-  const text = !message.whole && original && params ? plainText(params, update) : undefined;
+  const text = !message.whole && original ? plainText(params, update) : undefined;
   if (text !== undefined && original) {
     const next = plainTextChunkState(id, text, sent, { kind: message.kind, firstKind });
     if (next) {
       s.sent.set(key, next);
-      ctx.sendRaw(original.line, original.msg);
-      return;
+      return [raw("client", original.line, original.msg)];
     }
   }
+  const meta = params._meta;
   if (message.whole) {
+    if (!isUpdate(update, "user_message", "agent_message", "agent_thought")) return NOTHING;
     const r = upsertToV1Chunks(
-      update as v2.UserMessage,
+      update,
       sent,
       { kind: message.kind, firstKind, redactionNotice: ctx.redactionNotice },
       ctx.opts,
     );
-    if (dropped(r, ctx.log, String(update.sessionUpdate))) return;
+    if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
     s.sent.set(key, r.value.sent);
-    for (const c of r.value.chunks) ctx.send(s.sessionId, c);
-    return;
+    return r.value.chunks.map((c) => clientUpdate(s.sessionId, c, meta));
   }
-  const r = chunkToV1(update as v2.ContentChunk, sent, { kind: message.kind, firstKind }, ctx.opts);
-  if (dropped(r, ctx.log, String(update.sessionUpdate))) return;
+  if (!isUpdate(update, "user_message_chunk", "agent_message_chunk", "agent_thought_chunk")) return NOTHING;
+  const r = chunkToV1(update, sent, { kind: message.kind, firstKind }, ctx.opts);
+  if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
   s.sent.set(key, r.value.sent);
-  ctx.send(s.sessionId, r.value.update as v1.SessionUpdate);
+  return [clientUpdate(s.sessionId, r.value.update, meta)];
 }
 
 // ---------------------------------------------------------------- tool calls (T §2.4)
@@ -388,137 +425,139 @@ function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
   return t;
 }
 
-/** Emit what is pending for a tool call (coalesced content chunks) before anything else about it. */
-function flushToolCall(s: SessionA, t: ToolCallView, ctx: UpdateContext): void {
+/**
+ * What is pending for a tool call (coalesced content chunks), to go before anything else about it.
+ * It carries the chunks' own notification `_meta`, never that of the notification that flushes them.
+ */
+function flushToolCall(s: SessionA, t: ToolCallView, ctx: UpdateContext): readonly Outgoing[] {
   if (t.flushTimer) clearTimeout(t.flushTimer);
   t.flushTimer = undefined;
   s.pendingTools.delete(t);
-  if (t.pendingChunks.length === 0) return;
+  if (t.pendingChunks.length === 0) return NOTHING;
   const chunks = t.pendingChunks;
   t.pendingChunks = [];
-  // The chunks' own notification `_meta`, never that of the notification that triggered the flush.
-  const plain = ctx.plain ?? ctx;
   const meta = t.pendingMeta;
   t.pendingMeta = undefined;
-  const own: UpdateContext =
-    meta === undefined ? plain : { ...plain, send: (id, u, m) => plain.send(id, u, m ?? meta) };
-  const body = { toolCallId: t.view.toolCallId, content: t.view.content } as v2.ToolCallUpdate;
-  emitToolCall(s, t, t.announced ? body : (t.view as v2.ToolCallUpdate), own, { chunks });
+  const body = t.announced ? { toolCallId: t.view.toolCallId, content: t.view.content } : t.view;
+  return emitToolCall(s, t, body, ctx, meta, { chunks });
 }
 
+/** The v1 rendering of a tool call's change `u`; `meta` is the notification `_meta` it carries. */
 function emitToolCall(
   s: SessionA,
   t: ToolCallView,
-  u: v2.ToolCallUpdate,
+  u: Obj,
   ctx: UpdateContext,
+  meta: unknown,
   extra: Partial<ToolCallToV1Context> = {},
   /** The whole first sighting as the agent sent it (its nulls too), when the view holds nothing else. */
-  creation?: v2.ToolCallUpdate,
-): void {
+  creation?: Obj,
+): readonly Outgoing[] {
+  const view = t.view;
+  if (!isToolCallBody(u) || !isToolCallBody(view)) return NOTHING;
   const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
   // A terminal the client has not been shown needs `terminal_info` on a v1 `tool_call` (T §2.5).
   const unshown = conventionMode(ctx) ? unshownTerminals(s, t) : [];
   if (unshown.length > 0 && t.announced) {
-    const r = toolCallToV1(t.view as v2.ToolCallUpdate, context);
-    if (dropped(r, ctx.log, "tool_call_update")) return;
-    sendShowing(s, t, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown);
-    return;
+    const r = toolCallToV1(view, context);
+    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
   }
   if (!t.announced && restoresV1Update(u)) {
     // A chained B's v1 agent updated a tool call it never announced: the same update goes on.
     const r = toolCallUpdateToV1(u, context);
-    if (dropped(r, ctx.log, "tool_call_update")) return;
+    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
     t.announced = true;
     t.synthetic = false;
-    ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value });
-    return;
+    return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value }, meta)];
   }
   if (!t.announced || restoresV1ToolCall(u)) {
     // First sighting (or a chained bridge restoring a re-sent v1 tool_call): a v1 `tool_call`.
-    const first = creation ?? (t.view as v2.ToolCallUpdate);
+    const first = creation !== undefined && isToolCallBody(creation) ? creation : view;
     const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : first, context);
-    if (dropped(r, ctx.log, "tool_call_update")) return;
+    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
     t.announced = true;
     t.synthetic = false;
-    sendShowing(s, t, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown);
-    return;
+    return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
   }
   const r = toolCallUpdateToV1(u, context);
-  if (dropped(r, ctx.log, "tool_call_update")) return;
-  ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value });
+  if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+  return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value }, meta)];
 }
 
-export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateContext): void {
-  const id = (u as Obj).toolCallId;
+function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
+  const id = u.toolCallId;
   if (typeof id !== "string") {
     ctx.log.warn("dropped a tool_call_update without a toolCallId");
-    return;
+    return NOTHING;
   }
   const t = claimed(s, id);
-  flushToolCall(s, t, ctx);
-  const patch: Obj = { ...(u as Obj) };
+  const flushed = flushToolCall(s, t, ctx);
+  const patch: Obj = { ...u };
   delete patch.sessionUpdate;
   if (!t.announced && isPermissionPreAnnouncement(patch)) {
     // A chained B announced a v1 permission's tool call the v1 agent never did: known, not shown.
-    const { meta } = unstash(patch._meta, 1);
-    setMeta(patch, meta);
+    const { meta: own } = unstash(patch._meta, 1);
+    setMeta(patch, own);
     applyToolCallPatch(t.view, patch);
-    return;
+    return flushed;
   }
   // Nothing known of it yet: the patch itself is the first sighting, nulls included (the view drops
   // them), so a chained B gives its client the very update the agent sent.
   const fresh = !t.announced && Object.keys(t.view).length === 1;
   applyToolCallPatch(t.view, patch);
   trackTerminalRefs(s, id, t.view.content);
-  emitToolCall(s, t, patch as v2.ToolCallUpdate, ctx, {}, fresh ? (patch as v2.ToolCallUpdate) : undefined);
+  const emitted = emitToolCall(s, t, patch, ctx, meta, {}, fresh ? patch : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.
     s.toolCalls.delete(id);
     s.toolCalls.set(id, t);
   }
+  return flushed.length === 0 ? emitted : [...flushed, ...emitted];
 }
 
-function toolCallContentChunk(s: SessionA, c: v2.ToolCallContentChunk, ctx: UpdateContext, meta: unknown): void {
-  const src = c as Obj;
-  const id = src.toolCallId;
-  if (typeof id !== "string" || !isObject(src.content)) {
+/** A raw `tool_call_content_chunk` body: its id and content item are checked here. */
+function isContentChunk(x: Obj): x is Obj & v2.ToolCallContentChunk {
+  return typeof x.toolCallId === "string" && isObject(x.content);
+}
+
+function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
+  if (!isContentChunk(src)) {
     ctx.log.warn("dropped a malformed tool_call_content_chunk");
-    return;
+    return NOTHING;
   }
+  const id = src.toolCallId;
   const t = claimed(s, id);
   // A notification with its own `_meta` is emitted alone, so that `_meta` rides on it (H §7.5).
   const own = meta !== undefined && meta !== null;
-  if (own) flushToolCall(s, t, ctx);
-  const content = Array.isArray(t.view.content) ? [...(t.view.content as unknown[])] : [];
+  const flushed = own ? flushToolCall(s, t, ctx) : NOTHING;
+  const content: unknown[] = Array.isArray(t.view.content) ? Array.from<unknown>(t.view.content) : [];
   content.push(src.content);
   t.view.content = content;
   trackTerminalRefs(s, id, content);
-  const chunk: Obj = { ...src };
+  const chunk = { ...src };
   delete chunk.sessionUpdate;
-  t.pendingChunks.push(chunk as v2.ToolCallContentChunk);
+  t.pendingChunks.push(chunk);
   s.pendingTools.add(t);
   if (own) {
     t.pendingMeta = meta;
-    flushToolCall(s, t, ctx);
-    return;
+    return [...flushed, ...flushToolCall(s, t, ctx)];
   }
   // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
-  t.flushTimer ??= setTimeout(() => flushToolCall(s, t, ctx), ctx.flushMs);
+  t.flushTimer ??= setTimeout(() => ctx.write(flushToolCall(s, t, ctx)), ctx.flushMs);
+  return NOTHING;
 }
 
 // ---------------------------------------------------------------- terminals (T §2.5)
 
-function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext): void {
+function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
   const id = update.terminalId;
   if (typeof id !== "string") {
     ctx.log.warn("dropped a terminal update without a terminalId");
-    return;
+    return NOTHING;
   }
   const t = terminalFor(s, id);
-  if (conventionMode(ctx)) {
-    terminalToConvention(s, t, update, ctx);
-    return;
-  }
+  if (conventionMode(ctx)) return terminalToConvention(s, t, update, ctx, meta);
   if (update.sessionUpdate === "terminal_output_chunk") {
     const data = decodeBase64(update.data);
     if (data) appendOutput(t, data, ctx.terminalMaxBytes);
@@ -532,31 +571,39 @@ function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext): void {
     if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
     if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
   }
-  if (t.refs.size === 0) return; // rendered once a tool call references it
-  const flush = () => {
+  if (t.refs.size === 0) return NOTHING; // rendered once a tool call references it
+  // Each tool call showing the terminal, re-rendered; a timer's flush carries the `_meta` of the
+  // notification that started it.
+  const flush = (): readonly Outgoing[] => {
     t.flushTimer = undefined;
+    const out: Outgoing[] = [];
     for (const toolCallId of t.refs) {
       const tc = s.toolCalls.peek(toolCallId);
       if (!tc?.announced) continue;
-      flushToolCall(s, tc, ctx);
-      emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx, { rerender: true });
+      out.push(...flushToolCall(s, tc, ctx));
+      out.push(...emitToolCall(s, tc, { toolCallId, content: tc.view.content }, ctx, meta, { rerender: true }));
     }
+    return out;
   };
   // An exit is final: render it now; output is coalesced.
   if (update.exitStatus !== undefined) {
     if (t.flushTimer) clearTimeout(t.flushTimer);
-    flush();
-  } else t.flushTimer ??= setTimeout(flush, ctx.terminalFlushMs);
+    return flush();
+  }
+  t.flushTimer ??= setTimeout(() => ctx.write(flush()), ctx.terminalFlushMs);
+  return NOTHING;
 }
 
-/** Flush every coalesced emission of a session now (before a turn ends, so the order holds). */
-/** Emit every tool call's coalesced chunks, but those of `except` (whose burst goes on). */
-function flushPendingTools(s: SessionA, ctx: UpdateContext, except: unknown): void {
-  for (const t of [...s.pendingTools]) if (t.view.toolCallId !== except) flushToolCall(s, t, ctx);
+/** Every tool call's coalesced chunks, but those of `except` (whose burst goes on). */
+function flushPendingTools(s: SessionA, ctx: UpdateContext, except: unknown): Outgoing[] {
+  const out: Outgoing[] = [];
+  for (const t of [...s.pendingTools]) if (t.view.toolCallId !== except) out.push(...flushToolCall(s, t, ctx));
+  return out;
 }
 
-export function flushSession(s: SessionA, ctx: UpdateContext): void {
-  flushPendingTools(s, ctx, undefined);
+/** Every coalesced emission of a session, now (before a turn ends, so the order holds). */
+export function flushSession(s: SessionA, ctx: UpdateContext): readonly Outgoing[] {
+  const out = flushPendingTools(s, ctx, undefined);
   for (const term of s.terminals.values()) {
     if (!term.flushTimer) continue;
     clearTimeout(term.flushTimer);
@@ -564,9 +611,10 @@ export function flushSession(s: SessionA, ctx: UpdateContext): void {
     for (const toolCallId of term.refs) {
       const tc = s.toolCalls.peek(toolCallId);
       if (tc?.announced)
-        emitToolCall(s, tc, { toolCallId, content: tc.view.content } as v2.ToolCallUpdate, ctx, { rerender: true });
+        out.push(...emitToolCall(s, tc, { toolCallId, content: tc.view.content }, ctx, undefined, { rerender: true }));
     }
   }
+  return out;
 }
 
 /** A tool call the v1 client has (for permission requests). */
@@ -595,30 +643,36 @@ function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
 }
 
 /**
- * Send a v1 `tool_call`, with `terminal_info` for the first terminal it shows (one key per message:
- * each further terminal gets the same tool_call again with its own), then what each terminal already
- * has (output retained so far, its exit).
+ * A v1 `tool_call`, with `terminal_info` for the first terminal it shows (one key per message: each
+ * further terminal gets the same tool_call again with its own), then what each terminal already has
+ * (output retained so far, its exit).
  */
-function sendShowing(s: SessionA, t: ToolCallView, ctx: UpdateContext, toolCall: Obj, unshown: TerminalEntry[]): void {
-  if (unshown.length === 0) {
-    ctx.send(s.sessionId, toolCall as v1.SessionUpdate);
-    return;
-  }
+function showing(
+  s: SessionA,
+  toolCallId: string,
+  ctx: UpdateContext,
+  toolCall: Obj,
+  unshown: TerminalEntry[],
+  meta: unknown,
+): readonly Outgoing[] {
+  if (unshown.length === 0) return [clientUpdate(s.sessionId, toolCall, meta)];
   const own = isObject(toolCall._meta) ? toolCall._meta : {};
+  const out: Outgoing[] = [];
   for (const term of unshown) {
-    term.carrier = t.view.toolCallId as string;
+    term.carrier = toolCallId;
     // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
     const content = Array.isArray(toolCall.content)
       ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
       : toolCall.content;
     const msg: Obj = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
     if (content !== undefined) msg.content = content;
-    ctx.send(s.sessionId, msg as v1.SessionUpdate);
+    out.push(clientUpdate(s.sessionId, msg, meta));
     term.decoder = new TextDecoder("utf-8", { fatal: false });
     if (term.trimmed)
       ctx.log.warn(`terminal ${term.terminalId}: output before the last ${term.bytes.length} bytes is not shown`);
-    sendConvention(s, term, ctx, term.bytes, false);
+    out.push(...conventionUpdate(s, term, term.bytes, false, meta));
   }
+  return out;
 }
 
 /**
@@ -635,27 +689,39 @@ function isShown(s: SessionA, terminalId: unknown): boolean {
 }
 
 /** One `tool_call_update` on the terminal's carrier: appended text (after a reset) and the exit once. */
-function sendConvention(s: SessionA, term: TerminalEntry, ctx: UpdateContext, bytes: Uint8Array, reset: boolean): void {
+function conventionUpdate(
+  s: SessionA,
+  term: TerminalEntry,
+  bytes: Uint8Array,
+  reset: boolean,
+  meta: unknown,
+): readonly Outgoing[] {
   const carrier = term.carrier;
   const decoder = term.decoder;
-  if (carrier === undefined || decoder === undefined) return;
+  if (carrier === undefined || decoder === undefined) return NOTHING;
   const exiting = term.exitStatus !== undefined && term.exitSent !== true;
   let text = reset ? TERMINAL_RESET : "";
   if (bytes.length > 0) text += decoder.decode(bytes, { stream: true });
   // An exit ends the stream: a sequence still split is shown as U+FFFD, never left out.
   if (exiting) text += decoder.decode();
-  const meta: Obj = {};
-  if (text.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, text));
+  const own: Obj = {};
+  if (text.length > 0) Object.assign(own, terminalOutputMeta(term.terminalId, text));
   if (exiting) {
-    Object.assign(meta, terminalExitMeta(term.terminalId, term.exitStatus));
+    Object.assign(own, terminalExitMeta(term.terminalId, term.exitStatus));
     term.exitSent = true;
   }
-  if (Object.keys(meta).length > 0)
-    ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: carrier, _meta: meta });
+  if (Object.keys(own).length === 0) return NOTHING;
+  return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: carrier, _meta: own }, meta)];
 }
 
 /** A v2 terminal update for a client of the convention: state kept, what is new sent if shown. */
-function terminalToConvention(s: SessionA, t: TerminalEntry, update: Obj, ctx: UpdateContext): void {
+function terminalToConvention(
+  s: SessionA,
+  t: TerminalEntry,
+  update: Obj,
+  ctx: UpdateContext,
+  meta: unknown,
+): readonly Outgoing[] {
   const max = ctx.terminalMaxBytes;
   let append: Uint8Array = new Uint8Array(0);
   let reset = false;
@@ -681,7 +747,7 @@ function terminalToConvention(s: SessionA, t: TerminalEntry, update: Obj, ctx: U
     if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
     if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
   }
-  if (t.carrier === undefined) return; // sent once a tool call shows it
+  if (t.carrier === undefined) return NOTHING; // sent once a tool call shows it
   if (reset) {
     ctx.log.warnOnce(
       `terminal-reset-${t.terminalId}`,
@@ -689,7 +755,7 @@ function terminalToConvention(s: SessionA, t: TerminalEntry, update: Obj, ctx: U
     );
     t.decoder = new TextDecoder("utf-8", { fatal: false });
   }
-  sendConvention(s, t, ctx, append, reset);
+  return conventionUpdate(s, t, append, reset, meta);
 }
 
 /** Record the terminals an idle `state_update` lists as still running in the background. */
@@ -708,8 +774,9 @@ function noteBackground(s: SessionA, update: Obj): void {
  * as the adapters send for an interrupted command. One the agent lists as background work stays
  * open. Later output still reaches the client; a later exit is not sent twice.
  */
-export function endTurnTerminals(s: SessionA, ctx: UpdateContext): void {
-  if (!conventionMode(ctx)) return;
+export function endTurnTerminals(s: SessionA, ctx: UpdateContext): readonly Outgoing[] {
+  if (!conventionMode(ctx)) return NOTHING;
+  const out: Outgoing[] = [];
   for (const term of s.terminals.values()) {
     if (term.carrier === undefined || term.exitSent === true || term.exitStatus !== undefined) continue;
     if (s.backgroundTerminals.has(term.terminalId)) continue;
@@ -718,10 +785,7 @@ export function endTurnTerminals(s: SessionA, ctx: UpdateContext): void {
     if (rest.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, rest));
     Object.assign(meta, terminalExitMeta(term.terminalId, undefined));
     term.exitSent = true;
-    ctx.send(s.sessionId, {
-      sessionUpdate: "tool_call_update",
-      toolCallId: term.carrier,
-      _meta: meta,
-    });
+    out.push(clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: term.carrier, _meta: meta }));
   }
+  return out;
 }
