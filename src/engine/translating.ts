@@ -93,6 +93,13 @@ export abstract class TranslatingMode implements Translator {
         case "fail":
           to.fail(o.id, o.error);
           break;
+        case "answer":
+          // The client's requests travel down, the agent's up.
+          (o.to === "client" ? this.down : this.up).reply(o.entry, o.answer);
+          break;
+        case "request":
+          o.issued(to.request(o.method, o.params, o.answered));
+          break;
       }
     }
   }
