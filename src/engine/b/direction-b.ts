@@ -159,6 +159,8 @@ export class DirectionB extends TranslatingMode {
 
   // Every method the table routes through this engine has its handler here (checked by the
   // compiler against mappings/methods.ts); forwarded and refused methods take the table's default.
+  // A handler returns what it produces (`writes`); one that only re-issues the request produces
+  // nothing itself: its route answers.
   private readonly clientRequests = this.requestRoutes<"b", "client", Obj>("b", "client", {
     initialize: (msg) => this.reinitialize(msg),
     "auth/login": (msg, params) => void this.down.forward(msg, "authenticate", params, objectResult),
