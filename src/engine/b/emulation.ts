@@ -25,7 +25,7 @@ import { boundary, clientUpdate } from "./updates.js";
 type Obj = Record<string, unknown>;
 
 /** Marks a result the bridge made up for a method the agent lacks. */
-export function emulatedMeta(method: string): Obj {
+function emulatedMeta(method: string): Obj {
   return { [STASH_KEY]: { emulated: method } };
 }
 

@@ -4,6 +4,11 @@
 // inserted (the ack trigger), holds the prompts sent while a turn runs, reports `running`,
 // `requires_action` and the idle, and renders the agent's echo of the prompt as the acked message.
 // Behind an A bridge none of this runs: peer.ts takes the states from the bridge (T §5.5).
+//
+// The rules, numbered as in T §1.4: 1 `prompt` (start or hold), 2 `ack` (triggers: `heard`, the
+// v1 answer, the grace timer), 3 `echo`, 4 `willBlock` / `blocking`, 5 and 6 `answered` / `end`,
+// 7 `cancel`, 8 `withdraw`, 9 `afterTurn` / `closed`, 10 `loadStarted` / `snapshot`, 11
+// `agentGone`. Rule 12 is what is absent: updates outside a turn change no reported state.
 import type * as v1 from "@agentclientprotocol/sdk";
 import { generatedMessageId } from "../../../mappings/message.js";
 import { nextGeneratedId } from "../../convert/message.js";
@@ -22,7 +27,7 @@ type Obj = Record<string, unknown>;
 export type Reported = "idle" | "running" | "requires_action";
 
 /** Where a turn is. Rules move it forward only: sent → (withdrawn | acked) → ended. */
-export type Phase =
+type Phase =
   /** Rule 1: sent to the v1 agent, awaiting the ack trigger; `timer` is its grace window (rule 2c). */
   | { readonly name: "sent"; readonly timer: NodeJS.Timeout | undefined }
   /** Rule 8: withdrawn before its ack; answered -32800 once the v1 agent answers, nothing emitted. */
