@@ -1,7 +1,7 @@
 // What an engine handler produces: the messages to write, in the order they must reach their peers.
 // Handlers return them and the engine core (TranslatingMode.write) writes them, so the route of a
 // message can be read in the handler that made it: no wrapped `send` callbacks, no deferred sends.
-import type { Id, RpcError } from "../wire/jsonrpc.js";
+import type { Id, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import type { Answer, Inbound } from "./relay.js";
 
 export type Side = "client" | "agent";
@@ -13,8 +13,17 @@ export type Outgoing =
   | { readonly kind: "raw"; readonly to: Side; readonly line: Buffer; readonly msg: object }
   /** An error answer to a request of `to` that no route tracks (refusals at dispatch). */
   | { readonly kind: "fail"; readonly to: Side; readonly id: Id; readonly error: RpcError }
-  /** The answer to a request of `to` that a route tracks (`entry`), given through that route. */
-  | { readonly kind: "reply"; readonly to: Side; readonly entry: Inbound; readonly answer: Answer };
+  /** The answer to a request of `to` that a route tracks (its `entry`): answered once, then forgotten. */
+  | { readonly kind: "answer"; readonly to: Side; readonly entry: Inbound; readonly answer: Answer }
+  /** A request the bridge issues itself, in its place among the rest; `issued` learns its id. */
+  | {
+      readonly kind: "request";
+      readonly to: Side;
+      readonly method: string;
+      readonly params: unknown;
+      readonly answered: (resp: ResponseMessage) => void;
+      readonly issued: (id: number) => void;
+    };
 
 /** Nothing to write. */
 export const NOTHING: readonly Outgoing[] = [];
@@ -31,6 +40,16 @@ export function fail(to: Side, id: Id, error: RpcError): Outgoing {
   return { kind: "fail", to, id, error };
 }
 
-export function reply(to: Side, entry: Inbound, answer: Answer): Outgoing {
-  return { kind: "reply", to, entry, answer };
+export function answer(to: Side, entry: Inbound, a: Answer): Outgoing {
+  return { kind: "answer", to, entry, answer: a };
+}
+
+export function request(
+  to: Side,
+  method: string,
+  params: unknown,
+  answered: (resp: ResponseMessage) => void,
+  issued: (id: number) => void = () => undefined,
+): Outgoing {
+  return { kind: "request", to, method, params, answered, issued };
 }

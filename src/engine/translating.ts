@@ -93,9 +93,12 @@ export abstract class TranslatingMode implements Translator {
         case "fail":
           to.fail(o.id, o.error);
           break;
-        case "reply":
-          // The requests of the client are the down route's; the agent's, the up route's.
+        case "answer":
+          // The client's requests travel down, the agent's up.
           (o.to === "client" ? this.down : this.up).reply(o.entry, o.answer);
+          break;
+        case "request":
+          o.issued(to.request(o.method, o.params, o.answered));
           break;
       }
     }

@@ -44,7 +44,7 @@ import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
-import { fail, NOTHING, notify, reply, type Outgoing } from "../outgoing.js";
+import { answer, fail, NOTHING, notify, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
@@ -432,20 +432,20 @@ export class DirectionA extends TranslatingMode {
     const s = this.session(sessionId);
     const entry = this.down.local(msg);
     // The turn's last updates and terminal exits, then the answer.
-    const answer = (a: Answer): readonly Outgoing[] => [
+    const finish = (a: Answer): readonly Outgoing[] => [
       ...flushSession(s, this.updates),
       ...endTurnTerminals(s, this.updates),
-      reply("client", entry, a),
+      answer("client", entry, a),
     ];
     const handle = {
       answerIdle: (idle: v2.IdleStateUpdate, cancelRequested: boolean) => {
         const out = idleToPromptResponse(idle, { cancelRequested }, this.toClient);
-        if (failedConv(out)) return answer({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
+        if (failedConv(out)) return finish({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
         const v = out.value;
-        return answer("error" in v ? { error: v.error } : { result: v.result });
+        return finish("error" in v ? { error: v.error } : { result: v.result });
       },
-      answerError: (error: RpcError) => answer({ error }),
-      answerCancelled: () => answer({ result: { stopReason: "cancelled" } }),
+      answerError: (error: RpcError) => finish({ error }),
+      answerCancelled: () => finish({ result: { stopReason: "cancelled" } }),
     };
     const outboundId = this.agent.request("session/prompt", r.value, (resp) => {
       const out = s.lifecycle.answered(outboundId, resp.result, resp.error);
@@ -511,7 +511,7 @@ export class DirectionA extends TranslatingMode {
     });
     if (failedConv(r)) return [...flushed, fail("agent", msg.id, r.error)];
     const v = r.value;
-    if (v.kind === "cancel") return [...flushed, reply("agent", this.up.local(msg), { result: v.response })];
+    if (v.kind === "cancel") return [...flushed, answer("agent", this.up.local(msg), { result: v.response })];
     const shown: Outgoing[] = [...flushed];
     for (const u of v.before) {
       markAnnounced(s, u.toolCallId, u, v.syntheticToolCallId === u.toolCallId);

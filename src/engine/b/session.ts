@@ -1,12 +1,13 @@
-// What direction B remembers per session (T §7.1): the turn and its held prompts, generated message
+// What direction B remembers per session (T §7.1): its prompt lifecycle, generated message
 // ids, tool calls seen, plans emitted, the mode/config binding, and the parameters a resume must
 // match when the bridge answers it itself (H §2.3). Bounded.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { isObject } from "../../convert/json.js";
 import { initialChunkIds, type ChunkIdState, type MessageKind, type PendingUpsert } from "../../convert/message.js";
 import type { AgentConfig } from "../../convert/mode.js";
 import type { PlansMap } from "../../convert/plan.js";
 import { LruMap } from "../bounded.js";
-import type { Inbound } from "../relay.js";
+import { PromptLifecycleB, type TurnIO } from "./prompt-lifecycle.js";
 
 const TOOL_MEMORY = 1024;
 const ID_KIND_MEMORY = 4096;
@@ -26,42 +27,9 @@ export interface ToolSeen {
   lastContent?: v2.ToolCallContent[] | undefined;
 }
 
-/** A v2 prompt the v1 agent is working on (T §1.4). */
-export interface Turn {
-  readonly entry: Inbound;
-  readonly prompt: unknown[];
-  outboundId: number;
-  userMsgId: string;
-  acked: boolean;
-  echoOpen: boolean;
-  echoCount: number;
-  cancelRequested: boolean;
-  /** `$/cancel_request` before the ack: the prompt is withdrawn, answered -32800 at the end. */
-  withdrawn: boolean;
-  blockers: number;
-  ackTimer: NodeJS.Timeout | undefined;
-  /** Agent → client requests of this turn still unanswered (permissions, elicitations). */
-  readonly relayed: Set<RelayedRequest>;
-  /** Called once the turn has ended (a close waiting for it). */
-  onEnd: (() => void) | undefined;
-}
-
-export interface RelayedRequest {
-  readonly entry: Inbound;
-  /** What to answer the v1 agent when the turn is cancelled. */
-  readonly onCancel: unknown;
-}
-
-export interface HeldPrompt {
-  readonly entry: Inbound;
-  readonly params: Record<string, unknown>;
-}
-
 export class SessionB {
-  reported: "idle" | "running" | "requires_action" = "idle";
-  turn: Turn | undefined;
-  readonly queue: HeldPrompt[] = [];
-  loadInFlight = false;
+  /** Its turns, held prompts and the state last reported (T §1.4). */
+  readonly prompts: PromptLifecycleB;
   /** Resume answered through `session/load`: the replayed history is not forwarded (H §2.3). */
   suppressHistory = false;
   chunkIds: ChunkIdState = initialChunkIds;
@@ -84,7 +52,28 @@ export class SessionB {
   title: string | undefined;
   updatedAt: string | undefined;
 
-  constructor(readonly sessionId: string) {}
+  constructor(
+    readonly sessionId: string,
+    io: TurnIO,
+  ) {
+    this.prompts = new PromptLifecycleB(this, io);
+  }
+
+  /** A session starts or resumes: its parameters are recorded (a local resume must match them). */
+  record(params: Record<string, unknown>): void {
+    this.params = {
+      cwd: params.cwd,
+      additionalDirectories: params.additionalDirectories,
+      mcpServers: params.mcpServers,
+    };
+    this.closed = false;
+  }
+
+  /** The commands a v2 result gave the client: the session's latest list (H §4.4 reuses it). */
+  rememberCommands(result: unknown): void {
+    const commands = isObject(result) ? result.availableCommands : undefined;
+    if (Array.isArray(commands)) this.availableCommands = commands;
+  }
 
   /** A replay starts or ends: message ids restart so a replay reproduces them (T §2.1 B↓-5). */
   resetForReplay(): void {

@@ -29,6 +29,7 @@ import type { FileTexts } from "../../convert/diff.js";
 import { diffStageOf } from "../../../mappings/diff.js";
 import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
+import { notify, NOTHING, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
 import type { SessionB } from "./session.js";
 
@@ -41,8 +42,13 @@ export interface UpdateContextB {
   readonly diffFileMaxBytes?: number;
   /** The v2 client is an A bridge: the `_meta` terminal convention rides on to its v1 client as sent. */
   readonly clientIsBridge?: boolean;
-  /** Send a v2 `session/update`. */
-  send(sessionId: string, update: v2.SessionUpdate, meta?: unknown): void;
+}
+
+/** A v2 `session/update` to the client; `meta` is the v1 notification's `_meta`, carried over. */
+export function clientUpdate(sessionId: string, update: unknown, meta?: unknown): Outgoing {
+  const params: Obj = { sessionId, update };
+  if (meta !== undefined && meta !== null) params._meta = meta;
+  return notify("client", "session/update", params);
 }
 
 const CHUNK_KINDS: Record<string, MessageKind> = {
@@ -67,116 +73,110 @@ export function diffFilesOfV1(toolCall: unknown, s: SessionB | undefined, ctx: U
   return diffFiles(toolCall.content, 1, ctx.diffFileMaxBytes ?? 0, cwd);
 }
 
-function sendAll(s: SessionB, ctx: UpdateContextB, updates: readonly v2.SessionUpdate[], meta?: unknown): void {
-  for (const u of updates) ctx.send(s.sessionId, u, meta);
+function updatesOf(s: SessionB, updates: readonly unknown[], meta?: unknown): Outgoing[] {
+  return updates.map((u) => clientUpdate(s.sessionId, u, meta));
 }
 
 /** A boundary closes the open message and flushes a half-rebuilt upsert (T §2.1 B↓-3). */
-export function boundary(s: SessionB, ctx: UpdateContextB): void {
+export function boundary(s: SessionB): readonly Outgoing[] {
   s.chunkIds = closeOpenMessage(s.chunkIds);
-  if (s.pendingUpsert) {
-    sendAll(s, ctx, flushPendingUpsert(s.pendingUpsert));
-    s.pendingUpsert = undefined;
-  }
+  const pending = s.pendingUpsert;
+  if (!pending) return NOTHING;
+  s.pendingUpsert = undefined;
+  return updatesOf(s, flushPendingUpsert(pending));
 }
 
 /** One v1 `session/update` (params) → zero or more v2 updates. */
-export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): void {
+export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): readonly Outgoing[] {
   const update = params.update;
   if (!isObject(update) || typeof update.sessionUpdate !== "string") {
     ctx.log.warn("dropped a session/update without an update variant");
-    return;
+    return NOTHING;
   }
   const tag = update.sessionUpdate;
-  if (s.suppressHistory && !KEPT_DURING_SUPPRESSED_REPLAY.has(tag)) return;
+  if (s.suppressHistory && !KEPT_DURING_SUPPRESSED_REPLAY.has(tag)) return NOTHING;
   const meta = params._meta;
   const kind = CHUNK_KINDS[tag];
   if (kind) return chunk(s, update as v1.ContentChunk & { sessionUpdate: string }, kind, ctx, meta);
   switch (tag) {
     case "tool_call":
     case "tool_call_update":
-      boundary(s, ctx);
-      return toolCall(s, update as V1ToolCallMessage, ctx, meta);
+      return [...boundary(s), ...toolCall(s, update, ctx, meta)];
     case "plan": {
       // A non-user update: the echo window closes (T §1.4-3).
-      if (s.turn) s.turn.echoOpen = false;
-      boundary(s, ctx);
+      s.prompts.closeEcho();
+      const out = [...boundary(s)];
       const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
-      if (dropped(r, ctx.log, "plan")) return;
+      if (dropped(r, ctx.log, "plan")) return out;
       s.plans = recordEmitted(s.plans, r.value);
-      sendAll(
-        s,
-        ctx,
-        r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })),
-        meta,
-      );
-      return;
+      return [
+        ...out,
+        ...updatesOf(
+          s,
+          r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })),
+          meta,
+        ),
+      ];
     }
     case "current_mode_update": {
       const r = currentModeUpdateToConfigOptionUpdate(update, s.config, ctx.opts);
-      if (dropped(r, ctx.log, "current_mode_update")) return;
+      if (dropped(r, ctx.log, "current_mode_update")) return NOTHING;
       s.config = r.value.config;
-      if (r.value.update) ctx.send(s.sessionId, r.value.update, meta);
-      return;
+      return r.value.update ? [clientUpdate(s.sessionId, r.value.update, meta)] : NOTHING;
     }
     case "config_option_update": {
       const r = configOptionUpdateToV2(update, { modes: s.config.modes, models: s.config.models }, ctx.opts);
-      if (dropped(r, ctx.log, "config_option_update")) return;
+      if (dropped(r, ctx.log, "config_option_update")) return NOTHING;
       s.config = { ...s.config, configOptions: update.configOptions };
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta);
-      return;
+      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta)];
     }
     case "available_commands_update": {
       const r = availableCommandsToV2(update as v1.AvailableCommandsUpdate, ctx.opts);
-      if (dropped(r, ctx.log, "available_commands_update")) return;
-      const list = (r.value as { availableCommands: unknown[] }).availableCommands;
+      if (dropped(r, ctx.log, "available_commands_update")) return NOTHING;
+      const list = r.value.availableCommands;
       // A chained A bridge's follow-up to a session result (H §4.1): the client has this very list
       // in the result it got (restored from the stash), and a direct v2 agent sends no such update.
       const { meta: own, env } = unstash(meta, 2);
       const followUp = isSynthetic(env, SN.commandsFollowUp);
       const known = followUp && s.availableCommands !== undefined && jsonEqual(s.availableCommands, list);
       s.availableCommands = list;
-      if (!known)
-        ctx.send(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, followUp ? own : meta);
-      return;
+      if (known) return NOTHING;
+      return [
+        clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, followUp ? own : meta),
+      ];
     }
     case "session_info_update": {
       const r = sessionInfoToV2(update, ctx.opts);
-      if (dropped(r, ctx.log, "session_info_update")) return;
-      const v = r.value as { title?: unknown; updatedAt?: unknown };
-      if (typeof v.title === "string") s.title = v.title;
-      if (typeof v.updatedAt === "string") s.updatedAt = v.updatedAt;
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "session_info_update" }, meta);
-      return;
+      if (dropped(r, ctx.log, "session_info_update")) return NOTHING;
+      const { title, updatedAt } = r.value;
+      if (typeof title === "string") s.title = title;
+      if (typeof updatedAt === "string") s.updatedAt = updatedAt;
+      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "session_info_update" }, meta)];
     }
     case "usage_update": {
       const r = usageToV2(update as v1.UsageUpdate, s.costForwarded, ctx.opts);
-      if (dropped(r, ctx.log, "usage_update")) return;
+      if (dropped(r, ctx.log, "usage_update")) return NOTHING;
       s.costForwarded = r.value.costForwarded;
-      ctx.send(s.sessionId, { ...r.value.update, sessionUpdate: "usage_update" }, meta);
-      return;
+      return [clientUpdate(s.sessionId, { ...r.value.update, sessionUpdate: "usage_update" }, meta)];
     }
     case "notice": {
       const r = noticeToV2(update as v1.Notice);
-      if (dropped(r, ctx.log, "notice")) return;
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "notice" }, meta);
-      return;
+      if (dropped(r, ctx.log, "notice")) return NOTHING;
+      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "notice" }, meta)];
     }
     case "compaction_update": {
       const r = compactionUpdateToV2(update as v1.CompactionUpdate, ctx.opts);
-      if (dropped(r, ctx.log, "compaction_update")) return;
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "compaction_update" }, meta);
-      return;
+      if (dropped(r, ctx.log, "compaction_update")) return NOTHING;
+      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_update" }, meta)];
     }
     case "compaction_summary_chunk": {
       const r = compactionSummaryChunkToV2(update as v1.CompactionSummaryChunk, ctx.opts);
-      if (dropped(r, ctx.log, "compaction_summary_chunk")) return;
-      ctx.send(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta);
-      return;
+      if (dropped(r, ctx.log, "compaction_summary_chunk")) return NOTHING;
+      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta)];
     }
     default:
       // v1 unstable variants keep their names in v2 (T §2.11); v2 peers treat unknown ones as such.
-      ctx.send(s.sessionId, update as v2.SessionUpdate, meta);
+      return [clientUpdate(s.sessionId, update, meta)];
   }
 }
 
@@ -186,28 +186,26 @@ function chunk(
   kind: MessageKind,
   ctx: UpdateContextB,
   meta: unknown,
-): void {
-  const turn = s.turn;
+): readonly Outgoing[] {
   // The echo window (T §1.4-3): the agent's rendering of the prompt it was just given.
-  if (turn?.echoOpen && kind === "user") {
+  const echo = s.prompts.echo(kind === "user");
+  if (echo) {
     const own = v1ChunkMessageId(update);
-    if (own !== undefined && own !== turn.userMsgId) s.alias.set(own, turn.userMsgId);
+    if (own !== undefined && own !== echo.messageId) s.alias.set(own, echo.messageId);
     const body: Obj = { ...update };
     delete body.sessionUpdate;
     const content = body.content;
     delete body.messageId;
-    const first = turn.echoCount++ === 0;
-    const out = first
-      ? { ...body, sessionUpdate: "user_message", messageId: turn.userMsgId, content: [content] }
-      : { ...body, sessionUpdate: "user_message_chunk", messageId: turn.userMsgId, content };
-    ctx.send(s.sessionId, out as v2.SessionUpdate, meta);
-    return;
+    const out = echo.first
+      ? { ...body, sessionUpdate: "user_message", messageId: echo.messageId, content: [content] }
+      : { ...body, sessionUpdate: "user_message_chunk", messageId: echo.messageId, content };
+    return [clientUpdate(s.sessionId, out, meta)];
   }
-  if (turn) turn.echoOpen = false;
+  const out: Outgoing[] = [];
   const raw = v1ChunkMessageId(update);
   const v1Id = raw !== undefined ? (s.alias.get(raw) ?? raw) : undefined;
   if (v1Id !== undefined) s.chunkIds = countGenerated(s.chunkIds, s.sessionId, kind, v1Id);
-  if (s.chunkIds.open && s.chunkIds.open.kind !== kind) boundary(s, ctx);
+  if (s.chunkIds.open && s.chunkIds.open.kind !== kind) out.push(...boundary(s));
   const id = assignChunkId(s.chunkIds, s.sessionId, kind, v1Id);
   s.chunkIds = id.state;
   let sharedId = false;
@@ -223,9 +221,9 @@ function chunk(
     { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId },
     ctx.opts,
   );
-  if (dropped(r, ctx.log, update.sessionUpdate)) return;
+  if (dropped(r, ctx.log, update.sessionUpdate)) return out;
   s.pendingUpsert = r.value.pending;
-  sendAll(s, ctx, r.value.updates, meta);
+  return [...out, ...updatesOf(s, r.value.updates, meta)];
 }
 
 /**
@@ -240,15 +238,16 @@ function countGenerated(state: ChunkIdState, sessionId: string, kind: MessageKin
   return { ...state, counter: { ...state.counter, [kind]: n } };
 }
 
-function toolCall(s: SessionB, original: V1ToolCallMessage, ctx: UpdateContextB, meta: unknown): void {
-  const id = (original as unknown as Obj).toolCallId;
+function toolCall(s: SessionB, original: Obj, ctx: UpdateContextB, meta: unknown): readonly Outgoing[] {
+  const id = original.toolCallId;
   if (typeof id !== "string") {
     ctx.log.warn("dropped a tool call without a toolCallId");
-    return;
+    return NOTHING;
   }
-  if (s.turn) s.turn.echoOpen = false;
-  const src = terminalConvention(s, original, id, ctx, meta);
-  if (src === undefined) return;
+  s.prompts.closeEcho();
+  const out: Outgoing[] = [];
+  const src = terminalConvention(s, original, id, meta, ctx.clientIsBridge === true, out);
+  if (src === undefined) return out;
   const m = src as unknown as V1ToolCallMessage;
   const seen = s.tools.get(id);
   const r = toolCallMessageToV2(m, {
@@ -262,7 +261,7 @@ function toolCall(s: SessionB, original: V1ToolCallMessage, ctx: UpdateContextB,
     // A v1 tool_call without a status is pending (the v1 default); an update without one tells nothing.
     diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
   });
-  if (dropped(r, ctx.log, String(src.sessionUpdate))) return;
+  if (dropped(r, ctx.log, String(src.sessionUpdate))) return out;
   const state: {
     title?: string | undefined;
     kind?: string | undefined;
@@ -273,19 +272,17 @@ function toolCall(s: SessionB, original: V1ToolCallMessage, ctx: UpdateContextB,
   if (typeof src.title === "string" || whole) state.title = typeof src.title === "string" ? src.title : undefined;
   if (typeof src.kind === "string" || whole) state.kind = typeof src.kind === "string" ? src.kind : undefined;
   for (const u of r.value) {
-    const body = u as unknown as Obj;
-    if (body.sessionUpdate === "tool_call_update" && Array.isArray(body.content))
-      state.lastContent = body.content as v2.ToolCallContent[];
-    else if (body.sessionUpdate === "tool_call_update" && body.content === null) state.lastContent = [];
-    else if (body.sessionUpdate === "tool_call_content_chunk")
-      state.lastContent = [...(state.lastContent ?? []), body.content as v2.ToolCallContent];
+    if (u.sessionUpdate === "tool_call_update" && Array.isArray(u.content)) state.lastContent = u.content;
+    else if (u.sessionUpdate === "tool_call_update" && u.content === null) state.lastContent = [];
+    else if (u.sessionUpdate === "tool_call_content_chunk")
+      state.lastContent = [...(state.lastContent ?? []), u.content];
   }
   // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
   // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
   const known = r.value.length > 0 || isPermissionAnnouncement(m);
   if (whole && state.lastContent === undefined && known && !Array.isArray(src.content)) state.lastContent = [];
   if (known) s.tools.set(id, state);
-  sendAll(s, ctx, r.value, meta);
+  return [...out, ...updatesOf(s, r.value, meta)];
 }
 
 // ---------------------------------------------------------------- terminals (T §2.5 B↓-1)
@@ -293,17 +290,18 @@ function toolCall(s: SessionB, original: V1ToolCallMessage, ctx: UpdateContextB,
 /**
  * The `_meta` terminal convention on a v1 tool call (asked for in `initialize`, or sent unasked as
  * codex-acp does) becomes v2 `terminal_update` / `terminal_output_chunk`, sent before the tool call
- * that shows the terminal. Returns the tool call without the convention's keys, or undefined when
- * nothing else is left of an update (an output-only `tool_call_update`).
+ * that shows the terminal (appended to `emitted`). Returns the tool call without the convention's
+ * keys, or undefined when nothing else is left of an update (an output-only `tool_call_update`).
  */
 function terminalConvention(
   s: SessionB,
   src: Obj,
   toolCallId: string,
-  ctx: UpdateContextB,
   meta: unknown,
+  clientIsBridge: boolean,
+  emitted: Outgoing[],
 ): Obj | undefined {
-  if (ctx.clientIsBridge === true) return src;
+  if (clientIsBridge) return src;
   const { events, rest } = conventionOf(src._meta);
   for (const e of events) if (e.info !== undefined) s.terminalOfTool.set(toolCallId, e.terminalId);
   // The command of a terminal is its tool call's `rawInput.command`, which may come later (streamed input).
@@ -318,7 +316,7 @@ function terminalConvention(
     const fresh = e.terminalId === own && command !== undefined && command !== term.command ? command : undefined;
     if (fresh !== undefined) term.command = fresh;
     s.terminals.set(e.terminalId, term);
-    for (const u of conventionToV2Updates(e, fresh)) ctx.send(s.sessionId, u, meta);
+    emitted.push(...updatesOf(s, conventionToV2Updates(e, fresh), meta));
   }
   if (events.length === 0) return src;
   const out: Obj = { ...src };
