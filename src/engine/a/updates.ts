@@ -38,6 +38,8 @@ import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
 import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
+import { keepNewest } from "../bounded.js";
+import { limits } from "../../../mappings/limits.js";
 
 type Obj = Record<string, unknown>;
 
@@ -155,7 +157,8 @@ export function updateToV1(s: SessionA, params: Obj, line: Original | undefined,
       }
       const next = applyPlanUpdate(s.plans, update as v2.PlanUpdate);
       if (dropped(next, ctx.log, "plan_update")) return;
-      s.plans = next.value;
+      // Plan ids are the agent's: the oldest plans go beyond the bound (mappings/limits.ts).
+      s.plans = keepNewest(next.value, limits.plans.default);
       const plan = plansToV1(s.plans, update as v2.PlanUpdate, ctx.opts);
       if (dropped(plan, ctx.log, "plan_update")) return;
       ctx.send(s.sessionId, { sessionUpdate: "plan", ...plan.value });
@@ -473,8 +476,7 @@ export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateCon
   emitToolCall(s, t, patch as v2.ToolCallUpdate, ctx, {}, fresh ? (patch as v2.ToolCallUpdate) : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.
-    s.toolCalls.delete(id);
-    s.toolCalls.set(id, t);
+    s.toolCalls.retire(id);
   }
 }
 

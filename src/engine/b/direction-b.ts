@@ -4,6 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { BRIDGE_METHOD_PREFIX, type MethodFrom } from "../../../mappings/methods.js";
+import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import type { Platform } from "../../convert/directories.js";
@@ -49,6 +50,7 @@ import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
+import { SessionTable } from "../bounded.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
@@ -72,7 +74,18 @@ export interface BConfig {
   readonly clientWantsUsage: boolean;
   /** Largest file read to place a v1 snippet diff in the real file; 0 (or absent) reads none. */
   readonly diffFileMaxBytes?: number;
+  /** Sessions tracked at once (`--max-sessions`, mappings/limits.ts). */
+  readonly maxSessions?: number;
 }
+
+/** Client requests that make the bridge keep state for a session (admitted against the limit). */
+const OPENS_SESSION: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
+  "session/new",
+  "session/fork",
+  "session/resume",
+  "session/set_config_option",
+  "session/prompt",
+]);
 
 /** Methods a session closed on this connection still answers (the agent keeps it saved). */
 const AFTER_CLOSE: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
@@ -107,7 +120,7 @@ function emulatedMeta(method: string): Obj {
 
 export class DirectionB extends TranslatingMode {
   readonly mode = "B" as const;
-  private readonly sessions = new Map<string, SessionB>();
+  private readonly sessions: SessionTable<SessionB>;
   private readonly updates: UpdateContextB;
   /** Options of every conversion whose output goes to the v2 client: a stash only if it is a bridge. */
   private readonly toClient: ConvertOptions;
@@ -131,6 +144,11 @@ export class DirectionB extends TranslatingMode {
     private readonly clientIsBridge = false,
   ) {
     super(client, agent, config.log);
+    this.sessions = new SessionTable<SessionB>(
+      config.maxSessions ?? limits.sessions.default,
+      (s) => s.turn === undefined && s.queue.length === 0 && !s.loadInFlight,
+      (s) => s.closed,
+    );
     this.toClient = optionsToward(config.stash, clientIsBridge);
     this.toAgent = optionsToward(config.stash, peer);
     this.keepKeyOrder(2, {
@@ -151,12 +169,7 @@ export class DirectionB extends TranslatingMode {
   }
 
   private session(sessionId: string): SessionB {
-    let s = this.sessions.get(sessionId);
-    if (!s) {
-      s = new SessionB(sessionId);
-      this.sessions.set(sessionId, s);
-    }
-    return s;
+    return this.sessions.obtain(sessionId, () => new SessionB(sessionId));
   }
 
   private emit(s: SessionB, update: Obj): void {
@@ -184,6 +197,9 @@ export class DirectionB extends TranslatingMode {
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     if (sessionId !== undefined && this.sessions.get(sessionId)?.closed && !AFTER_CLOSE.has(method))
       return this.invalid(msg, sessionNotFound(sessionId));
+    // Room for its state (mappings/limits.ts): an idle session may be forgotten, a busy one never.
+    if (OPENS_SESSION.has(method) && !this.sessions.admit(method === "session/fork" ? undefined : sessionId, true))
+      return this.fail(msg, rpcErrors.limit(limits.sessions, this.sessions.limit));
     const handle = this.clientRequests.get(method);
     if (handle) handle(msg, params);
     else this.fail(msg, this.unknownMethod(method));
@@ -911,6 +927,10 @@ export class DirectionB extends TranslatingMode {
     const sessionId = params.sessionId;
     if (typeof sessionId !== "string") {
       this.config.log.warn("dropped a session/update without a sessionId");
+      return;
+    }
+    if (!this.sessions.fits(sessionId)) {
+      this.config.log.warn(`dropped a session/update for an unknown session: ${this.sessions.limit} are busy`);
       return;
     }
     const s = this.session(sessionId);
