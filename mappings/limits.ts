@@ -24,7 +24,7 @@ export const limits = {
     past:
       "the least recently used idle session is forgotten (a closed one first; its later updates are translated as in a fresh session); " +
       "when every session has a turn or a load in flight, a request that would open another is answered -32603 `max_sessions`, " +
-      "and an agent notification for an unknown session is dropped with a warning",
+      "and an agent notification for an unknown session is dropped with a warning (an agent update does not make a session recent)",
   },
   pendingRequests: {
     reason: "max_pending_requests",
@@ -76,8 +76,9 @@ export const limits = {
     option: undefined,
     what: "tool calls remembered per session",
     past:
-      "the least recently written is forgotten (finished ones are written last when they finish, so a running one outlives them only if it was updated since); " +
-      "a late update of a forgotten call is announced again as a v1 `tool_call` with a fallback title (v1 client) or forwarded as a `tool_call_update` (v2 client)",
+      "the least recently written is forgotten, finished ones before any running one (v1 client, v2 agent); " +
+      "a late update of a forgotten call is its first sighting again: a v1 `tool_call` with a fallback title (v1 client), " +
+      "a v2 `tool_call_update` converted as new (v2 client)",
   },
   terminals: {
     reason: "terminals",

@@ -124,7 +124,7 @@ export class SessionTable<S> {
     return evict && this.forgetOne();
   }
 
-  /** Known, or room without forgetting anything (agent notifications never evict). No reordering: hot path. */
+  /** Known, or room without forgetting anything; no reordering (the per-update hot path). */
   fits(id: string): boolean {
     return this.map.has(id) || this.map.size < this.limit;
   }

@@ -576,7 +576,7 @@ export class DirectionA extends TranslatingMode {
       this.config.log.warn("dropped a session/update without a sessionId");
       return;
     }
-    if (!this.sessions.fits(sessionId)) {
+    if (!this.sessions.fits(sessionId) && !this.sessions.admit(sessionId, true)) {
       this.config.log.warn(`dropped a session/update for an unknown session: ${this.sessions.limit} are busy`);
       return;
     }
