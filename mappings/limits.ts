@@ -70,6 +70,13 @@ export const limits = {
       "only the shown length and two 31-bit polynomial hashes are kept: an upsert that extends the shown text still becomes its suffix, " +
       "anything else becomes a replacement, exactly as below the bound (barring a hash collision, about 1 in 2^62)",
   },
+  gatheredBlocks: {
+    reason: "gathered_blocks",
+    default: 256,
+    option: undefined,
+    what: "blocks of one fanned-out upsert gathered back into one upsert (v2 client, v1 agent that is another bridge)",
+    past: "what was gathered goes out as the upsert; the message's remaining chunks follow as chunks that extend it",
+  },
   toolCalls: {
     reason: "tool_calls",
     default: 1024,

@@ -588,7 +588,9 @@ export function v1ChunkToV2Updates(
         const block = unwrap(contentBlockToV2(src.content as v1.ContentBlock, opts), ["content"]);
         const content = [...(pending.update.content as unknown[]), block.value];
         const update = { ...pending.update, content };
-        if (pending.remaining <= 1)
+        // The count is the peer's: beyond the bound what was gathered goes out, and the message's
+        // remaining chunks extend it as plain chunks (the same content for the client).
+        if (pending.remaining <= 1 || content.length >= limits.gatheredBlocks.default)
           return ok({ updates: [update as v2.SessionUpdate], pending: undefined }, block.lost);
         return ok({ updates, pending: { ...pending, remaining: pending.remaining - 1, update } }, block.lost);
       }

@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import type * as v1 from "@agentclientprotocol/sdk";
 import { kindOfUpdate, type MessageKind } from "../../mappings/message.js";
 import { limits } from "../../mappings/limits.js";
-import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type SentMessage } from "../../src/convert/message.js";
+import {
+  chunkToV1,
+  plainTextChunkState,
+  upsertToV1Chunks,
+  v1ChunkToV2Updates,
+  type PendingUpsert,
+  type SentMessage,
+} from "../../src/convert/message.js";
 import { appendDigest, digestOf, sameDigest, startsWithDigest } from "../../src/convert/text-digest.js";
 import { value } from "../support/conv.js";
 import { numRuns, options } from "../support/properties.js";
@@ -103,7 +110,7 @@ function streamOf(ops: Obj[]): Obj[] {
       case "mutate": {
         // One character of the shown text changed (or an image's data): never an extension.
         const all = before.map((b) => ({ ...b }));
-        const texts = all.filter((b) => typeof b.text === "string" && (b.text).length > 0);
+        const texts = all.filter((b) => typeof b.text === "string" && b.text.length > 0);
         const target = texts[(o.at as number) % Math.max(1, texts.length)];
         if (target) {
           const t = target.text as string;
@@ -179,5 +186,40 @@ describe("bounded upsert state (issue 10 item 5)", () => {
       }),
       { numRuns: numRuns() },
     );
+  });
+
+  it("B gathers at most limits.gatheredBlocks blocks of a fanned-out upsert, whatever count the peer claims", () => {
+    // An A bridge upstream fans an upsert of 1,000 blocks out into 1,000 v1 chunks (count 1000).
+    const n = 1000;
+    const content = Array.from({ length: n }, (_, i) => text(`b${i} `));
+    const fanned = value(
+      upsertToV1Chunks(
+        { sessionUpdate: "agent_message", messageId: "m", content } as never,
+        undefined,
+        { kind: "agent", firstKind: undefined, redactionNotice: true },
+        opts,
+      ),
+    ).chunks;
+    expect(fanned).toHaveLength(n);
+    let pending: PendingUpsert | undefined;
+    const out: Obj[] = [];
+    let mostGathered = 0;
+    for (const c of fanned) {
+      const r = value(
+        v1ChunkToV2Updates(c as never, pending, { kind: "agent", messageId: "m", synthetic: false }, opts),
+      );
+      pending = r.pending;
+      mostGathered = Math.max(mostGathered, (pending?.update.content as unknown[] | undefined)?.length ?? 0);
+      out.push(...(r.updates as Obj[]));
+    }
+    expect(pending).toBeUndefined();
+    expect(mostGathered).toBe(limits.gatheredBlocks.default - 1);
+    // The gathered upsert, then the rest as chunks extending it: the same content for the client.
+    expect(out[0]).toMatchObject({ sessionUpdate: "agent_message", messageId: "m" });
+    expect((out[0]!.content as unknown[]).length).toBe(limits.gatheredBlocks.default);
+    const rest = out.slice(1);
+    expect(rest.every((u) => u.sessionUpdate === "agent_message_chunk" && u.messageId === "m")).toBe(true);
+    expect([...(out[0]!.content as unknown[]), ...rest.map((u) => u.content)]).toEqual(content);
+    for (const u of out) expectValid("v2", "SessionUpdate", u);
   });
 });
