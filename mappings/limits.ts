@@ -77,6 +77,13 @@ export const limits = {
     what: "blocks of one fanned-out upsert gathered back into one upsert (v2 client, v1 agent that is another bridge)",
     past: "what was gathered goes out as the upsert; the message's remaining chunks follow as chunks that extend it",
   },
+  heldUserMessages: {
+    reason: "held_user_messages",
+    default: 256,
+    option: undefined,
+    what: "user-message updates held while a prompt awaits the agent's acknowledgement (v1 client, v2 agent)",
+    past: "further ones are forwarded at once (the v1 client may then see the echo of its own prompt)",
+  },
   toolCalls: {
     reason: "tool_calls",
     default: 1024,

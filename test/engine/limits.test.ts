@@ -245,3 +245,18 @@ describe("tool calls remembered per session (limits.toolCalls)", () => {
     expect(typeof late.params.update.title).toBe("string");
   });
 });
+
+describe("user messages held while a prompt awaits its ack (limits.heldUserMessages)", () => {
+  it("holds up to the limit, then forwards at once", async () => {
+    const h = await connectA({});
+    await newSessionA(h, "s1");
+    h.client({ jsonrpc: "2.0", id: "p", method: "session/prompt", params: { sessionId: "s1", prompt: [text("hi")] } });
+    expect(h.takeAgent().map((m) => m.method)).toEqual(["session/prompt"]);
+    const chunk = (i: number) =>
+      update("s1", { sessionUpdate: "user_message_chunk", messageId: `u${i}`, content: text(`m${i}`) });
+    for (let i = 0; i < limits.heldUserMessages.default; i++) h.agent(chunk(i));
+    expect(h.takeClient()).toEqual([]);
+    h.agent(chunk(limits.heldUserMessages.default));
+    expect(h.takeClient().map((m) => m.params.update.messageId)).toEqual([`u${limits.heldUserMessages.default}`]);
+  });
+});
