@@ -3,7 +3,7 @@
 // (test/docs/limits.test.ts). Defaults are generous: a real editor session never reaches them; they
 // exist so that a peer that never closes, never answers or invents ids cannot grow the bridge.
 
-export interface LimitRow {
+interface LimitRow {
   /** `data.reason` of the JSON-RPC error when a request is refused at this limit. */
   readonly reason: string;
   readonly default: number;
@@ -116,5 +116,3 @@ export const limits = {
     past: "the oldest plan is dropped from what v1 is shown",
   },
 } as const satisfies Record<string, LimitRow>;
-
-export type LimitName = keyof typeof limits;

@@ -19,7 +19,7 @@ export interface TextDigest {
   readonly h2: number;
 }
 
-export const emptyDigest: TextDigest = { length: 0, h1: 0, h2: 0 };
+const emptyDigest: TextDigest = { length: 0, h1: 0, h2: 0 };
 
 /** The digest of `d`'s text followed by `s.slice(0, end)`. */
 export function appendDigest(d: TextDigest, s: string, end: number = s.length): TextDigest {
