@@ -38,7 +38,7 @@ export const limits = {
     default: 4096,
     option: undefined,
     what: "requests the bridge itself awaits from one peer (forwarded and emulation calls)",
-    past: "the call is answered -32603 `max_bridge_requests` at once, never sent",
+    past: "the call is not sent; its requester gets -32603 `max_bridge_requests` instead of an answer",
   },
   messages: {
     reason: "messages",

@@ -105,11 +105,13 @@ export class Link {
 
   /**
    * Issue a request; its answer goes to `answer`. Past `maxPending` it is not sent and `answer` gets
-   * the limit's error at once (id 0, which the allocator never issues).
+   * the limit's error (id 0, which the allocator never issues) as a response would come: after the
+   * caller has recorded the returned id, never from inside this call.
    */
   request(method: string, params: unknown, answer: (resp: ResponseMessage) => void): number {
     if (this.pending.size >= this.maxPending) {
-      answer({ jsonrpc: "2.0", id: 0, error: rpcErrors.limit(limits.bridgeRequests, this.maxPending) });
+      const error = rpcErrors.limit(limits.bridgeRequests, this.maxPending);
+      queueMicrotask(() => answer({ jsonrpc: "2.0", id: 0, error }));
       return 0;
     }
     const id = this.pending.add({ method, params, answer });

@@ -114,7 +114,7 @@ describe("pending requests (--max-pending-requests)", () => {
 });
 
 describe("the bridge's own requests (limits.bridgeRequests)", () => {
-  it("answers a call past the cap at once with the limit's error and writes nothing", () => {
+  it("answers a call past the cap with the limit's error, after the call returned, and writes nothing", async () => {
     const lines: string[] = [];
     const link = new Link("agent", { push: (l) => lines.push(String(l)) });
     link.maxPending = 2;
@@ -123,7 +123,9 @@ describe("the bridge's own requests (limits.bridgeRequests)", () => {
     link.request("b", {}, (r) => answers.push(r));
     expect(lines).toHaveLength(2);
     expect(answers).toEqual([]);
-    link.request("c", {}, (r) => answers.push(r));
+    expect(link.request("c", {}, (r) => answers.push(r))).toBe(0);
+    expect(answers).toEqual([]);
+    await Promise.resolve();
     expect(lines).toHaveLength(2);
     expect(answers).toEqual([
       {
