@@ -128,7 +128,11 @@ export class DirectionA extends TranslatingMode {
       config.maxSessions ?? limits.sessions.default,
       (s) => !s.lifecycle.hasPending && !s.lifecycle.resumeInFlight,
       (s) => s.closed,
-      (s) => s.dispose(),
+      (s) => {
+        // Forgotten idle: what it still owes the client goes out first (coalesced chunks).
+        flushSession(s, this.updates);
+        s.dispose();
+      },
     );
     this.toClient = optionsToward(config.stash, clientFlags.bridgePeer);
     this.toAgent = optionsToward(config.stash, agentFlags.bridge === true);
