@@ -19,11 +19,18 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function bridge(chunks: number): { peer: RawPeer; progress: string } {
+function bridge(chunks: number, nodeOptions: string[] = []): { peer: RawPeer; progress: string } {
   dir = mkdtempSync(join(tmpdir(), "acp-bridge-backpressure-"));
   const progress = join(dir, "progress");
   const agent = [process.execPath, ...tsxArgs("test/fixtures/flood-agent.ts"), progress, String(chunks)];
-  const peer = spawnRaw(process.execPath, ["bin/acp-bridge.js", "--log-level", "error", "--", ...agent]);
+  const peer = spawnRaw(process.execPath, [
+    ...nodeOptions,
+    "bin/acp-bridge.js",
+    "--log-level",
+    "error",
+    "--",
+    ...agent,
+  ]);
   peers.push(peer);
   return { peer, progress };
 }
@@ -89,5 +96,24 @@ describe("backpressure (built CLI)", () => {
       expect((counted as { result: { read: number } }).result.read).toBeGreaterThanOrEqual(total);
     },
     TIMEOUT,
+  );
+
+  it(
+    "streams a 64 MB message under one messageId through a bridge whose heap is 40 MiB (it used to run out of memory)",
+    async () => {
+      const chunks = 100_000;
+      const { peer } = bridge(chunks, ["--max-old-space-size=40"]);
+      await session(peer);
+      const answer = await peer.request(
+        "session/prompt",
+        { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
+        120_000,
+      );
+      expect(answer).toMatchObject({ result: { stopReason: "end_turn" } });
+      expect(peer.lines.filter((l) => l.includes('"agent_message_chunk"')).length).toBe(chunks);
+      peer.lines.splice(0);
+      expect((await peer.close()).code).toBe(0);
+    },
+    TIMEOUT * 2,
   );
 });
