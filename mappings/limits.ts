@@ -67,8 +67,8 @@ export const limits = {
     option: undefined,
     what: "characters of one message kept verbatim to compute upserts (v1 client, v2 agent)",
     past:
-      "only the shown length and two 31-bit polynomial hashes are kept: an upsert that extends the shown text still becomes its suffix, " +
-      "anything else becomes a replacement, exactly as below the bound (barring a hash collision, about 1 in 2^62)",
+      "only the shown length and two 32-bit hashes are kept: an upsert that extends the shown text still becomes its suffix, " +
+      "anything else becomes a replacement, exactly as below the bound (barring a hash collision, about 1 in 2^64 by chance)",
   },
   gatheredBlocks: {
     reason: "gathered_blocks",
