@@ -5,6 +5,7 @@ import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
 import { DEFAULT_DIFF_FILE_MAX_BYTES } from "./engine/files.js";
 import { createLogger } from "./log.js";
 import { DEFAULT_MAX_DEPTH } from "./wire/envelope.js";
+import { limits } from "../mappings/limits.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
@@ -60,6 +61,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       describe: "deepest nesting of arrays and objects accepted in a message (checked before parsing)",
       type: "number",
       default: DEFAULT_MAX_DEPTH,
+    })
+    .option("max-sessions", {
+      describe:
+        "sessions whose translation state is kept at once (the least recently used idle one is forgotten first)",
+      type: "number",
+      default: limits.sessions.default,
+    })
+    .option("max-pending-requests", {
+      describe: "unanswered requests accepted from each peer; more are refused at once",
+      type: "number",
+      default: limits.pendingRequests.default,
     })
     .option("handshake-timeout-ms", {
       describe: "time the agent has to answer initialize",
@@ -138,6 +150,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   if (args.help || args.version) return 0;
+  for (const [name, v] of [
+    ["max-sessions", args.maxSessions],
+    ["max-pending-requests", args.maxPendingRequests],
+  ] as const)
+    if (!Number.isSafeInteger(v) || v < 1) {
+      process.stderr.write(
+        `acp-bridge: --${name} must be a positive integer (got ${String(v)})\nTry 'acp-bridge --help'.\n`,
+      );
+      return 2;
+    }
   const rest = ((args["--"] as unknown[] | undefined) ?? []).map(String);
   const positional = args._.map(String);
   const agentCommand = [...positional, ...rest];
@@ -154,6 +176,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     mcpUnsupported: args.mcpUnsupported,
     handshakeTimeoutMs: args.handshakeTimeoutMs,
     maxDepth: args.maxDepth,
+    maxSessions: args.maxSessions,
+    maxPendingRequests: args.maxPendingRequests,
     passThroughRootsCheck: args.passThroughRootsCheck,
     idleSettleMs: args.idleSettleMs,
     forwardPromptEcho: args.forwardPromptEcho,

@@ -22,6 +22,8 @@ import {
   unwrap,
 } from "./content.js";
 import { has, isObject, isString, jsonEqual } from "./json.js";
+import { limits } from "../../mappings/limits.js";
+import { appendDigest, digestOf, sameDigest, startsWithDigest, type TextDigest } from "./text-digest.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
 import {
   type ConvertOptions,
@@ -56,8 +58,15 @@ function markerBlock(): v1.ContentBlock {
 export interface SentMessage {
   /** The id v1 sees it under now; `undefined` = none (the ID-less v1 stream B's marker restores). */
   readonly v1Id: string | undefined;
-  /** Blocks as v1 has them, adjacent plain text merged (what v1 clients concatenate). */
+  /**
+   * Blocks as v1 has them, adjacent plain text merged (what v1 clients concatenate), while they
+   * stay within `shownMaxChars`; beyond it `[]`, and `digest` stands for them (bounded memory).
+   */
   readonly blocks: readonly v1.ContentBlock[];
+  /** Characters of `blocks` (texts, other blocks serialized); absent: not counted yet. */
+  readonly size?: number | undefined;
+  /** What v1 was shown, once too long to keep (see ShownDigest). */
+  readonly digest?: ShownDigest | undefined;
   /** Something was emitted for it ("ID already sent"). */
   readonly started: boolean;
   /** Replacements so far: the current `v1Id` ends in `~r<rev>` when > 0. */
@@ -66,9 +75,22 @@ export interface SentMessage {
   readonly deferredMeta?: Readonly<Obj> | undefined;
 }
 
+/**
+ * A message shown beyond the bound, in constant size: how many (merged) blocks, a digest of all but
+ * the last, and the last one's digest (its text when plain text, which later chunks extend). An
+ * upsert is proved to extend it exactly as `suffixOf` proves it on the blocks themselves.
+ */
+export interface ShownDigest {
+  readonly count: number;
+  readonly head: TextDigest;
+  readonly last: { readonly text: TextDigest } | { readonly other: TextDigest };
+}
+
 export interface MessageToV1Context {
   /** The kind of this update (from its `sessionUpdate`). */
   readonly kind: MessageKind;
+  /** Characters of one message kept verbatim (default `limits.shownTextChars`); beyond, a digest. */
+  readonly shownMaxChars?: number | undefined;
   /**
    * The engine's `idKind[messageId]`: the kind first seen under this v2 id in the session (record
    * the kind when it is `undefined`). Another kind than `kind` renames the id (T §2.1 A↓).
@@ -86,7 +108,96 @@ const SHARED_ID = "sharedMessageId";
 
 function freshSent(id: string, ctx: MessageToV1Context, idless: boolean): SentMessage {
   const renamed = ctx.firstKind !== undefined && ctx.firstKind !== ctx.kind;
-  return { v1Id: idless ? undefined : renamed ? collisionId(id, ctx.kind) : id, blocks: [], started: false, rev: 0 };
+  return {
+    v1Id: idless ? undefined : renamed ? collisionId(id, ctx.kind) : id,
+    blocks: [],
+    size: 0,
+    started: false,
+    rev: 0,
+  };
+}
+
+// ---- what v1 was shown, bounded (issue 10 item 5)
+
+type Shown = Pick<SentMessage, "blocks" | "size" | "digest">;
+
+function maxChars(ctx: MessageToV1Context): number {
+  return ctx.shownMaxChars ?? limits.shownTextChars.default;
+}
+
+function blockSize(b: v1.ContentBlock): number {
+  return isPlainText(b) ? b.text.length : JSON.stringify(b).length;
+}
+
+/** Serialization with sorted keys and no `undefined`: equal strings exactly when `jsonEqual`. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (isObject(v)) {
+    const keys = Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function blockDigest(b: v1.ContentBlock): ShownDigest["last"] {
+  return isPlainText(b) ? { text: digestOf(b.text) } : { other: digestOf(canonical(b)) };
+}
+
+/** `head` followed by one closed block (its kind and digest: constant size whatever its length). */
+function foldBlock(head: TextDigest, last: ShownDigest["last"]): TextDigest {
+  const d = "text" in last ? last.text : last.other;
+  return appendDigest(head, `${"text" in last ? "t" : "o"}${d.length}:${d.h1}:${d.h2};`);
+}
+
+function digestAppend(d: ShownDigest | undefined, more: readonly v1.ContentBlock[]): ShownDigest | undefined {
+  for (const b of more) {
+    if (d !== undefined && "text" in d.last && isPlainText(b))
+      d = { ...d, last: { text: appendDigest(d.last.text, b.text) } };
+    else if (d === undefined) d = { count: 1, head: digestOf(""), last: blockDigest(b) };
+    else d = { count: d.count + 1, head: foldBlock(d.head, d.last), last: blockDigest(b) };
+  }
+  return d;
+}
+
+/** What to keep of `blocks` (merged), shown as a whole. */
+function shownOf(blocks: readonly v1.ContentBlock[], max: number): Shown {
+  let size = 0;
+  for (const b of blocks) size += blockSize(b);
+  if (size <= max) return { blocks, size, digest: undefined };
+  return { blocks: [], size, digest: digestAppend(undefined, blocks) };
+}
+
+/** What to keep once `more` is shown after what `s` was shown. */
+function appendShown(s: SentMessage, more: readonly v1.ContentBlock[], max: number): Shown {
+  let size = s.size ?? s.blocks.reduce((n, b) => n + blockSize(b), 0);
+  for (const b of more) size += blockSize(b);
+  if (s.digest !== undefined) return { blocks: [], size, digest: digestAppend(s.digest, more) };
+  const blocks = appendMerged(s.blocks, more);
+  if (size <= max) return { blocks, size, digest: undefined };
+  return { blocks: [], size, digest: digestAppend(undefined, blocks) };
+}
+
+function shownNothing(s: SentMessage): boolean {
+  return s.blocks.length === 0 && s.digest === undefined;
+}
+
+/** `suffixOf` against a digest: the same answer, from constant-size state. */
+function suffixOfDigest(shown: ShownDigest, next: readonly v1.ContentBlock[]): v1.ContentBlock[] | undefined {
+  if (next.length < shown.count) return undefined;
+  let head = digestOf("");
+  for (const b of next.slice(0, shown.count - 1)) head = foldBlock(head, blockDigest(b));
+  if (!sameDigest(head, shown.head)) return undefined;
+  const b = next[shown.count - 1];
+  if (b === undefined) return undefined;
+  const out: v1.ContentBlock[] = [];
+  if ("text" in shown.last) {
+    const d = shown.last.text;
+    if (!isPlainText(b) || !startsWithDigest(b.text, d)) return undefined;
+    if (b.text.length > d.length) out.push({ type: "text", text: b.text.slice(d.length) });
+  } else if (!sameDigest(digestOf(canonical(b)), shown.last.other)) return undefined;
+  return [...out, ...next.slice(shown.count)];
 }
 
 function isPlainText(b: unknown): b is { type: "text"; text: string } {
@@ -166,7 +277,7 @@ export function plainTextChunkState(
   if (ctx.firstKind !== undefined && ctx.firstKind !== ctx.kind) return undefined;
   const s = sent ?? freshSent(messageId, ctx, false);
   if (s.v1Id !== messageId || (!s.started && s.deferredMeta !== undefined)) return undefined;
-  return { v1Id: s.v1Id, blocks: appendMerged(s.blocks, [{ type: "text", text }]), started: true, rev: s.rev };
+  return { v1Id: s.v1Id, ...appendShown(s, [{ type: "text", text }], maxChars(ctx)), started: true, rev: s.rev };
 }
 
 /**
@@ -205,7 +316,7 @@ export function chunkToV1(
     if (!s.started && s.deferredMeta !== undefined)
       stash.keep("op", "upsert").keep("count", 1).keep("meta", s.deferredMeta);
     setMeta(out, stash.into(meta));
-    s = { v1Id: s.v1Id, blocks: appendMerged(s.blocks, [block.value]), started: true, rev: s.rev };
+    s = { v1Id: s.v1Id, ...appendShown(s, [block.value], maxChars(ctx)), started: true, rev: s.rev };
     return ok({ update: out as v1.ContentChunk, sent: s }, lost);
   });
 }
@@ -258,7 +369,7 @@ export function upsertToV1Chunks(
       return stash;
     };
     const notice = (): void => {
-      if (!ctx.redactionNotice || s.blocks.length === 0) return;
+      if (!ctx.redactionNotice || shownNothing(s)) return;
       const block: v1.ContentBlock = { type: "text", text: messageTable.redactionNotice };
       chunks.push(v1Chunk(ctx.kind, { block, v1Id: s.v1Id, v2Id: id, stash: new Stash(2, opts).invented(NOTICE) }));
     };
@@ -281,7 +392,7 @@ export function upsertToV1Chunks(
       blocks.forEach((b, i) => {
         emit(b, s.v1Id, i === 0 ? stash : new Stash(2, opts));
       });
-      next = { v1Id: s.v1Id, blocks: appendMerged([], blocks), started: true, rev: s.rev };
+      next = { v1Id: s.v1Id, ...shownOf(appendMerged([], blocks), maxChars(ctx)), started: true, rev: s.rev };
     } else if (content === undefined) {
       // T §2.2 A↓-6: a metadata patch alone.
       if (hasMeta) emit(markerBlock(), s.v1Id, marker("meta"));
@@ -295,16 +406,16 @@ export function upsertToV1Chunks(
       notice();
       metaLost();
       lost.push({ path: ["content"], reason: "v1 cannot clear a message it has shown" });
-      next = { ...s, blocks: [] };
+      next = { ...s, blocks: [], size: 0, digest: undefined };
     } else {
       const merged = appendMerged([], blocks);
-      const suffix = suffixOf(s.blocks, merged);
+      const suffix = s.digest !== undefined ? suffixOfDigest(s.digest, merged) : suffixOf(s.blocks, merged);
       if (suffix) {
         // T §2.2 A↓-4 prefix case: only what v1 has not seen yet.
         for (const b of suffix) emit(b, s.v1Id, new Stash(2, opts));
         if (hasMeta) emit(markerBlock(), s.v1Id, marker("meta"));
         metaLost();
-        next = { ...s, blocks: merged };
+        next = { ...s, ...shownOf(merged, maxChars(ctx)) };
       } else {
         // T §2.2 A↓-4 replacement: the new content as a new v1 message `<id>~r<rev>`.
         notice();
@@ -318,7 +429,7 @@ export function upsertToV1Chunks(
         });
         metaLost();
         lost.push({ path: ["content"], reason: "v1 cannot replace a message it has shown; sent as a new one" });
-        next = { v1Id, blocks: merged, started: true, rev };
+        next = { v1Id, ...shownOf(merged, maxChars(ctx)), started: true, rev };
       }
     }
     if (pendingExtra)
@@ -477,7 +588,9 @@ export function v1ChunkToV2Updates(
         const block = unwrap(contentBlockToV2(src.content as v1.ContentBlock, opts), ["content"]);
         const content = [...(pending.update.content as unknown[]), block.value];
         const update = { ...pending.update, content };
-        if (pending.remaining <= 1)
+        // The count is the peer's: beyond the bound what was gathered goes out, and the message's
+        // remaining chunks extend it as plain chunks (the same content for the client).
+        if (pending.remaining <= 1 || content.length >= limits.gatheredBlocks.default)
           return ok({ updates: [update as v2.SessionUpdate], pending: undefined }, block.lost);
         return ok({ updates, pending: { ...pending, remaining: pending.remaining - 1, update } }, block.lost);
       }

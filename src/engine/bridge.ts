@@ -1,6 +1,7 @@
 // The per-connection core: parses and classifies lines from both peers, accepts batches (never
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
+import { limits } from "../../mappings/limits.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -22,6 +23,8 @@ export interface BridgeConfig extends HandshakeConfig {
   readonly log: Logger;
   /** Nesting refused before parsing (default DEFAULT_MAX_DEPTH). */
   readonly maxDepth?: number;
+  /** Unanswered requests accepted from one peer (`--max-pending-requests`, mappings/limits.ts). */
+  readonly maxPendingRequests?: number;
   /** Called for every message written to either side (traces, tests). */
   readonly onSend?: ((to: "client" | "agent", msg: unknown) => void) | undefined;
   /** Called for every message read from either side. */
@@ -211,9 +214,23 @@ export class Bridge {
         return;
       }
     }
+    if (c.kind === "request" && this.overPending(from)) {
+      // After the exact id was kept: the refusal carries the id as the peer wrote it.
+      const max = this.config.maxPendingRequests ?? limits.pendingRequests.default;
+      this.config.log.warn(`refused a request from the ${from.name}: ${max} of its requests are unanswered`);
+      from.fail(c.msg.id, rpcErrors.limit(limits.pendingRequests, max));
+      return;
+    }
     const m: Incoming = { ...c, line };
     if (from === this.client) this.fromClient(m);
     else this.fromAgent(m);
+  }
+
+  /** `from` has as many requests awaiting an answer as the limit allows. */
+  private overPending(from: Link): boolean {
+    if (this.phase !== "ready" || !this.translator) return false;
+    const route = from === this.client ? this.translator.pendingFromClient() : this.translator.pendingFromAgent();
+    return route.inbound.size >= (this.config.maxPendingRequests ?? limits.pendingRequests.default);
   }
 
   private batch(from: Link, items: unknown[]): void {

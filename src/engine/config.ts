@@ -45,6 +45,10 @@ export interface BridgeOptions {
   readonly diffFileMaxBytes?: number;
   /** T §1.4-2: ack a v2 prompt this long after forwarding it if the v1 agent said nothing yet. */
   readonly ackGraceMs?: number;
+  /** Sessions tracked at once (mappings/limits.ts). */
+  readonly maxSessions?: number;
+  /** Unanswered requests accepted from one peer (mappings/limits.ts). */
+  readonly maxPendingRequests?: number;
 }
 
 /** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
@@ -63,6 +67,7 @@ export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
     // objects accept it, so the v1 agent's turn usage always reaches the client (issue 7 item 3a).
     clientWantsUsage: true,
     diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   };
 }
 
@@ -84,6 +89,7 @@ export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
     flushMs: DEFAULT_FLUSH_MS,
     terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   };
 }
 
@@ -126,6 +132,7 @@ export function createBridgeConfig(
     clientProtocol: options.clientProtocol,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
     ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+    ...(options.maxPendingRequests !== undefined ? { maxPendingRequests: options.maxPendingRequests } : {}),
     pairing(c, a) {
       if (c === a) return passPairing(c, options);
       return c === 1 ? a1 : b1;

@@ -8,11 +8,13 @@ import {
   notification,
   request,
   resultResponse,
+  rpcErrors,
   type Id,
   type ResponseMessage,
   type RpcError,
 } from "../wire/jsonrpc.js";
 import { restoreKeyOrder } from "../wire/key-order.js";
+import { limits } from "../../mappings/limits.js";
 
 export interface Outlet {
   push(line: string | Buffer): void;
@@ -26,6 +28,8 @@ export interface PendingCall {
 
 export class Link {
   readonly pending = new PendingRequests<PendingCall>();
+  /** Requests of the bridge this peer may owe at once (forwards and emulation calls; mappings/limits.ts). */
+  maxPending: number = limits.bridgeRequests.default;
   /** Sees every outgoing message first; returning true keeps it from being written (batch replies). */
   intercept: ((msg: unknown) => boolean) | undefined;
   /** The version this peer speaks, once a translating mode runs: key-order records of it are applied (wire/key-order.ts). */
@@ -99,7 +103,17 @@ export class Link {
     this.out.push(JSON.stringify(items));
   }
 
+  /**
+   * Issue a request; its answer goes to `answer`. Past `maxPending` it is not sent and `answer` gets
+   * the limit's error (id 0, which the allocator never issues) as a response would come: after the
+   * caller has recorded the returned id, never from inside this call.
+   */
   request(method: string, params: unknown, answer: (resp: ResponseMessage) => void): number {
+    if (this.pending.size >= this.maxPending) {
+      const error = rpcErrors.limit(limits.bridgeRequests, this.maxPending);
+      queueMicrotask(() => answer({ jsonrpc: "2.0", id: 0, error }));
+      return 0;
+    }
     const id = this.pending.add({ method, params, answer });
     this.send(request(id, method, params));
     return id;

@@ -124,4 +124,10 @@ export const rpcErrors = {
     message: "Request cancelled",
     ...(data === undefined ? {} : { data }),
   }),
+  /** A bound of mappings/limits.ts was reached: `data` names it, its value and the option that sets it. */
+  limit: (row: { reason: string; option: string | undefined }, value: number): RpcError => ({
+    code: -32603,
+    message: `Bridge limit reached: ${row.reason} (${value})`,
+    data: { reason: row.reason, limit: value, ...(row.option === undefined ? {} : { option: row.option }) },
+  }),
 };

@@ -3,7 +3,8 @@
 // converters; this class keeps the state they need (sessions, prompts, tool calls) and routes.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, methodRow, type MethodFrom } from "../../../mappings/methods.js";
+import { limits } from "../../../mappings/limits.js";
 import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
 import { diffFiles } from "../files.js";
@@ -45,6 +46,7 @@ import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } f
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
 import { answer, fail, NOTHING, notify, type Outgoing } from "../outgoing.js";
+import { SessionTable } from "../bounded.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
@@ -79,6 +81,8 @@ export interface AConfig {
   readonly flushMs: number;
   readonly terminalFlushMs: number;
   readonly terminalMaxBytes: number;
+  /** Sessions tracked at once (`--max-sessions`, mappings/limits.ts). */
+  readonly maxSessions?: number;
 }
 
 /** What the v2 agent advertised that the translation depends on (H §2.4). */
@@ -124,9 +128,21 @@ function isModeUpdate(o: Outgoing): boolean {
   );
 }
 
+/** Client requests that make the bridge keep state for a session (admitted against the limit). */
+const OPENS_SESSION: ReadonlySet<string> = new Set<MethodFrom<"a", "client", "request">>([
+  "session/new",
+  "session/load",
+  "session/resume",
+  "session/fork",
+  "session/set_mode",
+  "session/set_config_option",
+  "session/set_model",
+  "session/prompt",
+]);
+
 export class DirectionA extends TranslatingMode {
   readonly mode = "A" as const;
-  private readonly sessions = new Map<string, SessionA>();
+  private readonly sessions: SessionTable<SessionA>;
   private readonly connection = { agentReportsBusy: false };
   private readonly updates: UpdateContext;
   /** Options of every conversion whose output goes to the v1 client: a stash only if it is a bridge. */
@@ -142,6 +158,16 @@ export class DirectionA extends TranslatingMode {
     private readonly agentFlags: AgentFlagsA,
   ) {
     super(client, agent, config.log);
+    this.sessions = new SessionTable<SessionA>(
+      config.maxSessions ?? limits.sessions.default,
+      (s) => !s.lifecycle.hasPending && !s.lifecycle.resumeInFlight,
+      (s) => s.closed,
+      (s) => {
+        // Forgotten idle: what it still owes the client goes out first (coalesced chunks).
+        this.write(flushSession(s, this.updates));
+        s.dispose();
+      },
+    );
     this.toClient = optionsToward(config.stash, clientFlags.bridgePeer);
     this.toAgent = optionsToward(config.stash, agentFlags.bridge === true);
     this.updates = {
@@ -163,17 +189,16 @@ export class DirectionA extends TranslatingMode {
   }
 
   private session(sessionId: string): SessionA {
-    let s = this.sessions.get(sessionId);
-    if (!s) {
-      s = new SessionA(sessionId, {
-        idleSettleMs: this.config.idleSettleMs,
-        connection: this.connection,
-        forwardPromptEcho: this.config.forwardPromptEcho || this.clientFlags.bridgePeer,
-        write: (out) => this.write(out),
-      });
-      this.sessions.set(sessionId, s);
-    }
-    return s;
+    return this.sessions.obtain(
+      sessionId,
+      () =>
+        new SessionA(sessionId, {
+          idleSettleMs: this.config.idleSettleMs,
+          connection: this.connection,
+          forwardPromptEcho: this.config.forwardPromptEcho || this.clientFlags.bridgePeer,
+          write: (out) => this.write(out),
+        }),
+    );
   }
 
   // ------------------------------------------------------------------ client → agent
@@ -221,6 +246,11 @@ export class DirectionA extends TranslatingMode {
     if (method.startsWith("session/") && !this.agentFlags.hasSession) {
       this.fail(msg, rpcErrors.methodNotFound({ method, ...SESSIONLESS }));
       return;
+    }
+    if (OPENS_SESSION.has(method)) {
+      // Room for its state (mappings/limits.ts): an idle session may be forgotten, a busy one never.
+      const id = typeof params?.sessionId === "string" && method !== "session/fork" ? params.sessionId : undefined;
+      if (!this.sessions.admit(id, true)) return this.fail(msg, rpcErrors.limit(limits.sessions, this.sessions.limit));
     }
     const handle = this.clientRequests.get(method);
     if (handle) handle(msg, params);
@@ -570,6 +600,10 @@ export class DirectionA extends TranslatingMode {
     const sessionId = params?.sessionId;
     if (typeof sessionId !== "string" || !params) {
       this.config.log.warn("dropped a session/update without a sessionId");
+      return NOTHING;
+    }
+    if (!this.sessions.fits(sessionId) && !this.sessions.admit(sessionId, true)) {
+      this.config.log.warn(`dropped a session/update for an unknown session: ${this.sessions.limit} are busy`);
       return NOTHING;
     }
     const s = this.session(sessionId);

@@ -7,6 +7,7 @@
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, jsonEqual } from "../../convert/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
+import { limits } from "../../../mappings/limits.js";
 import { NOTHING, type Outgoing } from "../outgoing.js";
 
 type Obj = Record<string, unknown>;
@@ -69,6 +70,7 @@ export interface LifecycleOptions {
 /** What to do with a user-message update. */
 export type UserMessageDecision = "forward" | "drop" | "hold";
 
+const HELD_MEMORY = limits.heldUserMessages.default;
 const ECHO_MEMORY = 64;
 
 export class PromptLifecycle {
@@ -147,7 +149,8 @@ export class PromptLifecycle {
     if (this.resumeInFlight) return "forward";
     for (const p of this.pending) if (!p.acked) this.log(p, { seq, kind: "user", messageId });
     if (!this.opts.forwardPromptEcho && messageId !== undefined && this.echoIds.includes(messageId)) return "drop";
-    if (this.pending.some((p) => !p.acked) && !this.opts.forwardPromptEcho) {
+    // Held per turn at most `limits.heldUserMessages` (an agent that never acks must not grow us).
+    if (this.pending.some((p) => !p.acked) && !this.opts.forwardPromptEcho && this.held.length < HELD_MEMORY) {
       this.held.push({ update, messageId, release });
       return "hold";
     }

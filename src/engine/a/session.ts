@@ -4,16 +4,17 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type { MessageKind, SentMessage } from "../../convert/message.js";
 import type { PlansMap } from "../../convert/plan.js";
 import type { TerminalState } from "../../convert/terminal.js";
+import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
 import { PromptLifecycle, type LifecycleOptions } from "./prompt-lifecycle.js";
 
 /** Messages whose v1 rendering is remembered for later whole-message upserts (T §2.2). */
-const MESSAGE_MEMORY = 256;
+const MESSAGE_MEMORY = limits.messages.default;
 /** Message ids whose kind is remembered for collision renames (T §2.1). */
-const ID_KIND_MEMORY = 4096;
-/** Tool calls kept (finished ones are forgotten first). */
-const TOOL_CALL_MEMORY = 1024;
-const TERMINAL_MEMORY = 64;
+const ID_KIND_MEMORY = limits.messageIds.default;
+/** Tool calls kept (finished ones are forgotten first: `retire`). */
+const TOOL_CALL_MEMORY = limits.toolCalls.default;
+const TERMINAL_MEMORY = limits.terminals.default;
 
 export interface ToolCallView {
   /** Materialized v2 state: every field as the agent last set it. */

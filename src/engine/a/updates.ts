@@ -42,6 +42,8 @@ import type { Logger } from "../../log.js";
 import { NOTHING, notify, raw, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
+import { keepNewest } from "../bounded.js";
+import { limits } from "../../../mappings/limits.js";
 
 type Obj = Record<string, unknown>;
 
@@ -195,7 +197,8 @@ function renderUpdate(
       }
       const next = applyPlanUpdate(s.plans, update);
       if (dropped(next, ctx.log, "plan_update")) return NOTHING;
-      s.plans = next.value;
+      // Plan ids are the agent's: the oldest plans go beyond the bound (mappings/limits.ts).
+      s.plans = keepNewest(next.value, limits.plans.default);
       const plan = plansToV1(s.plans, update, ctx.opts);
       if (dropped(plan, ctx.log, "plan_update")) return NOTHING;
       return [clientUpdate(s.sessionId, { sessionUpdate: "plan", ...plan.value }, meta)];
@@ -510,8 +513,7 @@ function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown):
   const emitted = emitToolCall(s, t, patch, ctx, meta, {}, fresh ? patch : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.
-    s.toolCalls.delete(id);
-    s.toolCalls.set(id, t);
+    s.toolCalls.retire(id);
   }
   return flushed.length === 0 ? emitted : [...flushed, ...emitted];
 }

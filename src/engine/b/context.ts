@@ -28,6 +28,8 @@ export interface BConfig {
   readonly clientWantsUsage: boolean;
   /** Largest file read to place a v1 snippet diff in the real file; 0 (or absent) reads none. */
   readonly diffFileMaxBytes?: number;
+  /** Sessions tracked at once (`--max-sessions`, mappings/limits.ts). */
+  readonly maxSessions?: number;
 }
 
 export interface EngineB {

@@ -5,6 +5,7 @@
 // produce; the engine core writes it.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { BRIDGE_METHOD_PREFIX, type MethodFrom } from "../../../mappings/methods.js";
+import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import { errorToV2 } from "../../convert/error.js";
@@ -23,6 +24,7 @@ import { forkSessionResponseToV2, newSessionResponseToV2 } from "../../convert/s
 import { optionsToward, type ConvertOptions } from "../../convert/stash.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
+import { SessionTable } from "../bounded.js";
 import type { Link } from "../link.js";
 import { NOTHING, notify, type Outgoing } from "../outgoing.js";
 import type { ExitInfo } from "../translator.js";
@@ -42,6 +44,15 @@ type Obj = Record<string, unknown>;
 type RequestHandler = (msg: RequestMessage, params: Obj) => readonly Outgoing[];
 type NotificationHandler = (params: Obj) => readonly Outgoing[];
 
+/** Client requests that make the bridge keep state for a session (admitted against the limit). */
+const OPENS_SESSION: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
+  "session/new",
+  "session/fork",
+  "session/resume",
+  "session/set_config_option",
+  "session/prompt",
+]);
+
 /** Methods a session closed on this connection still answers (the agent keeps it saved). */
 const AFTER_CLOSE: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
   "session/resume",
@@ -58,7 +69,7 @@ const SET_MODEL = "session/set_model";
 
 export class DirectionB extends TranslatingMode {
   readonly mode = "B" as const;
-  private readonly sessions = new Map<string, SessionB>();
+  private readonly sessions: SessionTable<SessionB>;
   private readonly io: TurnIO;
   /** What the handler modules share (context.ts). */
   private readonly b: EngineB;
@@ -74,6 +85,11 @@ export class DirectionB extends TranslatingMode {
     clientIsBridge = false,
   ) {
     super(client, agent, config.log);
+    this.sessions = new SessionTable<SessionB>(
+      config.maxSessions ?? limits.sessions.default,
+      (s) => s.prompts.quiet,
+      (s) => s.closed,
+    );
     const toClient: ConvertOptions = optionsToward(config.stash, clientIsBridge);
     const toAgent: ConvertOptions = optionsToward(config.stash, peer);
     this.keepKeyOrder(2, {
@@ -118,12 +134,7 @@ export class DirectionB extends TranslatingMode {
 
   /** The one place a session is made: on first sight of its id. */
   private session(sessionId: string): SessionB {
-    let s = this.sessions.get(sessionId);
-    if (!s) {
-      s = new SessionB(sessionId, this.io);
-      this.sessions.set(sessionId, s);
-    }
-    return s;
+    return this.sessions.obtain(sessionId, () => new SessionB(sessionId, this.io));
   }
 
   /** B, -32002 on a session-scoped request gets `data.sessionId` (H §7.1). */
@@ -152,6 +163,10 @@ export class DirectionB extends TranslatingMode {
     const params = isObject(msg.params) ? msg.params : {};
     const s = this.b.known(params.sessionId);
     if (s?.closed && !AFTER_CLOSE.has(method)) return this.write(rejected(msg, sessionNotFound(s.sessionId)));
+    // Room for its state (mappings/limits.ts): an idle session may be forgotten, a busy one never.
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    if (OPENS_SESSION.has(method) && !this.sessions.admit(method === "session/fork" ? undefined : sessionId, true))
+      return this.fail(msg, rpcErrors.limit(limits.sessions, this.sessions.limit));
     const handle = this.clientRequests.get(method);
     if (handle) handle(msg, params);
     else this.fail(msg, this.unknownMethod(method));
@@ -375,6 +390,10 @@ export class DirectionB extends TranslatingMode {
     const sessionId = params.sessionId;
     if (typeof sessionId !== "string") {
       this.log.warn("dropped a session/update without a sessionId");
+      return NOTHING;
+    }
+    if (!this.sessions.fits(sessionId) && !this.sessions.admit(sessionId, true)) {
+      this.log.warn(`dropped a session/update for an unknown session: ${this.sessions.limit} are busy`);
       return NOTHING;
     }
     const s = this.session(sessionId);

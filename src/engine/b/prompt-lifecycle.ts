@@ -98,6 +98,11 @@ export class PromptLifecycleB {
     return this.turn !== undefined;
   }
 
+  /** No turn, no held prompt, no load: the session's state may be forgotten (mappings/limits.ts). */
+  get quiet(): boolean {
+    return this.turn === undefined && this.queue.length === 0 && !this.loadInFlight;
+  }
+
   /** Rule 7: the running turn was cancelled by the client. */
   get cancelRequested(): boolean {
     return this.turn?.cancelRequested === true;

@@ -6,13 +6,14 @@ import { isObject } from "../../convert/json.js";
 import { initialChunkIds, type ChunkIdState, type MessageKind, type PendingUpsert } from "../../convert/message.js";
 import type { AgentConfig } from "../../convert/mode.js";
 import type { PlansMap } from "../../convert/plan.js";
+import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
 import { PromptLifecycleB, type TurnIO } from "./prompt-lifecycle.js";
 
-const TOOL_MEMORY = 1024;
-const ID_KIND_MEMORY = 4096;
-const ALIAS_MEMORY = 1024;
-const TERMINAL_MEMORY = 256;
+const TOOL_MEMORY = limits.toolCalls.default;
+const ID_KIND_MEMORY = limits.messageIds.default;
+const ALIAS_MEMORY = limits.aliases.default;
+const TERMINAL_MEMORY = limits.conventionTerminals.default;
 
 /** A display terminal the v1 agent shows through the `_meta` convention (T §2.5 B↓-1). */
 export interface ConventionTerminal {
