@@ -184,13 +184,24 @@ function median(xs: readonly number[]): number {
   return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
-async function throughput(t: Target): Promise<number> {
+/** CPU time (user + system) a process has used so far, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** Updates per second, and the relaying process's CPU µs per update (steadier on a loaded machine). */
+async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
   const d = new Driver(t);
   const sid = await d.handshake();
   await d.turn(sid, 2000); // warm-up
+  const cpu0 = cpuMs(d.child.pid!);
   const ms = await d.turn(sid, N);
+  const cpu = cpuMs(d.child.pid!) - cpu0;
   await d.close();
-  return (N / ms) * 1000;
+  return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
 }
 
 async function latency(t: Target): Promise<{ p50: number; p99: number }> {
@@ -267,6 +278,7 @@ const fixed = (n: number, d = 0) => n.toFixed(d);
 interface Row {
   readonly path: Path;
   readonly rates: { raw: number; parse: number; bridge: number };
+  readonly cpu: { raw: number; parse: number; bridge: number };
   readonly p99: { raw: number; bridge: number };
   readonly p50: { raw: number; bridge: number };
   readonly init: { raw: number; bridge: number };
@@ -275,13 +287,15 @@ interface Row {
 
 async function measure(path: Path): Promise<Row> {
   const samples = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
+  const cpu = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
   const inits = { raw: [] as number[], bridge: [] as number[] };
   const rss = { raw: [] as number[], bridge: [] as number[] };
-  for (let r = 0; r < ROUNDS; r++) {
-    samples.raw.push(await throughput(path.raw));
-    samples.parse.push(await throughput(path.parse));
-    samples.bridge.push(await throughput(path.bridge));
-  }
+  for (let r = 0; r < ROUNDS; r++)
+    for (const k of ["raw", "parse", "bridge"] as const) {
+      const m = await throughput(path[k]);
+      samples[k].push(m.rate);
+      cpu[k].push(m.cpuUs);
+    }
   // Start-up interleaved too: the machine's load drifts.
   for (let r = 0; r < Math.max(5, ROUNDS); r++)
     for (const k of ["raw", "bridge"] as const) {
@@ -294,6 +308,7 @@ async function measure(path: Path): Promise<Row> {
   return {
     path,
     rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
+    cpu: { raw: median(cpu.raw), parse: median(cpu.parse), bridge: median(cpu.bridge) },
     p99: { raw: lr.p99, bridge: lb.p99 },
     p50: { raw: lr.p50, bridge: lb.p50 },
     init: { raw: median(inits.raw), bridge: median(inits.bridge) },
@@ -314,18 +329,19 @@ async function main(): Promise<void> {
     rows.push(row);
     out(
       `${path.label}: ${fixed(row.rates.bridge / 1000)}k updates/s (raw relay ${fixed(row.rates.raw / 1000)}k, parse+stringify ${fixed(row.rates.parse / 1000)}k); ` +
-        `p50/p99 ${fixed(row.p50.bridge, 2)}/${fixed(row.p99.bridge, 2)} ms (relay ${fixed(row.p50.raw, 2)}/${fixed(row.p99.raw, 2)} ms)\n`,
+        `p50/p99 ${fixed(row.p50.bridge, 2)}/${fixed(row.p99.bridge, 2)} ms (relay ${fixed(row.p50.raw, 2)}/${fixed(row.p99.raw, 2)} ms); ` +
+        `CPU per update ${fixed(row.cpu.bridge, 2)} µs (raw relay ${fixed(row.cpu.raw, 2)}, parse+stringify ${fixed(row.cpu.parse, 2)})\n`,
     );
   }
   out(
     "\n| path | throughput vs raw line relay | vs parse+stringify relay | request p99 at " +
-      `${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start |\n|---|---|---|---|---|---|\n`,
+      `${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start | CPU per update vs raw relay |\n|---|---|---|---|---|---|---|\n`,
   );
   for (const r of rows)
     out(
       `| ${r.path.label} | ${x(r.rates.bridge / r.rates.raw)} | ${x(r.rates.bridge / r.rates.parse)} | ` +
         `${x(r.p99.bridge / r.p99.raw)} | ${fixed(r.init.bridge)} ms (relay ${fixed(r.init.raw)} ms) | ` +
-        `${fixed(r.rss.bridge)} MiB (relay ${fixed(r.rss.raw)}) |\n`,
+        `${fixed(r.rss.bridge)} MiB (relay ${fixed(r.rss.raw)}) | ${x(r.cpu.bridge / r.cpu.raw)} |\n`,
     );
   out("\n");
   if (SLOW_UPDATES > 0) {

@@ -14,6 +14,7 @@ import {
   rpcErrors,
 } from "../wire/jsonrpc.js";
 import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
+import { fastPathFor, type FastPath } from "./fast-lines.js";
 import { Link, type Outlet } from "./link.js";
 import { idKey } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
@@ -47,6 +48,8 @@ export class Bridge {
   readonly agent: Link;
   private phase: Phase = "awaiting-init";
   private translator: Translator | undefined;
+  /** Lines the negotiated mode handles without parsing (fast-lines.ts); none while a hook must see every message. */
+  private fast: FastPath | undefined;
   private negotiated: Negotiated | undefined;
   private readonly batches = new Map<Link, BatchCollector[]>();
   /** The client's initialize while the handshake runs (answered at once if the agent dies). */
@@ -131,6 +134,7 @@ export class Bridge {
       if (this.unavailable && from === this.client) this.refuse(line, this.unavailable);
       return;
     }
+    if (this.fast?.(from, line)) return;
     const maxDepth = this.config.maxDepth ?? DEFAULT_MAX_DEPTH;
     if (nestsDeeperThan(line, maxDepth)) {
       // Before parsing: JSON.stringify (and any recursive code) would overflow the stack on it.
@@ -356,6 +360,8 @@ export class Bridge {
     }
     this.negotiated = outcome;
     this.translator = outcome.createTranslator(this.client, this.agent);
+    if (!this.config.onReceive)
+      this.fast = fastPathFor(this.translator.mode, this.client, this.agent, this.config.maxDepth ?? DEFAULT_MAX_DEPTH);
     this.phase = "ready";
     this.config.log.info(
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,
