@@ -13,6 +13,12 @@ export type FastPath = (from: Link, line: Buffer) => boolean;
  * its bytes but `$/cancel_request`, whose request id it maps (passthrough.ts): here, a notification
  * proven so by the scan goes to the other side untouched, parsed by nobody.
  */
+/**
+ * Longest line a fast path scans: the scan's byte loop costs more per byte than JSON.parse, and wins
+ * by building nothing, which pays only on short lines (the bulk of a stream: chunks, tool updates).
+ */
+export const MAX_FAST_LINE_BYTES = 1024;
+
 export function fastPathFor(
   mode: Translator["mode"],
   client: Link,
@@ -21,6 +27,7 @@ export function fastPathFor(
 ): FastPath | undefined {
   if (mode !== "pass") return undefined;
   return (from, line) => {
+    if (line.length > MAX_FAST_LINE_BYTES) return false;
     const method = notificationMethod(line, maxDepth);
     if (method === undefined || method === "$/cancel_request") return false;
     return (from === client ? agent : client).forwardVerbatim(line);
