@@ -24,6 +24,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 2);
 const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 300_000);
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
 
 interface Target {
@@ -141,8 +143,9 @@ class Driver {
     });
   }
 
-  /** Time from spawn to the answer of the first `initialize`. */
+  /** Time from spawn to the answer of the first `initialize`, and the CPU time the process used by then. */
   initializeMs = NaN;
+  initializeCpuMs = NaN;
 
   async handshake(): Promise<string> {
     const v = this.target.clientVersion;
@@ -153,6 +156,7 @@ class Driver {
         : { protocolVersion: 1, clientCapabilities: {} },
     );
     this.initializeMs = performance.now() - this.spawnedAt;
+    this.initializeCpuMs = cpuMs(this.child.pid!);
     if (init.error) throw new Error(`${this.target.name}: initialize failed ${JSON.stringify(init.error)}`);
     const s = await this.request("session/new", { cwd: "/tmp", mcpServers: [] });
     return (s.result as { sessionId: string }).sessionId;
@@ -190,7 +194,6 @@ function cpuMs(pid: number): number {
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS;
 }
-const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 
 /** Updates per second, and the relaying process's CPU µs per update (steadier on a loaded machine). */
 async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
@@ -232,13 +235,12 @@ function rssKiB(pid: number): number {
 }
 
 /** Spawn → first `initialize` answered, and the process's RSS right after the session opened. */
-async function start(t: Target): Promise<{ ms: number; rssMiB: number }> {
+async function start(t: Target): Promise<{ ms: number; cpuMs: number; rssMiB: number }> {
   const d = new Driver(t);
   await d.handshake();
   const rssMiB = rssKiB(d.child.pid!) / 1024;
-  const ms = d.initializeMs;
   await d.close();
-  return { ms, rssMiB };
+  return { ms: d.initializeMs, cpuMs: d.initializeCpuMs, rssMiB };
 }
 
 /** The bridge's RSS growth while a client reads slowly and the agent floods. */
@@ -282,6 +284,7 @@ interface Row {
   readonly p99: { raw: number; bridge: number };
   readonly p50: { raw: number; bridge: number };
   readonly init: { raw: number; bridge: number };
+  readonly initCpu: { raw: number; bridge: number };
   readonly rss: { raw: number; bridge: number };
 }
 
@@ -289,6 +292,7 @@ async function measure(path: Path): Promise<Row> {
   const samples = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
   const cpu = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
   const inits = { raw: [] as number[], bridge: [] as number[] };
+  const initCpu = { raw: [] as number[], bridge: [] as number[] };
   const rss = { raw: [] as number[], bridge: [] as number[] };
   for (let r = 0; r < ROUNDS; r++)
     for (const k of ["raw", "parse", "bridge"] as const) {
@@ -301,6 +305,7 @@ async function measure(path: Path): Promise<Row> {
     for (const k of ["raw", "bridge"] as const) {
       const s = await start(path[k]);
       inits[k].push(s.ms);
+      initCpu[k].push(s.cpuMs);
       rss[k].push(s.rssMiB);
     }
   const lr = await latency(path.raw);
@@ -312,6 +317,7 @@ async function measure(path: Path): Promise<Row> {
     p99: { raw: lr.p99, bridge: lb.p99 },
     p50: { raw: lr.p50, bridge: lb.p50 },
     init: { raw: median(inits.raw), bridge: median(inits.bridge) },
+    initCpu: { raw: median(initCpu.raw), bridge: median(initCpu.bridge) },
     rss: { raw: median(rss.raw), bridge: median(rss.bridge) },
   };
 }
@@ -340,7 +346,8 @@ async function main(): Promise<void> {
   for (const r of rows)
     out(
       `| ${r.path.label} | ${x(r.rates.bridge / r.rates.raw)} | ${x(r.rates.bridge / r.rates.parse)} | ` +
-        `${x(r.p99.bridge / r.p99.raw)} | ${fixed(r.init.bridge)} ms (relay ${fixed(r.init.raw)} ms) | ` +
+        `${x(r.p99.bridge / r.p99.raw)} | ${fixed(r.init.bridge)} ms (relay ${fixed(r.init.raw)} ms), ` +
+        `CPU ${fixed(r.initCpu.bridge)} ms (relay ${fixed(r.initCpu.raw)}) | ` +
         `${fixed(r.rss.bridge)} MiB (relay ${fixed(r.rss.raw)}) | ${x(r.cpu.bridge / r.cpu.raw)} |\n`,
     );
   out("\n");
