@@ -19,10 +19,7 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-// The scan's findings beyond its return value (module state: no allocation per line).
-/** A byte >= 0x80 was seen (the line must then be checked as UTF-8). */
-let high = false;
-/** The last string scanned held an escape. */
+/** The last string scanned held an escape (module state: no allocation per line). */
 let escaped = false;
 
 function isSpace(b: number | undefined): boolean {
@@ -42,35 +39,42 @@ function isDigit(b: number | undefined): boolean {
   return b !== undefined && b >= ZERO && b <= NINE;
 }
 
+/** Bytes a string's body may hold as they are (0), and the ones that end or interrupt it (1). */
+const STRING_STOP = new Uint8Array(256);
+for (let b = 0; b < 0x20; b++) STRING_STOP[b] = 1;
+STRING_STOP[QUOTE] = 1;
+STRING_STOP[BACKSLASH] = 1;
+
 /** `i` at a string's opening quote: the index after its closing quote, or -1 if JSON refuses it. */
 function skipString(line: Uint8Array, i: number): number {
   escaped = false;
   const n = line.length;
-  for (let j = i + 1; j < n; j++) {
-    const c = line[j] ?? 0;
+  let j = i + 1;
+  for (;;) {
+    // The hot loop: one table look-up per byte of text.
+    while (j < n && STRING_STOP[line[j] ?? 0] === 0) j++;
+    if (j >= n) return -1;
+    const c = line[j];
     if (c === QUOTE) return j + 1;
-    if (c === BACKSLASH) {
-      escaped = true;
-      const e = line[j + 1];
-      if (e === 0x75) {
-        if (!isHex(line[j + 2]) || !isHex(line[j + 3]) || !isHex(line[j + 4]) || !isHex(line[j + 5])) return -1;
-        j += 5;
-      } else if (
-        e === QUOTE ||
-        e === BACKSLASH ||
-        e === 0x2f ||
-        e === 0x62 ||
-        e === 0x66 ||
-        e === 0x6e ||
-        e === 0x72 ||
-        e === 0x74
-      )
-        j++;
-      else return -1;
-    } else if (c < 0x20) return -1;
-    else if (c >= 0x80) high = true;
+    if (c !== BACKSLASH) return -1; // a raw control character
+    escaped = true;
+    const e = line[j + 1];
+    if (e === 0x75) {
+      if (!isHex(line[j + 2]) || !isHex(line[j + 3]) || !isHex(line[j + 4]) || !isHex(line[j + 5])) return -1;
+      j += 6;
+    } else if (
+      e === QUOTE ||
+      e === BACKSLASH ||
+      e === 0x2f ||
+      e === 0x62 ||
+      e === 0x66 ||
+      e === 0x6e ||
+      e === 0x72 ||
+      e === 0x74
+    )
+      j += 2;
+    else return -1;
   }
-  return -1;
 }
 
 /** `i` at a number's first byte: the index after it, or -1. */
@@ -151,7 +155,6 @@ const PARAMS = 4;
  * object, array or null. Undefined otherwise (which says nothing: the full path decides).
  */
 export function notificationMethod(line: Buffer, maxDepth: number): string | undefined {
-  high = false;
   // The scan recurses per level: past MAX_SCAN_DEPTH (never in real traffic) the full path decides.
   const depth = Math.min(maxDepth, MAX_SCAN_DEPTH);
   let i = skipSpace(line, 0);
@@ -160,7 +163,6 @@ export function notificationMethod(line: Buffer, maxDepth: number): string | und
   let seen = 0;
   let methodStart = -1;
   let methodEnd = -1;
-  let methodHigh = false;
   for (;;) {
     if (line[i] !== QUOTE) return undefined;
     const keyStart = i + 1;
@@ -172,7 +174,6 @@ export function notificationMethod(line: Buffer, maxDepth: number): string | und
     if (line[i] !== COLON) return undefined;
     i = skipSpace(line, i + 1);
     const valueStart = i;
-    const highBefore = high;
     i = skipValue(line, i, depth - 1);
     if (i < 0) return undefined;
     let flag = 0;
@@ -183,7 +184,6 @@ export function notificationMethod(line: Buffer, maxDepth: number): string | und
       if (line[valueStart] !== QUOTE || escaped) return undefined;
       methodStart = valueStart + 1;
       methodEnd = i - 1;
-      methodHigh = high && !highBefore;
       flag = METHOD;
     } else if (keyIs(line, keyStart, keyEnd, "params")) {
       const first = line[valueStart];
@@ -202,6 +202,7 @@ export function notificationMethod(line: Buffer, maxDepth: number): string | und
   }
   if (skipSpace(line, i + 1) !== line.length) return undefined;
   if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return undefined;
-  if (high && !isUtf8(line)) return undefined;
-  return line.toString(methodHigh ? "utf8" : "latin1", methodStart, methodEnd);
+  // Bytes >= 0x80 pass the scan: one native check of the whole line (fast on ASCII) covers them.
+  if (!isUtf8(line)) return undefined;
+  return line.toString("utf8", methodStart, methodEnd);
 }
