@@ -1,7 +1,15 @@
 // `npm run bench`: the bridge's cost as ratios to baselines run in the same invocation on the same
-// machine (never asserted in a timed test). Throughput of a session/update stream through a raw
-// NDJSON relay, a parse-and-stringify relay, and the bridge (pass-through and direction A); request
-// round-trip latency at a fixed rate; RSS growth under a slow client; start-up time.
+// machine (never asserted in a timed test). For each path of the issue's table (v1 client → v2
+// agent, v2 client → v1 agent, v1 ↔ v1 pass-through): throughput of a session/update stream against
+// a raw NDJSON relay and a parse-and-stringify relay, request p99 at a fixed rate against the raw
+// relay, spawn → first `initialize` answered and RSS at start against the raw relay; then RSS growth
+// under a slow client, and `acp-bridge --version`.
+//
+// Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
+// (interleaved rounds, median taken, default 3), BENCH_ONLY (a|b|pass: one path), BENCH_RATE and
+// BENCH_LATENCY_S (request rate and seconds per latency run), BENCH_SLOW_UPDATES (0 skips the
+// slow-client run), BENCH_NODE_ARGS (extra node flags for the bridge, e.g. `--cpu-prof
+// --cpu-prof-dir=/tmp/prof`).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -13,6 +21,12 @@ const RELAY = here("./relay.js");
 const BRIDGE = here("../../bin/acp-bridge.js");
 const N = Number(process.env.BENCH_UPDATES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RATE = Number(process.env.BENCH_RATE ?? 2000);
+const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 2);
+const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 300_000);
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
 
 interface Target {
   readonly name: string;
@@ -21,31 +35,59 @@ interface Target {
   readonly argv: string[];
 }
 
+interface Path {
+  readonly key: "a" | "b" | "pass";
+  readonly label: string;
+  readonly raw: Target;
+  readonly parse: Target;
+  readonly bridge: Target;
+}
+
 const agentArgv = [NODE, AGENT];
-const targets = (agentVersion: 1 | 2): Target[] => [
+const relay = (mode: "raw" | "parse", agentVersion: 1 | 2): Target => ({
+  name: `${mode === "raw" ? "raw" : "parse+stringify"} relay (v${agentVersion} agent)`,
+  clientVersion: agentVersion,
+  agentVersion,
+  argv: [NODE, RELAY, mode, ...agentArgv],
+});
+const bridge = (name: string, clientVersion: 1 | 2, agentVersion: 1 | 2): Target => ({
+  name,
+  clientVersion,
+  agentVersion,
+  argv: [
+    NODE,
+    ...NODE_ARGS,
+    BRIDGE,
+    "--log-level",
+    "error",
+    "--agent-protocol",
+    String(agentVersion),
+    "--",
+    ...agentArgv,
+  ],
+});
+
+const paths: Path[] = [
   {
-    name: `raw relay (v${agentVersion})`,
-    clientVersion: agentVersion,
-    agentVersion,
-    argv: [NODE, RELAY, "raw", ...agentArgv],
+    key: "a",
+    label: "v1 client → bridge → v2 agent",
+    raw: relay("raw", 2),
+    parse: relay("parse", 2),
+    bridge: bridge("bridge (v1 client, v2 agent)", 1, 2),
   },
   {
-    name: `parse+stringify relay (v${agentVersion})`,
-    clientVersion: agentVersion,
-    agentVersion,
-    argv: [NODE, RELAY, "parse", ...agentArgv],
+    key: "b",
+    label: "v2 client → bridge → v1 agent",
+    raw: relay("raw", 1),
+    parse: relay("parse", 1),
+    bridge: bridge("bridge (v2 client, v1 agent)", 2, 1),
   },
   {
-    name: `bridge pass-through (v${agentVersion}↔v${agentVersion})`,
-    clientVersion: agentVersion,
-    agentVersion,
-    argv: [NODE, BRIDGE, "--log-level", "error", "--", ...agentArgv],
-  },
-  {
-    name: `bridge translating (v${agentVersion === 2 ? 1 : 2} client, v${agentVersion} agent)`,
-    clientVersion: agentVersion === 2 ? 1 : 2,
-    agentVersion,
-    argv: [NODE, BRIDGE, "--log-level", "error", `--agent-protocol`, String(agentVersion), "--", ...agentArgv],
+    key: "pass",
+    label: "v1 ↔ v1 pass-through",
+    raw: relay("raw", 1),
+    parse: relay("parse", 1),
+    bridge: bridge("bridge (v1 ↔ v1 pass-through)", 1, 1),
   },
 ];
 
@@ -57,20 +99,19 @@ class Driver {
   private readonly waiting = new Map<number, (msg: Record<string, unknown>) => void>();
   updates = 0;
   private idleWaiter: (() => void) | undefined;
-  bytes = 0;
+  readonly spawnedAt = performance.now();
 
-  constructor(
-    readonly target: Target,
-    env: Record<string, string>,
-  ) {
+  constructor(readonly target: Target) {
     const [cmd, ...args] = target.argv;
-    this.child = spawn(cmd!, args, { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, ...env } });
+    this.child = spawn(cmd!, args, {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, BENCH_AGENT_VERSION: String(target.agentVersion) },
+    });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (chunk: string) => this.data(chunk));
   }
 
   private data(chunk: string): void {
-    this.bytes += chunk.length;
     const text = this.rest + chunk;
     let start = 0;
     for (;;) {
@@ -102,6 +143,10 @@ class Driver {
     });
   }
 
+  /** Time from spawn to the answer of the first `initialize`, and the CPU time the process used by then. */
+  initializeMs = NaN;
+  initializeCpuMs = NaN;
+
   async handshake(): Promise<string> {
     const v = this.target.clientVersion;
     const init = await this.request(
@@ -110,6 +155,8 @@ class Driver {
         ? { protocolVersion: 2, info: { name: "bench", version: "1" }, capabilities: {} }
         : { protocolVersion: 1, clientCapabilities: {} },
     );
+    this.initializeMs = performance.now() - this.spawnedAt;
+    this.initializeCpuMs = cpuMs(this.child.pid!);
     if (init.error) throw new Error(`${this.target.name}: initialize failed ${JSON.stringify(init.error)}`);
     const s = await this.request("session/new", { cwd: "/tmp", mcpServers: [] });
     return (s.result as { sessionId: string }).sessionId;
@@ -136,27 +183,37 @@ class Driver {
   }
 }
 
-function median(xs: number[]): number {
+function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
-async function throughput(t: Target): Promise<number> {
-  const d = new Driver(t, { BENCH_AGENT_VERSION: String(t.agentVersion) });
-  const sid = await d.handshake();
-  await d.turn(sid, 2000); // warm-up
-  const ms = await d.turn(sid, N);
-  await d.close();
-  return (N / ms) * 1000;
+/** CPU time (user + system) a process has used so far, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
 }
 
-async function latency(t: Target, rate = 2000, seconds = 2): Promise<{ p50: number; p99: number }> {
-  const d = new Driver(t, { BENCH_AGENT_VERSION: String(t.agentVersion) });
+/** Updates per second, and the relaying process's CPU µs per update (steadier on a loaded machine). */
+async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
+  const d = new Driver(t);
+  const sid = await d.handshake();
+  await d.turn(sid, 2000); // warm-up
+  const cpu0 = cpuMs(d.child.pid!);
+  const ms = await d.turn(sid, N);
+  const cpu = cpuMs(d.child.pid!) - cpu0;
+  await d.close();
+  return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
+}
+
+async function latency(t: Target): Promise<{ p50: number; p99: number }> {
+  const d = new Driver(t);
   await d.handshake();
   for (let i = 0; i < 200; i++) await d.request("_bench/ping", {});
   const rtts: number[] = [];
-  const total = rate * seconds;
-  const interval = 1000 / rate;
+  const total = RATE * LATENCY_S;
+  const interval = 1000 / RATE;
   const start = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
@@ -177,9 +234,18 @@ function rssKiB(pid: number): number {
   return m ? Number(m[1]) : NaN;
 }
 
+/** Spawn → first `initialize` answered, and the process's RSS right after the session opened. */
+async function start(t: Target): Promise<{ ms: number; cpuMs: number; rssMiB: number }> {
+  const d = new Driver(t);
+  await d.handshake();
+  const rssMiB = rssKiB(d.child.pid!) / 1024;
+  await d.close();
+  return { ms: d.initializeMs, cpuMs: d.initializeCpuMs, rssMiB };
+}
+
 /** The bridge's RSS growth while a client reads slowly and the agent floods. */
 async function slowClient(t: Target, n: number): Promise<{ growthMiB: number; ms: number }> {
-  const d = new Driver(t, { BENCH_AGENT_VERSION: String(t.agentVersion) });
+  const d = new Driver(t);
   const sid = await d.handshake();
   const pid = d.child.pid!;
   const base = rssKiB(pid);
@@ -197,57 +263,104 @@ async function slowClient(t: Target, n: number): Promise<{ growthMiB: number; ms
   return { growthMiB: (max - base) / 1024, ms };
 }
 
-function startup(): { bridgeMs: number; nodeMs: number } {
-  const time = (args: string[]) => {
-    const xs: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const t0 = performance.now();
-      spawnSync(NODE, args);
-      xs.push(performance.now() - t0);
+function versionMs(args: string[]): number {
+  const xs: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    spawnSync(NODE, args);
+    xs.push(performance.now() - t0);
+  }
+  return median(xs);
+}
+
+const out = (s: string) => process.stdout.write(s);
+const x = (r: number) => `${r.toFixed(2)}×`;
+const fixed = (n: number, d = 0) => n.toFixed(d);
+
+interface Row {
+  readonly path: Path;
+  readonly rates: { raw: number; parse: number; bridge: number };
+  readonly cpu: { raw: number; parse: number; bridge: number };
+  readonly p99: { raw: number; bridge: number };
+  readonly p50: { raw: number; bridge: number };
+  readonly init: { raw: number; bridge: number };
+  readonly initCpu: { raw: number; bridge: number };
+  readonly rss: { raw: number; bridge: number };
+}
+
+async function measure(path: Path): Promise<Row> {
+  const samples = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
+  const cpu = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
+  const inits = { raw: [] as number[], bridge: [] as number[] };
+  const initCpu = { raw: [] as number[], bridge: [] as number[] };
+  const rss = { raw: [] as number[], bridge: [] as number[] };
+  for (let r = 0; r < ROUNDS; r++)
+    for (const k of ["raw", "parse", "bridge"] as const) {
+      const m = await throughput(path[k]);
+      samples[k].push(m.rate);
+      cpu[k].push(m.cpuUs);
     }
-    return median(xs);
+  // Start-up interleaved too: the machine's load drifts.
+  for (let r = 0; r < Math.max(5, ROUNDS); r++)
+    for (const k of ["raw", "bridge"] as const) {
+      const s = await start(path[k]);
+      inits[k].push(s.ms);
+      initCpu[k].push(s.cpuMs);
+      rss[k].push(s.rssMiB);
+    }
+  const lr = await latency(path.raw);
+  const lb = await latency(path.bridge);
+  return {
+    path,
+    rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
+    cpu: { raw: median(cpu.raw), parse: median(cpu.parse), bridge: median(cpu.bridge) },
+    p99: { raw: lr.p99, bridge: lb.p99 },
+    p50: { raw: lr.p50, bridge: lb.p50 },
+    init: { raw: median(inits.raw), bridge: median(inits.bridge) },
+    initCpu: { raw: median(initCpu.raw), bridge: median(initCpu.bridge) },
+    rss: { raw: median(rss.raw), bridge: median(rss.bridge) },
   };
-  return { bridgeMs: time([BRIDGE, "--version"]), nodeMs: time(["-e", "0"]) };
 }
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  process.stdout.write(
-    `acp-bridge bench: ${N} updates per run, median of ${ROUNDS} rounds, node ${process.version}\n\n`,
+  const t0 = performance.now();
+  out(
+    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s for ${LATENCY_S} s; node ${process.version}\n\n`,
   );
-  for (const agentVersion of [2, 1] as const) {
-    if (only && only !== `v${agentVersion}`) continue;
-    const ts = targets(agentVersion);
-    const results = new Map<string, number[]>();
-    for (let r = 0; r < ROUNDS; r++)
-      for (const t of ts) {
-        const list = results.get(t.name) ?? [];
-        list.push(await throughput(t));
-        results.set(t.name, list);
-      }
-    const raw = median(results.get(ts[0]!.name)!);
-    process.stdout.write(`throughput, agent speaks v${agentVersion}:\n`);
-    for (const t of ts) {
-      const m = median(results.get(t.name)!);
-      process.stdout.write(
-        `  ${t.name.padEnd(44)} ${(m / 1000).toFixed(0).padStart(5)}k updates/s  ${(m / raw).toFixed(2)}x raw relay\n`,
-      );
-    }
-    const relayLat = await latency(ts[0]!);
-    const bridgeLat = await latency(ts[3]!);
-    process.stdout.write(
-      `latency at 2000 req/s: raw relay p50 ${relayLat.p50.toFixed(2)} ms p99 ${relayLat.p99.toFixed(2)} ms; ` +
-        `bridge p50 ${bridgeLat.p50.toFixed(2)} ms p99 ${bridgeLat.p99.toFixed(2)} ms (${(bridgeLat.p99 / relayLat.p99).toFixed(2)}x)\n`,
-    );
-    const slow = await slowClient(ts[3]!, Number(process.env.BENCH_SLOW_UPDATES ?? 300_000));
-    process.stdout.write(
-      `slow client: bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over the run (${(slow.ms / 1000).toFixed(1)} s)\n\n`,
+  const rows: Row[] = [];
+  for (const path of paths) {
+    if (only && only !== path.key) continue;
+    const row = await measure(path);
+    rows.push(row);
+    out(
+      `${path.label}: ${fixed(row.rates.bridge / 1000)}k updates/s (raw relay ${fixed(row.rates.raw / 1000)}k, parse+stringify ${fixed(row.rates.parse / 1000)}k); ` +
+        `p50/p99 ${fixed(row.p50.bridge, 2)}/${fixed(row.p99.bridge, 2)} ms (relay ${fixed(row.p50.raw, 2)}/${fixed(row.p99.raw, 2)} ms); ` +
+        `CPU per update ${fixed(row.cpu.bridge, 2)} µs (raw relay ${fixed(row.cpu.raw, 2)}, parse+stringify ${fixed(row.cpu.parse, 2)})\n`,
     );
   }
-  const s = startup();
-  process.stdout.write(
-    `start-up: acp-bridge --version ${s.bridgeMs.toFixed(0)} ms (node -e 0: ${s.nodeMs.toFixed(0)} ms)\n`,
+  out(
+    "\n| path | throughput vs raw line relay | vs parse+stringify relay | request p99 at " +
+      `${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start | CPU per update vs raw relay |\n|---|---|---|---|---|---|---|\n`,
   );
+  for (const r of rows)
+    out(
+      `| ${r.path.label} | ${x(r.rates.bridge / r.rates.raw)} | ${x(r.rates.bridge / r.rates.parse)} | ` +
+        `${x(r.p99.bridge / r.p99.raw)} | ${fixed(r.init.bridge)} ms (relay ${fixed(r.init.raw)} ms), ` +
+        `CPU ${fixed(r.initCpu.bridge)} ms (relay ${fixed(r.initCpu.raw)}) | ` +
+        `${fixed(r.rss.bridge)} MiB (relay ${fixed(r.rss.raw)}) | ${x(r.cpu.bridge / r.cpu.raw)} |\n`,
+    );
+  out("\n");
+  if (SLOW_UPDATES > 0) {
+    const slow = await slowClient(paths[0]!.bridge, SLOW_UPDATES);
+    out(
+      `slow client (v1 client, v2 agent): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates (${(slow.ms / 1000).toFixed(1)} s)\n`,
+    );
+  }
+  out(
+    `start-up: acp-bridge --version ${fixed(versionMs([BRIDGE, "--version"]))} ms (node -e 0: ${fixed(versionMs(["-e", "0"]))} ms)\n`,
+  );
+  out(`bench took ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
 }
 
 await main();

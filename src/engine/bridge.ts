@@ -15,6 +15,7 @@ import {
   rpcErrors,
 } from "../wire/jsonrpc.js";
 import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
+import { fastPathFor, type FastPath } from "./fast-lines.js";
 import { Link, type Outlet } from "./link.js";
 import { idKey } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
@@ -50,6 +51,8 @@ export class Bridge {
   readonly agent: Link;
   private phase: Phase = "awaiting-init";
   private translator: Translator | undefined;
+  /** Lines the negotiated mode handles without parsing (fast-lines.ts); none while a hook must see every message. */
+  private fast: FastPath | undefined;
   private negotiated: Negotiated | undefined;
   private readonly batches = new Map<Link, BatchCollector[]>();
   /** The client's initialize while the handshake runs (answered at once if the agent dies). */
@@ -134,6 +137,7 @@ export class Bridge {
       if (this.unavailable && from === this.client) this.refuse(line, this.unavailable);
       return;
     }
+    if (this.fast?.(from, line)) return;
     const maxDepth = this.config.maxDepth ?? DEFAULT_MAX_DEPTH;
     if (nestsDeeperThan(line, maxDepth)) {
       // Before parsing: JSON.stringify (and any recursive code) would overflow the stack on it.
@@ -373,6 +377,8 @@ export class Bridge {
     }
     this.negotiated = outcome;
     this.translator = outcome.createTranslator(this.client, this.agent);
+    if (!this.config.onReceive)
+      this.fast = fastPathFor(this.translator.mode, this.client, this.agent, this.config.maxDepth ?? DEFAULT_MAX_DEPTH);
     this.phase = "ready";
     this.config.log.info(
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,

@@ -97,6 +97,17 @@ export class Link {
     this.out.push(line);
   }
 
+  /**
+   * Forward a line as its bytes, for a fast path that proved the full path would (wire/scan.ts):
+   * false, and nothing written, when this link needs the parsed message (key order, a batch's
+   * intercept, a send hook); the caller then takes the full path.
+   */
+  forwardVerbatim(line: Buffer): boolean {
+    if (this.orderVersion !== undefined || this.intercept !== undefined || this.onSend !== undefined) return false;
+    this.out.push(line);
+    return true;
+  }
+
   /** Reply to a received batch: the one place an array is written (never toward the other peer). */
   sendArray(items: unknown[]): void {
     for (const m of items) this.onSend?.(m);

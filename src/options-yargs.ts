@@ -1,0 +1,53 @@
+// The full command-line parser (yargs), built from the option table: loaded only when the quick
+// parser of options.ts defers (help, version, usage errors, unusual spellings).
+import yargs from "yargs";
+import { cliArgs, OPTIONS, type CliArgs, type OptionName, type OptionSpec } from "./options.js";
+import { VERSION } from "./version.js";
+
+/** The parsed arguments, or the exit status when there is nothing to run (help, version, usage error). */
+export type Parsed = { readonly args: CliArgs } | { readonly status: number };
+
+export async function parseFull(argv: readonly string[]): Promise<Parsed> {
+  let usageError: string | undefined;
+  let parser = yargs([...argv])
+    .scriptName("acp-bridge")
+    .usage("$0 [options] -- <agent command> [args...]\n\nTranslates the Agent Client Protocol between v1 and v2 peers.")
+    .parserConfiguration({ "populate--": true });
+  for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, OptionSpec][])
+    parser = parser.option(name, {
+      describe: spec.describe,
+      type: spec.type,
+      ...(spec.default !== undefined ? { default: spec.default } : {}),
+      ...(spec.choices ? { choices: [...spec.choices] } : {}),
+    });
+  const args = await parser
+    .example("$0 -- my-v2-agent --stdio", "put a v1 editor in front of a v2 agent")
+    .example("$0 --agent-protocol 1 -- old-agent", "skip probing: the agent speaks v1")
+    .example(
+      "$0 --stash compact -- agent",
+      'show every peer what the other version cannot carry, in _meta["acp-bridge"]',
+    )
+    .version(VERSION)
+    .alias("version", "V")
+    .help()
+    .alias("help", "h")
+    .strict()
+    .exitProcess(false)
+    .fail((msg, err) => {
+      usageError = msg || err.message;
+    })
+    .parseAsync();
+  if (usageError !== undefined) {
+    process.stderr.write(`acp-bridge: ${usageError}\nTry 'acp-bridge --help'.\n`);
+    return { status: 2 };
+  }
+  if (args.help || args.version) return { status: 0 };
+  const rest = ((args["--"] as unknown[] | undefined) ?? []).map(String);
+  const [command, ...commandArgs] = [...args._.map(String), ...rest];
+  if (command === undefined) {
+    process.stderr.write("acp-bridge: missing the agent command after --\nTry 'acp-bridge --help'.\n");
+    return { status: 2 };
+  }
+  const values: Record<string, unknown> = args;
+  return { args: cliArgs((name) => values[name], [command, ...commandArgs]) };
+}

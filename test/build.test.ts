@@ -1,0 +1,30 @@
+// The shipped CLI (dist/bundle, built by the global setup) starts without loading zod or yargs:
+// the tables come checked from the build, and yargs only for help and usage errors.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const dir = new URL("../dist/bundle/", import.meta.url);
+
+/** The files a start loads: cli.js and its static imports, transitively (dynamic imports excluded). */
+function startClosure(entry: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const text = readFileSync(new URL(entry, dir), "utf8");
+  for (const m of text.matchAll(/^import\s[^;]*?from\s*"\.\/([^"]+)"|^import\s*"\.\/([^"]+)"/gm))
+    startClosure(m[1] ?? m[2] ?? "", seen);
+  return seen;
+}
+
+describe("bundle", () => {
+  it("starts without zod and yargs, which only its lazy chunks hold", () => {
+    // A start is cli.js and the main chunk it imports (dynamically, so that --version skips it).
+    const main = /import\("\.\/(main-[^"]+)"\)/.exec(readFileSync(new URL("cli.js", dir), "utf8"))?.[1];
+    expect(main).toBeDefined();
+    const start = [...startClosure(main ?? "", startClosure("cli.js"))];
+    expect(start.length).toBeGreaterThan(1);
+    const text = start.map((f) => readFileSync(new URL(f, dir), "utf8")).join("\n");
+    expect(text).not.toContain("ZodError");
+    expect(text).not.toContain("yargs-parser");
+    expect(text).toContain("parseQuick");
+  });
+});

@@ -1,0 +1,102 @@
+// The pass-through fast path (src/engine/fast-lines.ts) against the full path: the same traffic
+// through a bridge with it and one without (a receive hook turns fast paths off, since it must see
+// every parsed message) gives the same bytes to both peers, in the same order.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Bridge } from "../../src/engine/bridge.js";
+import { createBridgeConfig } from "../../src/engine/config.js";
+import { fastPathFor } from "../../src/engine/fast-lines.js";
+import { Link } from "../../src/engine/link.js";
+import { silentLogger } from "../../src/log.js";
+import { arb, jsonValue } from "../support/arbitrary.js";
+import { baseOptions } from "../support/harness.js";
+import { numRuns } from "../support/properties.js";
+
+interface Wired {
+  readonly bridge: Bridge;
+  readonly toClient: string[];
+  readonly toAgent: string[];
+}
+
+async function passThrough(full: boolean, version: 1 | 2): Promise<Wired> {
+  const toClient: string[] = [];
+  const toAgent: string[] = [];
+  const options = { ...baseOptions, agentProtocol: version, clientProtocol: version };
+  const config = createBridgeConfig(options, silentLogger, full ? { onReceive: () => undefined } : {});
+  const bridge = new Bridge(
+    config,
+    { push: (l) => toClient.push(String(l)) },
+    { push: (l) => toAgent.push(String(l)) },
+  );
+  const init =
+    version === 1
+      ? { protocolVersion: 1, clientCapabilities: {} }
+      : { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} };
+  bridge.clientLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: init })));
+  await new Promise((r) => setImmediate(r));
+  const probe = JSON.parse(toAgent.splice(0)[0] ?? "{}") as { id: number };
+  const result =
+    version === 1
+      ? { protocolVersion: 1, agentCapabilities: {}, authMethods: [] }
+      : { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] };
+  bridge.agentLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: probe.id, result })));
+  await new Promise((r) => setImmediate(r));
+  expect(bridge.mode).toBe("pass");
+  toClient.splice(0);
+  return { bridge, toClient, toAgent };
+}
+
+const update = fc.oneof(
+  arb("v1", "SessionNotification").map((params) => ({ jsonrpc: "2.0", method: "session/update", params })),
+  fc.record({ jsonrpc: fc.constant("2.0"), method: fc.constantFrom("_x/note", "$/cancel_request"), params: jsonValue }),
+  fc.record({
+    jsonrpc: fc.constant("2.0"),
+    id: fc.integer({ min: 1, max: 5 }),
+    method: fc.constantFrom("session/prompt", "_x/ask"),
+    params: fc.constant({ sessionId: "s", prompt: [] }),
+  }),
+  fc.record({ jsonrpc: fc.constant("2.0"), id: fc.integer({ min: 1, max: 5 }), result: jsonValue }),
+);
+
+/** A line as sent: the message's JSON, or that JSON with a byte edit (malformed input too). */
+const line = fc
+  .tuple(update, fc.option(fc.tuple(fc.nat(), fc.constantFrom("", "}", '"', ",", "\\", '"id":9,', "\u00ff"))))
+  .map(([m, edit]) => {
+    const s = JSON.stringify(m);
+    if (!edit) return s;
+    const at = edit[0] % s.length;
+    return s.slice(0, at) + edit[1] + s.slice(at + 1);
+  });
+
+const traffic = fc.array(fc.tuple(fc.boolean(), line), { maxLength: 25 });
+
+describe("pass-through fast path", () => {
+  it("writes exactly what the full path writes, to both peers, for any traffic", async () => {
+    await fc.assert(
+      fc.asyncProperty(traffic, fc.constantFrom<1 | 2>(1, 2), async (lines, version) => {
+        const fast = await passThrough(false, version);
+        const full = await passThrough(true, version);
+        for (const [fromClient, text] of lines)
+          for (const w of [fast, full])
+            if (fromClient) w.bridge.clientLine(Buffer.from(text));
+            else w.bridge.agentLine(Buffer.from(text));
+        await new Promise((r) => setImmediate(r));
+        expect(fast.toClient).toEqual(full.toClient);
+        expect(fast.toAgent).toEqual(full.toAgent);
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+
+  it("takes a notification itself, as its very bytes, and leaves requests to the full path", () => {
+    const toClient: (string | Buffer)[] = [];
+    const client = new Link("client", { push: (l) => toClient.push(l) });
+    const agent = new Link("agent", { push: () => undefined });
+    const fast = fastPathFor("pass", client, agent, 512);
+    const text = Buffer.from('{ "jsonrpc": "2.0", "method": "session/update", "params": { "sessionId": "s" } }');
+    expect(fast?.(agent, text)).toBe(true);
+    expect(toClient).toEqual([text]);
+    expect(fast?.(agent, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"x"}'))).toBe(false);
+    expect(fastPathFor("A", client, agent, 512)).toBeUndefined();
+  });
+});

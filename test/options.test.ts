@@ -1,0 +1,121 @@
+// The quick command-line parser (read at every start, without yargs) against the full one: every
+// command line the quick parser accepts means exactly what yargs makes of it; the rest goes to yargs.
+import { spawnSync } from "node:child_process";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { OPTIONS, parseQuick, type OptionName } from "../src/options.js";
+import { parseFull } from "../src/options-yargs.js";
+import { numRuns } from "./support/properties.js";
+
+const names = Object.keys(OPTIONS) as OptionName[];
+
+/** One option occurrence, in the spellings an editor configuration uses and some it should not. */
+const optionArgs: fc.Arbitrary<string[]> = fc.oneof(
+  {
+    arbitrary: fc.constantFrom(...names).chain((name): fc.Arbitrary<string[]> => {
+      const spec = OPTIONS[name];
+      const values =
+        "choices" in spec
+          ? fc.oneof(
+              { arbitrary: fc.constantFrom(...spec.choices), weight: 4 },
+              { arbitrary: fc.constantFrom("3", "x", "", "-1"), weight: 1 },
+            )
+          : spec.type === "number"
+            ? fc.oneof(
+                { arbitrary: fc.nat({ max: 1_000_000 }).map(String), weight: 4 },
+                { arbitrary: fc.constantFrom("0", "007", "1e3", "1.5", "-5", "abc", "", "0x10"), weight: 1 },
+              )
+            : fc.oneof(fc.constantFrom("/tmp/trace.jsons", "x", "true", ""), fc.string({ maxLength: 4 }));
+      if (spec.type === "boolean")
+        return fc.constantFrom<string[]>([`--${name}`], [`--no-${name}`], [`--${name}`, "true"], [`--${name}=false`]);
+      return values.chain((v) => fc.constantFrom<string[]>([`--${name}`, v], [`--${name}=${v}`]));
+    }),
+    weight: 8,
+  },
+  {
+    arbitrary: fc.constantFrom<string[]>(
+      ["--help"],
+      ["-h"],
+      ["--version"],
+      ["--logLevel", "info"],
+      ["--bogus"],
+      ["positional"],
+      ["-V"],
+    ),
+    weight: 1,
+  },
+);
+
+const commandLine = fc
+  .tuple(
+    fc.array(optionArgs, { maxLength: 5 }),
+    fc.oneof({ arbitrary: fc.constant(true), weight: 6 }, { arbitrary: fc.constant(false), weight: 1 }),
+    fc.array(fc.constantFrom("agent", "--stdio", "-x", "--", "--log-level", "a b"), { maxLength: 3 }),
+  )
+  .map(([opts, dashdash, command]) => [...opts.flat(), ...(dashdash ? ["--"] : []), ...command]);
+
+describe("command line", () => {
+  it("reads an editor's usual command line without yargs", () => {
+    const args = parseQuick([
+      "--agent-protocol",
+      "2",
+      "--log-level=error",
+      "--no-pass-through-roots-check",
+      "--max-message-bytes",
+      "1024",
+      "--",
+      "node",
+      "agent.js",
+      "--stdio",
+    ]);
+    expect(args).toMatchObject({
+      agentProtocol: 2,
+      clientProtocol: "auto",
+      logLevel: "error",
+      passThroughRootsCheck: false,
+      maxMessageBytes: 1024,
+      stash: "auto",
+      command: ["node", "agent.js", "--stdio"],
+    });
+  });
+
+  it("leaves help, errors and unusual spellings to yargs", () => {
+    for (const argv of [["--help"], ["--agent-protocol", "3", "--", "a"], ["a"], ["--strict", "true", "--", "a"], []])
+      expect(parseQuick(argv)).toBeUndefined();
+  });
+
+  it("means what yargs means whenever it reads a command line", async () => {
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(commandLine, async (argv) => {
+        const quick = parseQuick(argv);
+        if (quick === undefined) return;
+        accepted++;
+        const full = await parseFull(argv);
+        expect(full).toEqual({ args: quick });
+      }),
+      { numRuns: numRuns() },
+    );
+    // The property says something only if the quick parser reads a good share of the cases.
+    expect(accepted).toBeGreaterThan(numRuns() / 10);
+  });
+});
+
+describe("limits on the command line (built CLI)", () => {
+  it.each([
+    ["--max-sessions", "0"],
+    ["--max-pending-requests", "0"],
+    ["--max-sessions=abc", undefined],
+  ])("refuses %s %s with exit status 2 and a message naming it", (flag, value) => {
+    const args = ["bin/acp-bridge.js", ...(value === undefined ? [flag] : [flag, value]), "--", "true"];
+    const r = spawnSync(process.execPath, args, { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(flag.split("=")[0]);
+  });
+
+  it("reads both limits in the quick parser", () => {
+    const args = parseQuick(["--max-sessions", "3", "--max-pending-requests", "9", "--", "agent"]);
+    expect(args).toMatchObject({ maxSessions: 3, maxPendingRequests: 9 });
+  });
+});
