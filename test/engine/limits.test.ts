@@ -193,6 +193,36 @@ describe("sessions (--max-sessions), v1 client and v2 agent", () => {
   });
 });
 
+describe("sessions (--max-sessions), a forgotten session's debts", () => {
+  it("writes the coalesced tool output a forgotten idle session still owes, before forgetting it", async () => {
+    const h = await connectA({ maxSessions: 2 });
+    await newSessionA(h, "s1");
+    h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run", status: "pending" }));
+    h.agent(
+      update("s1", {
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t1",
+        content: { type: "content", content: text("out") },
+      }),
+    );
+    // The chunk waits for its coalescing timer.
+    expect(h.takeClient().map((m) => m.params.update.sessionUpdate)).toEqual(["tool_call"]);
+    await newSessionA(h, "s2");
+    h.client({ jsonrpc: "2.0", id: "new-s3", method: "session/new", params: { cwd: "/w", mcpServers: [] } });
+    const [req] = h.takeAgent();
+    // Admitting the third session forgets s1, which first writes what it owed.
+    const owed = h.takeClient();
+    expect(owed).toHaveLength(1);
+    expect(owed[0].params).toMatchObject({
+      sessionId: "s1",
+      update: { sessionUpdate: "tool_call_update", toolCallId: "t1", content: [{ type: "content" }] },
+    });
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: "s3" } });
+    await h.settle();
+    expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: "new-s3", result: { sessionId: "s3" } }]);
+  });
+});
+
 describe("sessions (--max-sessions), v2 client and v1 agent", () => {
   it("refuses a new session while the only one allowed has a turn in flight", async () => {
     const h = harness({ maxSessions: 1, ackGraceMs: 0 });
