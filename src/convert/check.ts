@@ -33,7 +33,7 @@ export function unwrap<T>(r: Conv<T>, prefix: Path): Converted<T> {
   throw new ConvertFailure(prefixError(r.error, prefix));
 }
 
-export function prefixError(e: ConvertError, prefix: Path): ConvertError {
+function prefixError(e: ConvertError, prefix: Path): ConvertError {
   if (prefix.length === 0) return e;
   const head = fieldOf(prefix);
   const field = e.data.field;

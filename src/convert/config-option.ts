@@ -6,7 +6,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
 import { has, isObject, isString, omit } from "./json.js";
-import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
+import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
   isSynthetic,
@@ -18,10 +18,10 @@ import {
   type Envelope,
   type Version,
 } from "./stash.js";
-import { fieldOf, invalid } from "./check.js";
+import { invalid } from "./check.js";
 import { buildModelOption, hasModelOption, isBridgeModelOption, modelOptionId, type LegacyModels } from "./models.js";
 
-export { fieldOf, invalid };
+export { invalid };
 
 type Obj = Record<string, unknown>;
 
@@ -55,13 +55,6 @@ export function expectString(x: unknown, path: Path): string {
 export function expectArray(x: unknown, path: Path): unknown[] {
   if (!Array.isArray(x)) invalid(path, x === undefined ? "missing" : "not_array");
   return x as unknown[];
-}
-
-/** Runs a sub-converter inside a throwing body: its losses join `acc`, its error unwinds. */
-export function must<T>(r: Conv<T>, acc: Acc): T {
-  if (!r.ok) throw new ConvertFailure(r.error);
-  acc.lost.push(...r.lost);
-  return r.value;
 }
 
 /** Sets an own data property (a JSON key may be `__proto__`). */
@@ -241,7 +234,7 @@ export function configOptionToV2(option: unknown, opts: ConvertOptions): Conv<v2
 // Lists
 
 /** A v2 option v1 cannot show, kept on the carrier's `_meta` (`residual.omittedConfigOptions`). */
-export interface OmittedOption {
+interface OmittedOption {
   /** Position in the v2 list, not counting a bridge-synthesized mode option. */
   readonly index: number;
   readonly raw: unknown;

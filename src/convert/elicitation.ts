@@ -326,21 +326,3 @@ export function elicitationResponseToV2(resp: v1.CreateElicitationResponse): Con
     return ok(setMeta(out, meta) as unknown as v2.CreateElicitationResponse);
   });
 }
-
-function completeCopy(n: unknown): Converted<Obj> {
-  if (!isObject(n)) bad("params", "not_object");
-  return ok({ ...n });
-}
-
-/** `elicitation/complete` is identical in both versions (T §5.1): passed through. */
-export function elicitationCompleteToV1(
-  n: v2.CompleteElicitationNotification,
-): Conv<v1.CompleteElicitationNotification> {
-  return attempt(() => completeCopy(n) as unknown as Converted<v1.CompleteElicitationNotification>);
-}
-
-export function elicitationCompleteToV2(
-  n: v1.CompleteElicitationNotification,
-): Conv<v2.CompleteElicitationNotification> {
-  return attempt(() => completeCopy(n) as unknown as Converted<v2.CompleteElicitationNotification>);
-}

@@ -5,7 +5,16 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, isString } from "./json.js";
 import { type Conv, type ConvertError, ErrorCodes, errors, fail, type Loss, ok } from "./result.js";
-import { type ConvertOptions, hasResidual, isSynthetic, residualOf, Stash, unstash } from "./stash.js";
+import {
+  type ConvertOptions,
+  hasResidual,
+  isSynthetic,
+  residualOf,
+  Stash,
+  STASH_KEY,
+  STASH_VERSION,
+  unstash,
+} from "./stash.js";
 
 function badError(err: unknown): ConvertError | undefined {
   if (!isObject(err)) return errors.invalidParams({ reason: "expected_object" });
@@ -67,23 +76,17 @@ export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOpt
   return ok({ ...src, data: wrapped } as v2.Error, lost);
 }
 
-/** The error every pending v1 prompt gets when the v2 agent exits (T §1.2-9). */
+/**
+ * The error every pending v1 prompt gets when the v2 agent exits (T §1.2-9): the cause in `data`, and
+ * the T §7.2 stash of it for a client that reads stashes (a plain client has it in `data` already).
+ */
 export function agentExitedToV1(exitCode: number | null, opts: ConvertOptions): v1.Error {
-  const stash = new Stash(2, opts).keep("reason", "agent_exited").keep("exitCode", exitCode);
-  const data = stash.into(undefined);
-  return {
-    code: ErrorCodes.internalError,
-    message: "Agent connection closed",
-    ...(data === undefined ? {} : { data }),
-  };
+  const cause = { reason: "agent_exited", exitCode };
+  const stashed = opts.stash !== "off" ? { [STASH_KEY]: { v: STASH_VERSION, ...cause } } : {};
+  return errors.internal({ ...cause, ...stashed }, "Agent connection closed");
 }
 
 /** The error of a B turn or queued prompt when the v1 agent exits (T §1.4-11). */
 export function agentExitedToV2(exitCode: number | null): v2.Error {
-  return { code: ErrorCodes.internalError, message: "Agent process exited", data: { exitCode } };
-}
-
-/** The answer to a held (not inserted) v2 prompt withdrawn by a cancel or close (T §1.4-7, D10). */
-export function requestCancelled(): v2.Error {
-  return { code: ErrorCodes.requestCancelled, message: "Request cancelled" };
+  return errors.internal({ reason: "agent_exited", exitCode }, "Agent process exited");
 }

@@ -4,7 +4,7 @@
 import { diffTable } from "../../mappings/diff.js";
 
 /** One line of a hunk; `text` has no terminator, `eol` is false before `\ No newline at end of file`. */
-export interface HunkLine {
+interface HunkLine {
   readonly op: " " | "-" | "+";
   readonly text: string;
   readonly eol: boolean;
@@ -39,11 +39,11 @@ export type ParsedPatch =
   | { readonly ok: true; readonly sections: readonly PatchSection[] }
   | { readonly ok: false; readonly line: number; readonly reason: string };
 
-export const DEV_NULL = "/dev/null";
+const DEV_NULL = "/dev/null";
 const HEADER = "diff --git ";
 
 /** Work (diagonals visited plus snake steps) one line diff may spend before settling for a coarser, still correct, diff. */
-export const MAX_DIFF_WORK = 5_000_000;
+const MAX_DIFF_WORK = 5_000_000;
 
 // ---------------------------------------------------------------------------------------------
 // Git's C-style path quoting (quote.c: quote_c_style with core.quotePath on). Non-ASCII is written

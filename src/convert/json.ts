@@ -2,7 +2,7 @@
 // (the SDK's zod parsers strip unknown keys and coerce values; see spec README "parsing").
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
+interface JsonObject {
   [key: string]: Json;
 }
 

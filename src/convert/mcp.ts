@@ -23,7 +23,7 @@ export interface McpSupport {
 }
 
 /** `--mcp-unsupported`: fail loudly (default) or drop with a warning (H §4.2, decisions table). */
-export type McpUnsupportedPolicy = "reject" | "drop";
+type McpUnsupportedPolicy = "reject" | "drop";
 
 export interface McpToV2Context extends ConvertOptions {
   readonly agentMcp: McpSupport;

@@ -34,7 +34,7 @@ const OPTION = T.renames.option;
 const GROUP = T.renames.group;
 
 /** The message a v1 `session/set_mode` gets when the session has no mode option (H §5.2). */
-export const NO_MODES_REASON = "session has no modes";
+const NO_MODES_REASON = "session has no modes";
 
 // ---------------------------------------------------------------------------------------------
 // Direction A (v1 client, v2 agent)

@@ -28,7 +28,7 @@ const UNANNOUNCED = "toolCallUnannounced";
 /** A v1 `tool_call_update` message. */
 export type V1ToolCallUpdateMessage = v1.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
 /** A v2 `tool_call_update` message. */
-export type V2ToolCallUpdateMessage = v2.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
+type V2ToolCallUpdateMessage = v2.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
 
 // ---- A↓: v2 agent → v1 client ----
 

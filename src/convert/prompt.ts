@@ -223,8 +223,3 @@ export function promptErrorToIdle(err: v1.Error, ctx: TurnEndContext, opts: Conv
     return ok(out as v2.IdleStateUpdate, [{ path: [], reason: "a cancelled v2 turn ends without the error" }]);
   });
 }
-
-/** The whole `state_update` for an idle body. */
-export function idleUpdate(idle: v2.IdleStateUpdate): v2.SessionUpdate {
-  return { sessionUpdate: "state_update", state: "idle", ...idle };
-}

@@ -57,7 +57,7 @@ export interface Envelope {
   readonly synthetic?: readonly string[];
 }
 
-export function isEnvelope(x: unknown): x is Envelope {
+function isEnvelope(x: unknown): x is Envelope {
   if (!isObject(x) || x.v !== STASH_VERSION) return false;
   if (x.from !== 1 && x.from !== 2) return false;
   if (typeof x.hadMeta !== "boolean") return false;

@@ -426,7 +426,7 @@ export function toolCallContentToV2(items: v1.ToolCallContent[], ctx: ToolCallTo
 }
 
 /** What a v1 text item standing for a v2 terminal stashes (T §2.5, §7.2 `terminal` + `bytes`). */
-export interface TerminalStash {
+interface TerminalStash {
   /** `{terminalId, command?, cwd?, exitStatus?, size?}` as the A renderer kept it. */
   readonly terminal: Readonly<Obj> & { readonly terminalId: string };
   /** The raw output, base64 (only at `full`): B re-emits it as an `output` snapshot. */

@@ -1,6 +1,7 @@
 // The per-connection core: parses and classifies lines from both peers, accepts batches (never
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
+import { notInitialized } from "../convert/initialize.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -297,10 +298,7 @@ export class Bridge {
         }
         this.client.fail(
           m.msg.id,
-          rpcErrors.invalidRequest(`ACP connection must be initialized before '${m.msg.method}'`, {
-            reason: this.phase === "negotiating" ? "initialize_in_progress" : "not_initialized",
-            method: m.msg.method,
-          }),
+          notInitialized(m.msg.method, this.phase === "negotiating" ? "initialize_in_progress" : "not_initialized"),
         );
         return;
       case "notification":
@@ -322,13 +320,7 @@ export class Bridge {
         if (!this.agent.deliver(m.msg)) this.config.log.debug("dropped an agent response to no request", m.msg.id);
         return;
       case "request":
-        this.agent.fail(
-          m.msg.id,
-          rpcErrors.invalidRequest(`ACP connection must be initialized before '${m.msg.method}'`, {
-            reason: "not_initialized",
-            method: m.msg.method,
-          }),
-        );
+        this.agent.fail(m.msg.id, notInitialized(m.msg.method));
         return;
       case "notification":
         if (this.phase === "negotiating" && this.early.length < MAX_EARLY_NOTIFICATIONS) {

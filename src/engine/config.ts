@@ -52,7 +52,7 @@ function stashPolicy(options: BridgeOptions): StashPolicy {
   return { setting: options.stash ?? DEFAULT_STASH_SETTING, maxBytes: DEFAULT_STASH_MAX_BYTES };
 }
 
-export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
+function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
   return {
     stash: stashPolicy(options),
     log,
@@ -66,11 +66,11 @@ export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
   };
 }
 
-export function defaultPlatform(): Platform {
+function defaultPlatform(): Platform {
   return process.platform === "win32" ? "windows" : "posix";
 }
 
-export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
+function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
   return {
     stash: stashPolicy(options),
     log,

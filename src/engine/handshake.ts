@@ -2,7 +2,8 @@
 // from its request; the agent's is probed: the client's own version first (pass-through when the
 // agent speaks it), the other one on the agent's answer, on -32022, or on a strict -32600/-32602.
 // Agents of either upstream answering rule are handled.
-import { clientFacingVersion } from "../convert/initialize.js";
+import { answeredVersion, clientFacingVersion, retryVersionFrom } from "../convert/initialize.js";
+import { isObject } from "../convert/json.js";
 import { ErrorCodes } from "../convert/result.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
@@ -67,12 +68,11 @@ class Deadline {
 }
 
 function protocolOf(resp: ResponseMessage): unknown {
-  const r = resp.result as { protocolVersion?: unknown } | undefined;
-  return r?.protocolVersion;
+  return isObject(resp.result) ? resp.result.protocolVersion : undefined;
 }
 
 function asRecord(x: unknown): Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
+  return isObject(x) ? x : {};
 }
 
 /** Run the handshake for a client `initialize`. */
@@ -108,14 +108,12 @@ export async function negotiate(
       const e = resp.error;
       if (e.code === ErrorCodes.unsupportedProtocolVersion && !retried32022) {
         retried32022 = true;
-        const supported = (e.data as { supported?: unknown } | undefined)?.supported;
-        const usable = Array.isArray(supported) ? supported.filter((x): x is Version => x === 1 || x === 2) : [];
-        const v = usable.length > 0 ? (Math.max(...usable) as Version) : undefined;
+        const v = retryVersionFrom(e.data);
         if (v === undefined || v === sent)
           return {
             error: rpcErrors.internal("Agent handshake failed", {
               reason: "agent supports no protocol version the bridge speaks",
-              supported,
+              supported: isObject(e.data) ? e.data.supported : undefined,
             }),
           };
         sent = v;
@@ -130,12 +128,12 @@ export async function negotiate(
       }
       return { error: e };
     }
-    const pv = protocolOf(resp);
-    if (pv !== 1 && pv !== 2)
+    const pv = answeredVersion(resp.result);
+    if (pv === undefined)
       return {
         error: rpcErrors.internal("Agent handshake failed", {
           reason: "agent answered an unsupported protocol version",
-          agentProtocolVersion: pv,
+          agentProtocolVersion: protocolOf(resp),
         }),
       };
     if (pv !== sent) {
@@ -143,7 +141,7 @@ export async function negotiate(
       const first = resp;
       sent = pv;
       const again = await send(sent);
-      if (isResp(again) && !again.error && protocolOf(again) === pv) resp = again;
+      if (isResp(again) && !again.error && answeredVersion(again.result) === pv) resp = again;
       else if (pv === 1)
         resp = first; // v1 agent refused a repeat: keep what it answered (reduced caps)
       else return isResp(again) ? { error: again.error ?? rpcErrors.internal("Agent handshake failed") } : again;

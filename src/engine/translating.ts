@@ -50,7 +50,7 @@ export function malformed(method: string, detail: unknown): Answer {
  * JavaScript peer dispatching through a plain object would reach `Object.prototype` with it, so it
  * is an unknown method (-32601), never forwarded.
  */
-export function isExtension(method: string): boolean {
+function isExtension(method: string): boolean {
   return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX) && method !== "__proto__";
 }
 

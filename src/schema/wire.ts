@@ -3,7 +3,7 @@
 // `--strict` and by the tests for every message the bridge emits.
 import { check, schemaOf, type SchemaVersion } from "./validate.js";
 
-export interface MethodDefs {
+interface MethodDefs {
   readonly requests: Map<string, { def: string; side: string }>;
   readonly notifications: Map<string, { def: string; side: string }>;
   readonly responses: Map<string, string>;

@@ -36,7 +36,7 @@ export function nestsDeeperThan(line: Uint8Array, max: number): boolean {
   return false;
 }
 
-export type EnvelopeKind = "request" | "notification" | "response" | "unknown";
+type EnvelopeKind = "request" | "notification" | "response" | "unknown";
 
 export interface Envelope {
   readonly kind: EnvelopeKind;

@@ -12,7 +12,7 @@ export const KEY_ORDER_KEY = "acp-bridge/order";
 
 type Obj = Record<string, unknown>;
 
-export interface KeyOrderRecord {
+interface KeyOrderRecord {
   /** The version of the message the order was taken from: restored when written in that version. */
   readonly v: 1 | 2;
   /** Whether the root had `_meta` before the record was added. */

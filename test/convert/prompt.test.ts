@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { V1_BLOCK_TYPES } from "../../mappings/content.js";
 import {
   idleToPromptResponse,
-  idleUpdate,
   type PromptOutcomeV1,
   promptErrorToIdle,
   promptRequestToV1,
@@ -184,12 +183,6 @@ describe("B: v1 prompt response → v2 idle (T §1.5, §1.4-6)", () => {
       expect(idle).toEqual({ stopReason: s });
       expectValid("v2", "IdleStateUpdate", idle);
     }
-  });
-
-  it("wraps the idle body into a state_update", () => {
-    const u = idleUpdate({ stopReason: "end_turn" });
-    expect(u).toEqual({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
-    expectValid("v2", "SessionUpdate", u);
   });
 
   it("restores a stashed v2 stop reason, and omits it for a stashed null", () => {

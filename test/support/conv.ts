@@ -1,6 +1,7 @@
 // Unwrapping converter results in example tests: the value of a success, the error of a failure,
 // failing the test (with the other side printed) otherwise.
-import type { Conv } from "../../src/convert/result.js";
+import { fieldOf } from "../../src/convert/check.js";
+import type { Conv, Path } from "../../src/convert/result.js";
 
 export function value<T>(r: Conv<T> | { ok: true; value: T } | { ok: false }): T {
   if (!r.ok) throw new Error(`conversion failed: ${JSON.stringify(r)}`);
@@ -10,4 +11,28 @@ export function value<T>(r: Conv<T> | { ok: true; value: T } | { ok: false }): T
 export function error<T>(r: Conv<T>) {
   if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.value)}`);
   return r.error;
+}
+
+/**
+ * An item converter seen through the public converter that runs it: the item at `prefix` of the
+ * output, with the losses and the error's `field` made relative to that item again. Tests of a
+ * module's internals go through what the product calls.
+ */
+export function within<T>(r: Conv<unknown>, prefix: Path): Conv<T> {
+  const head = fieldOf(prefix);
+  if (!r.ok) {
+    const field = r.error.data.field;
+    if (field === undefined || !field.startsWith(head)) return r;
+    const rest = field.slice(head.length).replace(/^\./, "");
+    const data: Record<string, unknown> = { ...r.error.data };
+    if (rest === "") delete data.field;
+    else data.field = rest;
+    return { ok: false, error: { ...r.error, data: data as typeof r.error.data } };
+  }
+  let item: unknown = r.value;
+  for (const k of prefix) item = (item as Record<string | number, unknown>)[k];
+  const lost = r.lost
+    .filter((l) => prefix.every((k, i) => l.path[i] === k))
+    .map((l) => ({ path: l.path.slice(prefix.length), reason: l.reason }));
+  return { ok: true, value: item as T, lost };
 }

@@ -7,6 +7,8 @@ import { BRIDGE_METHOD_PREFIX, methodRow } from "../../../mappings/methods.js";
 import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
 import { diffFiles } from "../files.js";
+import { agentExitedToV1 } from "../../convert/error.js";
+import { noSessionSurface } from "../../convert/initialize.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
@@ -87,8 +89,6 @@ export interface AgentFlagsA {
   /** The v2 "agent" is a B bridge (its initialize result carries the marker, T §5.5). */
   readonly bridge?: boolean;
 }
-
-const SESSIONLESS = { reason: "agent advertises no session surface" };
 
 export class DirectionA extends TranslatingMode {
   readonly mode = "A" as const;
@@ -188,7 +188,7 @@ export class DirectionA extends TranslatingMode {
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : undefined;
     if (method.startsWith("session/") && !this.agentFlags.hasSession) {
-      this.fail(msg, rpcErrors.methodNotFound({ method, ...SESSIONLESS }));
+      this.fail(msg, noSessionSurface(method));
       return;
     }
     const handle = this.clientRequests.get(method);
@@ -557,12 +557,7 @@ export class DirectionA extends TranslatingMode {
 
   agentGone(info: ExitInfo): void {
     // T §1.2-9: every pending prompt fails visibly; no invented stop reason.
-    const error = rpcErrors.internal("Agent connection closed", {
-      reason: "agent_exited",
-      exitCode: info.code,
-      // The T §7.2 stash of the cause, for a client that reads stashes; a plain one has it above.
-      ...(this.toClient.stash !== "off" ? { "acp-bridge": { v: 1, reason: "agent_exited", exitCode: info.code } } : {}),
-    });
+    const error = agentExitedToV1(info.code, this.toClient);
     for (const s of this.sessions.values()) {
       flushSession(s, this.updates);
       s.lifecycle.agentGone(error);

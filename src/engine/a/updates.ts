@@ -325,7 +325,7 @@ function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
 }
 
 /** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
-export function applyToolCallPatch(view: Obj, patch: Obj): void {
+function applyToolCallPatch(view: Obj, patch: Obj): void {
   for (const [k, v] of Object.entries(patch)) {
     if (k === "sessionUpdate") continue;
     if (k === "_meta") {
@@ -448,7 +448,7 @@ function emitToolCall(
   ctx.send(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value });
 }
 
-export function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateContext): void {
+function toolCallUpdate(s: SessionA, u: v2.ToolCallUpdate, ctx: UpdateContext): void {
   const id = (u as Obj).toolCallId;
   if (typeof id !== "string") {
     ctx.log.warn("dropped a tool_call_update without a toolCallId");

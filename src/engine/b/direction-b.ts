@@ -8,7 +8,8 @@ import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import type { Platform } from "../../convert/directories.js";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
-import { errorToV2 } from "../../convert/error.js";
+import { logoutUnsupported } from "../../convert/auth.js";
+import { agentExitedToV2, errorToV2 } from "../../convert/error.js";
 import { isObject, jsonEqual } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
 import { generatedMessageId } from "../../../mappings/message.js";
@@ -245,11 +246,7 @@ export class DirectionB extends TranslatingMode {
   ]);
 
   private logout(msg: RequestMessage, params: Obj): void {
-    if (!this.agentFlags.logout)
-      return this.fail(
-        msg,
-        rpcErrors.methodNotFound({ method: msg.method, reason: "v1 agent does not support logout" }),
-      );
+    if (!this.agentFlags.logout) return this.fail(msg, logoutUnsupported());
     this.down.forward(msg, "logout", params, objectResult);
   }
 
@@ -921,11 +918,7 @@ export class DirectionB extends TranslatingMode {
 
   agentGone(info: ExitInfo): void {
     // T §1.4-11: an acked turn ends with an error idle; everything else waiting fails.
-    const error = {
-      code: -32603,
-      message: "Agent process exited",
-      data: { reason: "agent_exited", exitCode: info.code },
-    };
+    const error = agentExitedToV2(info.code);
     for (const p of this.peerPrompts.values()) {
       if (!p.acked) this.down.reply(p.entry, { error });
       else if (!p.ended)

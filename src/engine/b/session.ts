@@ -46,7 +46,7 @@ export interface Turn {
   onEnd: (() => void) | undefined;
 }
 
-export interface RelayedRequest {
+interface RelayedRequest {
   readonly entry: Inbound;
   /** What to answer the v1 agent when the turn is cancelled. */
   readonly onCancel: unknown;
