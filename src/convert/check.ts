@@ -11,7 +11,7 @@ import {
 } from "./result.js";
 
 /** `a.b[2].c` for a path inside the converted value. */
-export function fieldOf(path: Path): string {
+function fieldOf(path: Path): string {
   let s = "";
   for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
   return s;

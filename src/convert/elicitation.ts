@@ -14,7 +14,10 @@ type Obj = Record<string, unknown>;
 /** `Object.hasOwn` (no narrowing: these are raw trees). */
 const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 
-/** B↓ id map answer for a v1 request id the agent scoped an elicitation to. */
+/**
+ * B↓ id map answer for a v1 request id the agent scoped an elicitation to.
+ * @internal The engine's answer type; exported for the converter's tests.
+ */
 export interface RequestIdToV2 {
   /** The v2 client's id of that request. */
   readonly requestId: v2.RequestId;

@@ -8,6 +8,7 @@ export const STASH_KEY = "acp-bridge";
 export const STASH_VERSION = 1;
 
 export type Version = 1 | 2;
+/** @internal Part of ConvertOptions; exported for the property tests' level lists. */
 export type StashLevel = "off" | "compact" | "full";
 
 export interface ConvertOptions {
@@ -18,7 +19,6 @@ export interface ConvertOptions {
 }
 
 export const DEFAULT_STASH_MAX_BYTES = 256 * 1024;
-export const defaultOptions: ConvertOptions = { stash: "compact", stashMaxBytes: DEFAULT_STASH_MAX_BYTES };
 
 /**
  * The `--stash` setting. `auto`: a stash only toward a peer that named itself a bridge in `initialize`,

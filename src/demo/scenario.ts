@@ -27,6 +27,7 @@ const KNOWN_TAGS = [
   "error",
   "term",
 ] as const;
+/** @internal The demo scenario's tags; exported for test/support/arbitrary.ts. */
 export type Tag = (typeof KNOWN_TAGS)[number];
 
 /** What a prompt without any known tag does: the demo's turn. */
@@ -62,6 +63,7 @@ export interface ToolSpec {
   readonly terminal?: { readonly cwd: string };
 }
 
+/** @internal The demo scenario's steps; exported for the model tests. */
 export type Step =
   | {
       readonly type: "say";
@@ -122,7 +124,10 @@ export interface TurnHost {
   crash(): Promise<never>;
 }
 
-/** The tags in a prompt text, and the `[slow:<ms>]` argument if given. */
+/**
+ * The tags in a prompt text, and the `[slow:<ms>]` argument if given.
+ * @internal Runs inside the demo agents' prompt handling; exported for test/peers.test.ts.
+ */
 export function parseTags(text: string): { tags: Set<Tag>; slowMs?: number } {
   const tags = new Set<Tag>();
   let slowMs: number | undefined;

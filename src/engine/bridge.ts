@@ -31,7 +31,10 @@ export interface BridgeConfig extends HandshakeConfig {
 
 type Phase = "awaiting-init" | "negotiating" | "ready" | "closed";
 
-/** Agent notifications kept while the handshake runs (beyond: dropped, logged). */
+/**
+ * Agent notifications kept while the handshake runs (beyond: dropped, logged).
+ * @internal Exported for the test at the limit (test/engine/core.test.ts).
+ */
 export const MAX_EARLY_NOTIFICATIONS = 64;
 
 /** Collects the answers to one received batch, to send them back as one array (H §7.7). */

@@ -59,9 +59,6 @@ function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
     platform: options.platform ?? defaultPlatform(),
     ackGraceMs: options.ackGraceMs ?? DEFAULT_ACK_GRACE_MS,
     closeDrainMs: DEFAULT_CLOSE_DRAIN_MS,
-    // No schema has a usage opt-in: v2 unstable defines idle `usage`, and the stable schema's open
-    // objects accept it, so the v1 agent's turn usage always reaches the client (issue 7 item 3a).
-    clientWantsUsage: true,
     diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
   };
 }

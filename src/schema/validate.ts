@@ -63,6 +63,7 @@ function instance(): Ajv2020 {
   return a;
 }
 
+/** @internal Runs inside the strict checks; exported for test/support/schema.ts. */
 export function hasDef(version: SchemaVersion, def: string): boolean {
   return Object.hasOwn(schemaOf(version).$defs, def);
 }
@@ -111,8 +112,4 @@ export function check(version: SchemaVersion, def: string, value: unknown): Sche
   const fn = validatorFor(version, def);
   if (fn(value)) return undefined;
   return pruneErrors(fn.errors ?? []);
-}
-
-export function describeProblems(problems: readonly SchemaProblem[]): string {
-  return problems.map((p) => `${p.path} ${p.message}`).join("; ");
 }

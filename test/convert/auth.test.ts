@@ -11,7 +11,8 @@ import {
   logoutUnsupported,
   restoreOmitted,
 } from "../../src/convert/auth.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";

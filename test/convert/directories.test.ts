@@ -22,7 +22,7 @@ import {
   type SessionToV1Context,
   type SessionToV2Context,
 } from "../../src/convert/session.js";
-import { defaultOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { numRuns } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
 

@@ -12,7 +12,8 @@ import {
   type RequestIdToV2,
 } from "../../src/convert/elicitation.js";
 import type { Conv } from "../../src/convert/result.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";

@@ -24,7 +24,8 @@ import {
   type BridgeMarker,
   type InitializeRequestToV1Context,
 } from "../../src/convert/initialize.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";
 import { expectValid, schemaOf } from "../support/schema.js";

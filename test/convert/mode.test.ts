@@ -19,7 +19,7 @@ import {
   withCurrentMode,
   type AgentConfig,
 } from "../../src/convert/mode.js";
-import { defaultOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";

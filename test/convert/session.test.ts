@@ -25,7 +25,8 @@ import {
   type SessionToV2Context,
 } from "../../src/convert/session.js";
 import { toRfc3339 } from "../../src/convert/rfc3339.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { within } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SessionA } from "../../src/engine/a/session.js";
 import { updateToV1, type UpdateContext } from "../../src/engine/a/updates.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../support/log.js";
 import { numRuns, options } from "../support/properties.js";
 
 function context(out: unknown[]): UpdateContext {

@@ -22,7 +22,7 @@ import {
   setModeResponseToSetConfigOptionResponse,
   withCurrentMode,
 } from "../../convert/mode.js";
-import { permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
+import { permissionErrorToV1, permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
 import { promptErrorToIdle, promptRequestToV1, promptResponseToIdle } from "../../convert/prompt.js";
 import {
   forkSessionRequestToV1,
@@ -69,8 +69,6 @@ export interface BConfig {
   /** T §1.4-2 (c): ack a prompt this long after sending it if the agent said nothing yet. */
   readonly ackGraceMs: number;
   readonly closeDrainMs: number;
-  /** Put the v1 turn usage on the idle (T §1.5); else it is stashed. No schema has an opt-in: config.ts decides. */
-  readonly clientWantsUsage: boolean;
   /** Largest file read to place a v1 snippet diff in the real file; 0 (or absent) reads none. */
   readonly diffFileMaxBytes?: number;
 }
@@ -684,11 +682,7 @@ export class DirectionB extends TranslatingMode {
     boundary(s, this.updates);
     const idle = resp.error
       ? promptErrorToIdle(resp.error, { cancelRequested: turn.cancelRequested }, this.toClient)
-      : promptResponseToIdle(
-          resp.result as v1.PromptResponse,
-          { clientWantsUsage: this.config.clientWantsUsage },
-          this.toClient,
-        );
+      : promptResponseToIdle(resp.result as v1.PromptResponse);
     if (failedConv(idle)) this.endTurn(s, { stopReason: turn.cancelRequested ? "cancelled" : "end_turn" });
     else {
       const body = idle.value as Obj;
@@ -852,12 +846,7 @@ export class DirectionB extends TranslatingMode {
     this.willBlock(s);
     const entry = this.up.forward(msg, "session/request_permission", v.params, (resp) => {
       release();
-      if (resp.error) {
-        // After a cancel, an error (e.g. -32800) means cancelled to a v1 agent.
-        if (s?.turn?.cancelRequested || resp.error.code === -32800)
-          return { result: { outcome: { outcome: "cancelled" } } };
-        return { error: resp.error };
-      }
+      if (resp.error) return permissionErrorToV1(resp.error, s?.turn?.cancelRequested === true);
       const conv = permissionResponseToV1(resp.result as v2.RequestPermissionResponse, this.toAgent);
       return failedConv(conv) ? { result: { outcome: { outcome: "cancelled" } } } : { result: conv.value };
     });
