@@ -12,6 +12,7 @@ import {
   type CapabilitySynth,
 } from "../../mappings/capabilities.js";
 import { isObject, jsonEqual } from "./json.js";
+import { offersTerminalOutput } from "./terminal.js";
 import { errors, fail, ok, type Conv, type Loss } from "./result.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
 
@@ -559,7 +560,7 @@ export function clientFlagsFromV1(caps: unknown): ClientFlags {
     fsRead: flag(caps, "fs", "readTextFile"),
     fsWrite: flag(caps, "fs", "writeTextFile"),
     terminal: flag(caps, "terminal"),
-    terminalOutput: flag(caps, "_meta", "terminal_output"),
+    terminalOutput: offersTerminalOutput(caps),
     booleanOptions: marker(caps, "session", "configOptions", "boolean"),
     notices: marker(caps, "session", "notices"),
     compaction: marker(caps, "session", "compaction"),

@@ -208,6 +208,7 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
 /**
  * A v2 option toward a v1 client (H §5.1, §5.4). `value` is `undefined` for an option of a type v1
  * does not know: lists omit it and stash it on their carrier (`configOptionsToV1`).
+ * @internal Test entry to optionToV1, which the carriers (configOptionUpdateToV1, session results) run; exported for its property tests.
  */
 export function configOptionToV1(
   option: unknown,
@@ -222,7 +223,10 @@ export function configOptionToV1(
   });
 }
 
-/** A v1 option toward v2 (H §5.1; restores an A bridge's boolean-as-select). */
+/**
+ * A v1 option toward v2 (H §5.1; restores an A bridge's boolean-as-select).
+ * @internal Test entry to optionToV2, which the carriers run; exported for its property tests.
+ */
 export function configOptionToV2(option: unknown, opts: ConvertOptions): Conv<v2.SessionConfigOption> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
@@ -288,6 +292,7 @@ export function listToV2(list: unknown, at: Path, omitted: unknown, acc: Acc): O
 /**
  * A v2 option list toward a v1 client. The caller stashes `omitted` on the carrier's `_meta` as
  * `residual.omittedConfigOptions` (the carrier converters below do).
+ * @internal Test entry to listToV1, which the carriers run.
  */
 export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: ConvertOptions): Conv<OptionsToV1> {
   return attempt(() => {
@@ -296,7 +301,10 @@ export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: Convert
   });
 }
 
-/** A v1 option list toward v2; `omitted` = the carrier's `residual.omittedConfigOptions`, if any. */
+/**
+ * A v1 option list toward v2; `omitted` = the carrier's `residual.omittedConfigOptions`, if any.
+ * @internal Test entry to listToV2, which the carriers run.
+ */
 export function configOptionsToV2(
   list: unknown,
   opts: ConvertOptions,
@@ -419,7 +427,10 @@ export function buildModeOption(modes: Obj, configId: string, at: Path, acc: Acc
   return setMeta(out, stash.into(undefined));
 }
 
-/** The synthetic option for `modes` beside `agentList` (v1), when `modes` takes that role. */
+/**
+ * The synthetic option for `modes` beside `agentList` (v1), when `modes` takes that role.
+ * @internal Test entry to buildModeOption, which the session results and mergedListToV2 run; exported for the modes properties.
+ */
 export function syntheticModeOption(
   modes: unknown,
   agentList: unknown,

@@ -27,6 +27,7 @@ function badError(err: unknown): ConvertError | undefined {
 /**
  * v2 → v1: code, message and data unchanged; a `data` that B wrapped for -32002 gets its original
  * back (the wrapper's `_meta` carries the envelope).
+ * @internal The reverse of errorToV2, the witness of its round-trip property. Direction A passes a v2 agent's error to the v1 client as it is, so B's -32002 data wrapping is not undone in a chain.
  */
 export function errorToV1(err: v2.Error): Conv<v1.Error> {
   const bad = badError(err);

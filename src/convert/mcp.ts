@@ -83,6 +83,7 @@ function stringList(x: unknown): string[] {
 /**
  * One v1 server toward a v2 agent (A). `undefined` = dropped under the `drop` policy (the loss is
  * reported at the server). Unknown v1 tags are custom transports, forwarded only when advertised.
+ * @internal Runs inside the session/new and load converters' server lists; exported for its property tests.
  */
 export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index = 0): Conv<v2.McpServer | undefined> {
   const src: unknown = server;
@@ -121,7 +122,10 @@ export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index =
   return ok(out as unknown as v2.McpServer, lost);
 }
 
-/** One v2 server toward a v1 agent (B): strips the stdio tag, adds the lists v1 requires. */
+/**
+ * One v2 server toward a v1 agent (B): strips the stdio tag, adds the lists v1 requires.
+ * @internal Runs inside the session converters' server lists; exported for its property tests.
+ */
 export function mcpServerToV1(server: v2.McpServer, ctx: McpToV1Context, index = 0): Conv<v1.McpServer> {
   const src: unknown = server;
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));

@@ -108,6 +108,7 @@ export function synthesizeModes(options: unknown, at: Path, opts: ConvertOptions
  * A: the v1 `modes` for a v2 option list (H §5.2): from the first mode select option, flattened,
  * marked `synthetic:["modes"]`; rebuilt exactly from a B bridge's synthetic option. `undefined`
  * when the list has no mode option.
+ * @internal Runs inside the A session results and mode updates; exported for the modes properties.
  */
 export function modesFromOptions(options: unknown, opts: ConvertOptions): Conv<v1.SessionModeState | undefined> {
   return attempt(() => ok(synthesizeModes(options, ["configOptions"], opts) as v1.SessionModeState | undefined));
@@ -175,7 +176,7 @@ export function currentModeUpdateFor(prev: unknown, next: unknown, opts: Convert
 }
 
 /** A: the set of modes changed between two v2 lists (v1 cannot be told: log it, H §5.5). */
-export function modeSetChanged(prev: unknown, next: unknown): boolean {
+function modeSetChanged(prev: unknown, next: unknown): boolean {
   const a = modeBinding(prev);
   const b = modeBinding(next);
   if (!a || !b) return a !== b;
@@ -301,7 +302,10 @@ function listOf(cfg: AgentConfig, acc: Acc): Obj[] {
   return mergedListToV2(list, ["configOptions"], undefined, cfg.modes, acc, cfg.models);
 }
 
-/** B: the full v2 option list for the agent's state: its options plus the synthetic mode option. */
+/**
+ * B: the full v2 option list for the agent's state: its options plus the synthetic mode option.
+ * @internal Test entry to the list B's session results build; exported for its tests.
+ */
 export function agentConfigToV2(cfg: AgentConfig, opts: ConvertOptions): Conv<v2.SessionConfigOption[]> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };

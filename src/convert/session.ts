@@ -44,6 +44,7 @@ import {
   type ConvertOptions,
   type Envelope,
 } from "./stash.js";
+import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
 
@@ -52,7 +53,6 @@ interface RootsContext {
   readonly platform: Platform;
   /** v1 `sessionCapabilities.additionalDirectories` / v2 `session.additionalDirectories`. */
   readonly agentSupportsDirectories: boolean;
-  readonly dedupeRoots?: boolean | undefined;
 }
 
 /** A (v1 client → v2 agent). */
@@ -88,12 +88,11 @@ export interface ListToContext extends ConvertOptions {
 // ---------------------------------------------------------------------------------------------
 // Shared checks
 
+// Session errors say `index: null` for a field that is not in a list (H §4.10's error shape).
+const NOT_LISTED = { index: null };
+
 function raise(error: ConvertError): never {
   throw new ConvertFailure(error);
-}
-
-function bad(field: string, reason: string, extra: Obj = {}): never {
-  raise(errors.invalidParams({ field, index: null, reason, ...extra }));
 }
 
 function take<T>(r: Conv<T>, prefix: readonly (string | number)[], lost: Loss[]): T {
@@ -103,17 +102,16 @@ function take<T>(r: Conv<T>, prefix: readonly (string | number)[], lost: Loss[])
 }
 
 function checkSessionId(src: Obj): void {
-  if (typeof src.sessionId !== "string") bad("sessionId", "not_string");
+  if (typeof src.sessionId !== "string") bad("sessionId", "not_string", NOT_LISTED);
 }
 
 /** The raw params object after §4.10 (rules 1-7, optional dedupe), `sessionId` and `cwd` checks. */
 function lifecycleParams(raw: unknown, ctx: RootsContext, hasSessionId: boolean, lost: Loss[]): Obj {
-  if (!isObject(raw)) bad("params", "not_object");
+  if (!isObject(raw)) bad("params", "not_object", NOT_LISTED);
   // H §4.10: roots first, on the raw params, before anything else reads them.
   const dirs = validateAdditionalDirectories(raw, {
     agentSupports: ctx.agentSupportsDirectories,
     platform: ctx.platform,
-    dedupeRoots: ctx.dedupeRoots,
   });
   const src = take(dirs, [], lost);
   if (hasSessionId) checkSessionId(src);
@@ -137,8 +135,8 @@ function systemPromptConverted(
   lost: Loss[],
 ): unknown {
   if (sp === null || sp === undefined) return sp;
-  if (!isObject(sp)) bad("systemPrompt", "not_object");
-  if (!Array.isArray(sp.content)) bad("systemPrompt.content", "not_array");
+  if (!isObject(sp)) bad("systemPrompt", "not_object", NOT_LISTED);
+  if (!Array.isArray(sp.content)) bad("systemPrompt.content", "not_array", NOT_LISTED);
   const content = (sp.content as unknown[]).map((b, i) => {
     const r = convert(b as never, opts);
     if (!r.ok) {
@@ -287,9 +285,9 @@ export function resumeSessionRequestToV2(
 /** The v2 `replayFrom` cursor: `true` = replay from the start; unknown cursors are -32602 (v2 rule). */
 function wantsReplay(rf: unknown): boolean {
   if (rf === undefined || rf === null) return false;
-  if (!isObject(rf)) bad("replayFrom", "not_object");
-  if (typeof rf.type !== "string") bad("replayFrom.type", "not_string");
-  if (rf.type !== replayTable.start) bad("replayFrom", replayTable.unsupportedReason, { type: rf.type });
+  if (!isObject(rf)) bad("replayFrom", "not_object", NOT_LISTED);
+  if (typeof rf.type !== "string") bad("replayFrom.type", "not_string", NOT_LISTED);
+  if (rf.type !== replayTable.start) bad("replayFrom", replayTable.unsupportedReason, { index: null, type: rf.type });
   return true;
 }
 
@@ -363,7 +361,7 @@ function unwrapCursor(c: string): string {
 }
 
 function checkCursor(x: unknown, field: string): void {
-  if (x !== undefined && x !== null && typeof x !== "string") bad(field, "not_string");
+  if (x !== undefined && x !== null && typeof x !== "string") bad(field, "not_string", NOT_LISTED);
 }
 
 /** toV2: unwrap; a v1 string outside `wrapCursor`'s image ("" itself...) is stashed to stay exact. */
@@ -384,7 +382,7 @@ function cursorToV1(out: Obj, key: string, env: Envelope | undefined): void {
 }
 
 function listRequest(x: unknown, ctx: ListToContext): { split: ListFilterSplit<Obj>; src: Obj } {
-  if (!isObject(x)) bad("params", "not_object");
+  if (!isObject(x)) bad("params", "not_object", NOT_LISTED);
   const split = takeListDirectoriesFilter(x, { agentSupports: ctx.agentSupportsDirectories, platform: ctx.platform });
   if (!split.ok) raise(split.error);
   const src = split.value.params;
@@ -430,7 +428,7 @@ export function listSessionsRequestToV1(
 }
 
 function sessionsOf(src: Obj): unknown[] {
-  if (!Array.isArray(src.sessions)) bad("sessions", "not_array");
+  if (!Array.isArray(src.sessions)) bad("sessions", "not_array", NOT_LISTED);
   return src.sessions as unknown[];
 }
 
@@ -441,7 +439,7 @@ export function listSessionsResponseToV1(
 ): Conv<v1.ListSessionsResponse> {
   return attempt(() => {
     const src: unknown = x;
-    if (!isObject(src)) bad("result", "not_object");
+    if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const out: Obj = { ...src };
@@ -461,7 +459,7 @@ export function listSessionsResponseToV2(
 ): Conv<v2.ListSessionsResponse> {
   return attempt(() => {
     const src: unknown = x;
-    if (!isObject(src)) bad("result", "not_object");
+    if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
@@ -479,7 +477,7 @@ export function listSessionsResponseToV2(
 function listedSessionToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v2.SessionInfo> {
   return attempt(() => {
     const src: unknown = x;
-    if (!isObject(src)) bad("sessions[]", "not_object");
+    if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
@@ -506,7 +504,7 @@ function listedSessionToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v2.Ses
 function listedSessionToV1(x: v2.SessionInfo, opts: ConvertOptions): Conv<v1.SessionInfo> {
   return attempt(() => {
     const src: unknown = x;
-    if (!isObject(src)) bad("sessions[]", "not_object");
+    if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const stash = new Stash(2, opts);

@@ -1,7 +1,6 @@
 // Tool calls, their content items and locations v1 ⇄ v2 (T §2.4, §3.2, §3.4, the content items of
 // §2.5; T §6 rows ToolKind, ToolCallStatus, ToolCallContent.type). The engine keeps the state.
 
-import { posix, win32 } from "node:path";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { placeholder } from "../../mappings/content.js";
@@ -37,6 +36,7 @@ import {
   Stash,
   unstash,
 } from "./stash.js";
+import { resolvePath } from "./paths.js";
 
 type Obj = Record<string, unknown>;
 
@@ -130,7 +130,10 @@ export function restoresV1Update(u: v2.ToolCallUpdate): boolean {
   return residualOf(env, "op") === UPDATE_OP;
 }
 
-/** The v1 title shown for a v2 tool call without one (T §2.4 A↓-1). */
+/**
+ * The v1 title shown for a v2 tool call without one (T §2.4 A↓-1).
+ * @internal Runs inside the tool-call converters; exported for its unit tests.
+ */
 export function fallbackTitle(u: v2.ToolCallUpdate, titleHint?: string): string {
   const src = u as Obj;
   return (
@@ -245,6 +248,7 @@ function chunkRest(c: Obj): Obj {
 /**
  * A v1 `tool_call` → v2 `tool_call_update` (T §2.4 B↓-1): all fields for an unseen ID; for a seen one
  * (a wholesale replacement) absent fields become `null`.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
  */
 export function toolCallToV2(tc: v1.ToolCall, ctx: ToolCallToV2Context): Conv<v2.ToolCallUpdate> {
   return attempt(() => bodyToV2(tc, ctx, true) as Converted<v2.ToolCallUpdate>);
@@ -255,7 +259,10 @@ export function toolCallUpdateToV2(u: v1.ToolCallUpdate, ctx: ToolCallToV2Contex
   return attempt(() => bodyToV2(u, ctx, false) as Converted<v2.ToolCallUpdate>);
 }
 
-/** Whether a v1 tool call was invented by A to carry a non-tool-call permission subject (T §4). */
+/**
+ * Whether a v1 tool call was invented by A to carry a non-tool-call permission subject (T §4).
+ * @internal Reads the mark A puts on a stand-in tool call; exported for the chain tests.
+ */
 export function isSyntheticToolCall(u: v1.ToolCall | v1.ToolCallUpdate): boolean {
   return isSynthetic(unstash((u as Obj)._meta, 2).env, "toolCall");
 }
@@ -415,12 +422,18 @@ function asChunks(
 
 // ---- tool-call content (T §3.2, §2.5) ----
 
-/** v2 content items → v1 (A↓): diffs via diff.ts, terminals rendered, unknown types as placeholders. */
+/**
+ * v2 content items → v1 (A↓): diffs via diff.ts, terminals rendered, unknown types as placeholders.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function toolCallContentToV1(items: v2.ToolCallContent[], ctx: ToolCallToV1Context): Conv<v1.ToolCallContent[]> {
   return attempt(() => contentListToV1(items, ctx, []) as Converted<v1.ToolCallContent[]>);
 }
 
-/** v1 content items → v2 (B↓): restores stashed items and diff groups; client terminals as text. */
+/**
+ * v1 content items → v2 (B↓): restores stashed items and diff groups; client terminals as text.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function toolCallContentToV2(items: v1.ToolCallContent[], ctx: ToolCallToV2Context): Conv<v2.ToolCallContent[]> {
   return attempt(() => contentListToV2(items, ctx, []) as Converted<v2.ToolCallContent[]>);
 }
@@ -436,6 +449,7 @@ interface TerminalStash {
 /**
  * The v2 terminal a v1 text item stands for, so B can re-emit its `terminal_update` (T §2.5 B↓-3).
  * Looks at the item's stash and at its text block's.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
  */
 export function terminalStashOf(item: v1.ToolCallContent): TerminalStash | undefined {
   const src = item as Obj;
@@ -598,12 +612,18 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
 
 // ---- locations (T §3.4) ----
 
-/** A v2 location → v1 (A↓): passes; restores a stashed `line:0` or relative `path`. */
+/**
+ * A v2 location → v1 (A↓): passes; restores a stashed `line:0` or relative `path`.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function locationToV1(loc: v2.ToolCallLocation, opts: ConvertOptions): Conv<v1.ToolCallLocation> {
   return attempt(() => ok(locToV1(loc, opts, []) as v1.ToolCallLocation));
 }
 
-/** A v1 location → v2 (B↓): `line:0` → `null`, a relative path resolved against `cwd`, both stashed. */
+/**
+ * A v1 location → v2 (B↓): `line:0` → `null`, a relative path resolved against `cwd`, both stashed.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function locationToV2(
   loc: v1.ToolCallLocation,
   ctx: { readonly opts: ConvertOptions; readonly cwd?: string | undefined },
@@ -636,7 +656,7 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
     stash.keep("line", 0);
     lost.push({ path: ["line"], reason: "v2 lines start at 1" });
   }
-  const resolved = cwd === undefined ? undefined : resolvePath(cwd, path);
+  const resolved = resolvePath(cwd, path);
   if (resolved !== undefined && resolved !== path) {
     out.path = resolved;
     stash.keep("path", path);
@@ -646,29 +666,21 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
   return ok(out, lost);
 }
 
-/** Whether a path is absolute, POSIX or Windows (drive or UNC). */
-export function isAbsolutePath(p: string): boolean {
-  return p.startsWith("/") || p.startsWith("\\\\") || /^[A-Za-z]:[\\/]/.test(p);
-}
-
-/**
- * `p` resolved against the session `cwd` when it is relative (T §3.3 B↓-1, §3.4); `undefined` when it
- * is already absolute or `cwd` is not (resolution must never fall back on the bridge's own cwd).
- */
-export function resolvePath(cwd: string, p: string): string | undefined {
-  if (isAbsolutePath(p) || !isAbsolutePath(cwd)) return undefined;
-  return cwd.startsWith("/") ? posix.resolve(cwd, p) : win32.resolve(cwd, p);
-}
-
 // ---- enums (T §3.4, §6) ----
 
-/** The v1 tool kind for a v2 one, and whether the original must be stashed (`kind`). */
+/**
+ * The v1 tool kind for a v2 one, and whether the original must be stashed (`kind`).
+ * @internal Runs inside the tool-call converters; exported for its unit tests.
+ */
 export function toolKindToV1(kind: string): { value: v1.ToolKind; changed: boolean } {
   const d = downgrade(toolCallTable.kind, kind);
   return { value: d.value as v1.ToolKind, changed: d.changed };
 }
 
-/** The v1 status for a v2 one (`cancelled`→`failed`, `paused`/unknown→`in_progress`), and whether to stash. */
+/**
+ * The v1 status for a v2 one (`cancelled`→`failed`, `paused`/unknown→`in_progress`), and whether to stash.
+ * @internal Runs inside the tool-call converters; exported for its unit tests.
+ */
 export function toolCallStatusToV1(status: string): { value: v1.ToolCallStatus; changed: boolean } {
   const d = downgrade(toolCallTable.status, status);
   return { value: d.value as v1.ToolCallStatus, changed: d.changed };

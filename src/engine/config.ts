@@ -22,6 +22,7 @@ import type { Pairing, ProtocolChoice, Version } from "./handshake.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
+import { isObject } from "../convert/json.js";
 
 export interface BridgeOptions {
   readonly agentProtocol: ProtocolChoice;
@@ -82,10 +83,6 @@ function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
     terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
   };
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /** Same version both sides: the client's params go as they are, with the negotiated version. */

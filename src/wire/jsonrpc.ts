@@ -2,6 +2,7 @@
 // come from json-rpc-2.0; its server/client classes do not fit a proxy (they own ids, drop foreign
 // responses), so routing is ours.
 import { createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID } from "json-rpc-2.0";
+import { isObject } from "../convert/json.js";
 
 export type Id = JSONRPCID;
 
@@ -39,10 +40,6 @@ export type Classified =
 
 function isId(x: unknown): x is Id {
   return typeof x === "string" || typeof x === "number" || x === null;
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /** Classify one parsed JSON value (not a batch). */
