@@ -6,17 +6,8 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { authMethodTable, authResidual, v1TypeOf } from "../../mappings/auth.js";
 import { cloneJson, copyExcept, put } from "./capabilities.js";
 import { has, isObject, isString, jsonEqual } from "./json.js";
-import {
-  attempt,
-  ConvertFailure,
-  errors,
-  ok,
-  under,
-  type Conv,
-  type Converted,
-  type ConvertError,
-  type Loss,
-} from "./result.js";
+import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
 import { hasResidual, residualOf, setMeta, Stash, unstash, type ConvertOptions, type Envelope } from "./stash.js";
 import { bad } from "./check.js";
 
@@ -160,7 +151,7 @@ function methodToV1(m: unknown, opts: ConvertOptions): Converted<Obj> {
 
 /** The error for a v2 auth method a v1 client cannot be shown (H §7.6). */
 function unknownAuthMethodType(type: string): ConvertError {
-  return errors.invalidParams({ field: "type", reason: "unknown_variant", type });
+  return rpcErrors.invalidParams({ field: "type", reason: "unknown_variant", type });
 }
 
 /**
@@ -263,9 +254,4 @@ export function restoreOmitted(list: readonly unknown[], omitted: unknown): unkn
 /** Whether a v1 client would see `method` (a v2 entry): known type, or a v1 entry restored by the stash. */
 export function v1Visible(method: unknown, opts: ConvertOptions): boolean {
   return authMethodToV1(method as v2.AuthMethod, opts).ok;
-}
-
-/** -32601 for `auth/logout` toward a v1 agent without `auth.logout` (decisions table, H §3.1). */
-export function logoutUnsupported(): ConvertError {
-  return errors.methodNotFound({ method: "auth/logout", reason: "v1 agent does not support logout" });
 }

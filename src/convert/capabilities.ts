@@ -13,7 +13,8 @@ import {
 } from "../../mappings/capabilities.js";
 import { isObject, jsonEqual } from "./json.js";
 import { offersTerminalOutput } from "./terminal.js";
-import { errors, fail, ok, type Conv, type Loss } from "./result.js";
+import { fail, ok, type Conv, type Loss } from "./result.js";
+import { rpcErrors } from "./errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
 
 type Obj = Record<string, unknown>;
@@ -455,7 +456,7 @@ function fullContext(c: ClientCapsToV1Context & { readonly logout?: boolean }, o
 }
 
 function notObject(field: string): Conv<never> {
-  return fail(errors.invalidParams({ field, reason: "not_object" }));
+  return fail(rpcErrors.invalidParams({ field, reason: "not_object" }));
 }
 
 /** A: v1 `clientCapabilities` → v2 `capabilities` (H §2.1). */

@@ -3,7 +3,8 @@
 
 import { directoryReasons as R, type DirectoryReason } from "../../mappings/session.js";
 import { isObject } from "./json.js";
-import { errors, fail, ok, type Conv, type ConvertError } from "./result.js";
+import { fail, ok, type Conv } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
 import { isAbsoluteOn } from "./paths.js";
 
 export type Platform = "posix" | "windows";
@@ -18,7 +19,9 @@ export interface DirectoriesContext {
 const FIELD = "additionalDirectories";
 
 function invalid(field: string, index: number | null, reason: DirectoryReason, value?: unknown): ConvertError {
-  return errors.invalidParams(typeof value === "string" ? { field, index, reason, value } : { field, index, reason });
+  return rpcErrors.invalidParams(
+    typeof value === "string" ? { field, index, reason, value } : { field, index, reason },
+  );
 }
 
 /** The reason an entry is not a usable root, or `undefined` when it is one. */
@@ -58,7 +61,8 @@ export function validateAdditionalDirectories(
   rawParams: unknown,
   ctx: DirectoriesContext,
 ): Conv<Record<string, unknown>> {
-  if (!isObject(rawParams)) return fail(errors.invalidParams({ field: "params", index: null, reason: "not_object" }));
+  if (!isObject(rawParams))
+    return fail(rpcErrors.invalidParams({ field: "params", index: null, reason: "not_object" }));
   if (!Object.hasOwn(rawParams, FIELD)) return ok(rawParams);
   const checked = checkList(rawParams[FIELD], FIELD, ctx.platform);
   if ("error" in checked) return fail(checked.error);
@@ -88,7 +92,8 @@ export function takeListDirectoriesFilter(
   rawParams: unknown,
   ctx: Pick<DirectoriesContext, "agentSupports" | "platform">,
 ): Conv<ListFilterSplit<Record<string, unknown>>> {
-  if (!isObject(rawParams)) return fail(errors.invalidParams({ field: "params", index: null, reason: "not_object" }));
+  if (!isObject(rawParams))
+    return fail(rpcErrors.invalidParams({ field: "params", index: null, reason: "not_object" }));
   if (!Object.hasOwn(rawParams, FIELD)) return ok({ params: rawParams, directoriesFilter: undefined });
   const checked = checkList(rawParams[FIELD], FIELD, ctx.platform);
   if ("error" in checked) return fail(checked.error);

@@ -4,7 +4,8 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, isString } from "./json.js";
-import { type Conv, type ConvertError, ErrorCodes, errors, fail, type Loss, ok } from "./result.js";
+import { type Conv, fail, type Loss, ok } from "./result.js";
+import { type ConvertError, ErrorCodes, rpcErrors } from "./errors.js";
 import {
   type ConvertOptions,
   hasResidual,
@@ -17,10 +18,10 @@ import {
 } from "./stash.js";
 
 function badError(err: unknown): ConvertError | undefined {
-  if (!isObject(err)) return errors.invalidParams({ reason: "expected_object" });
+  if (!isObject(err)) return rpcErrors.invalidParams({ reason: "expected_object" });
   if (typeof err.code !== "number" || !Number.isInteger(err.code))
-    return errors.invalidParams({ field: "code", reason: "expected_integer" });
-  if (!isString(err.message)) return errors.invalidParams({ field: "message", reason: "expected_string" });
+    return rpcErrors.invalidParams({ field: "code", reason: "expected_integer" });
+  if (!isString(err.message)) return rpcErrors.invalidParams({ field: "message", reason: "expected_string" });
   return undefined;
 }
 
@@ -84,10 +85,14 @@ export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOpt
 export function agentExitedToV1(exitCode: number | null, opts: ConvertOptions): v1.Error {
   const cause = { reason: "agent_exited", exitCode };
   const stashed = opts.stash !== "off" ? { [STASH_KEY]: { v: STASH_VERSION, ...cause } } : {};
-  return errors.internal({ ...cause, ...stashed }, "Agent connection closed");
+  return { code: ErrorCodes.internalError, message: "Agent connection closed", data: { ...cause, ...stashed } };
 }
 
 /** The error of a B turn or queued prompt when the v1 agent exits (T §1.4-11). */
 export function agentExitedToV2(exitCode: number | null): v2.Error {
-  return errors.internal({ reason: "agent_exited", exitCode }, "Agent process exited");
+  return {
+    code: ErrorCodes.internalError,
+    message: "Agent process exited",
+    data: { reason: "agent_exited", exitCode },
+  };
 }

@@ -18,18 +18,8 @@ import {
   type CapsOptions,
 } from "./capabilities.js";
 import { has, isObject, isString } from "./json.js";
-import {
-  attempt,
-  ConvertFailure,
-  ErrorCodes,
-  errors,
-  fail,
-  ok,
-  under,
-  type Conv,
-  type ConvertError,
-  type Loss,
-} from "./result.js";
+import { attempt, ConvertFailure, fail, ok, under, type Conv, type Loss } from "./result.js";
+import { rpcErrors, unsupportedVersion } from "./errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -77,38 +67,15 @@ export function clientFacingVersion(params: unknown): Conv<ClientFacing> {
   const r = isObject(params) ? params.protocolVersion : undefined;
   if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > MAX_PROTOCOL_VERSION) {
     return fail(
-      errors.invalidParams({ field: "protocolVersion", reason: "invalid_protocol_version" }, INVALID_VERSION_MESSAGE),
+      rpcErrors.invalidParams(
+        { field: "protocolVersion", reason: "invalid_protocol_version" },
+        INVALID_VERSION_MESSAGE,
+      ),
     );
   }
-  if (r === 0) return fail(unsupportedVersion(0));
+  if (r === 0) return fail(unsupportedVersion(0, SUPPORTED_VERSIONS));
   if (r === 1) return ok({ version: 1, requested: 1, lenient: true });
   return ok({ version: 2, requested: r, lenient: r > 2 });
-}
-
-/** -32022 with `{requested, supported}` (v2 `UnsupportedProtocolVersionErrorData`) plus `reason`. */
-function unsupportedVersion(requested: number): ConvertError {
-  return {
-    code: ErrorCodes.unsupportedProtocolVersion,
-    message: "Unsupported protocol version",
-    data: { reason: "unsupported_protocol_version", requested, supported: [...SUPPORTED_VERSIONS] },
-  };
-}
-
-/** -32600 for a request before `initialize` succeeded (H §1.3), or while it is still running. */
-export function notInitialized(
-  method: string,
-  reason: "not_initialized" | "initialize_in_progress" = "not_initialized",
-): ConvertError {
-  return {
-    code: ErrorCodes.invalidRequest,
-    message: `ACP connection must be initialized before '${method}'`,
-    data: { reason, method },
-  };
-}
-
-/** -32601 for a `session/*` request when the v2 agent advertised no `session` (A, H §2.2). */
-export function noSessionSurface(method: string): ConvertError {
-  return errors.methodNotFound({ method, reason: "agent advertises no session surface" });
 }
 
 // ---- H §1.4 helpers for the agent-side probes --------------------------------------------------------

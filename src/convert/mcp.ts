@@ -6,7 +6,8 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { mcpReasons, mcpTransportTable, transportOfV1, type McpTransport } from "../../mappings/session.js";
 import { isObject, jsonEqual } from "./json.js";
-import { errors, fail, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
+import { fail, ok, under, type Conv, type Loss } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
 import { Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
 /**
@@ -66,14 +67,14 @@ function supports(m: McpSupport, transport: string): boolean {
 }
 
 function malformed(index: number, key: string | undefined, reason: string): ConvertError {
-  return errors.invalidParams({ field: key === undefined ? FIELD : `${FIELD}[${index}].${key}`, index, reason });
+  return rpcErrors.invalidParams({ field: key === undefined ? FIELD : `${FIELD}[${index}].${key}`, index, reason });
 }
 
 /** The SDK's `assertSupportedMcpServers` data (`{type}`) plus `index`, `name` and a reason. */
 function unsupported(index: number, type: string, name: unknown, reason: string): ConvertError {
   const data = { field: FIELD, type, index, reason, ...(typeof name === "string" ? { name } : {}) };
   const who = typeof name === "string" ? ` (server ${JSON.stringify(name)})` : "";
-  return errors.invalidParams(data, `Unsupported MCP server transport ${type}${who}`);
+  return rpcErrors.invalidParams(data, `Unsupported MCP server transport ${type}${who}`);
 }
 
 function stringList(x: unknown): string[] {
@@ -163,7 +164,7 @@ export function mcpServerToV1(server: v2.McpServer, ctx: McpToV1Context, index =
  */
 export function mcpServersToV2(list: readonly v1.McpServer[], ctx: McpToV2Context): Conv<McpServersToV2> {
   const src: unknown = list;
-  if (!Array.isArray(src)) return fail(errors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
+  if (!Array.isArray(src)) return fail(rpcErrors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
   const servers: v2.McpServer[] = [];
   const dropped: DroppedMcpServer[] = [];
   const lost: Loss[] = [];
@@ -183,7 +184,7 @@ export function mcpServersToV2(list: readonly v1.McpServer[], ctx: McpToV2Contex
 /** B: a v2 client's `mcpServers` toward a v1 agent; any transport it cannot take gives -32602. */
 export function mcpServersToV1(list: readonly v2.McpServer[], ctx: McpToV1Context): Conv<v1.McpServer[]> {
   const src: unknown = list;
-  if (!Array.isArray(src)) return fail(errors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
+  if (!Array.isArray(src)) return fail(rpcErrors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
   const servers: v1.McpServer[] = [];
   const lost: Loss[] = [];
   for (const [i, s] of (src as v2.McpServer[]).entries()) {

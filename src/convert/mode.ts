@@ -22,7 +22,8 @@ import {
 } from "./config-option.js";
 import { has, isObject, isString, jsonEqual, omit } from "./json.js";
 import { hasModelOption, legacyModels, type LegacyModels } from "./models.js";
-import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
+import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
+import { rpcErrors } from "./errors.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
 type Obj = Record<string, unknown>;
@@ -121,7 +122,7 @@ export function setModeToSetConfigOption(
 ): Conv<v2.SetSessionConfigOptionRequest> {
   return attempt(() => {
     const src = expectObject(req, []);
-    if (!binding) throw new ConvertFailure(errors.invalidParams({ reason: NO_MODES_REASON }));
+    if (!binding) throw new ConvertFailure(rpcErrors.invalidParams({ reason: NO_MODES_REASON }));
     const modeId = expectString(src.modeId, ["modeId"]);
     const out = { ...omit(src, "modeId"), [OPTION.v2]: binding.configId, type: ID, value: modeId };
     return ok(out as v2.SetSessionConfigOptionRequest);

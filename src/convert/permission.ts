@@ -6,7 +6,8 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isAllowKind, isKnownOptionKind, permissionTable, titleForKind } from "../../mappings/permission.js";
 import { unwrap } from "./content.js";
 import { isObject, isString } from "./json.js";
-import { attempt, ErrorCodes, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
+import { attempt, ok, under, type Conv, type Loss } from "./result.js";
+import { ErrorCodes, type ConvertError } from "./errors.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
   FOR_PERMISSION,

@@ -23,17 +23,8 @@ import {
   type McpToV1Context,
   type McpToV2Context,
 } from "./mcp.js";
-import {
-  attempt,
-  ConvertFailure,
-  errors,
-  ok,
-  under,
-  type Conv,
-  type ConvertError,
-  type Converted,
-  type Loss,
-} from "./result.js";
+import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
+import type { ConvertError } from "./errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -517,9 +508,4 @@ function listedSessionToV1(x: v2.SessionInfo, opts: ConvertOptions): Conv<v1.Ses
     }
     return ok(finish(out, stash, meta) as v1.SessionInfo, lost);
   });
-}
-
-/** -32002 for a session the bridge knows is gone or unknown (emulated close/resume, H §2.3, §7.1). */
-export function sessionNotFound(sessionId: string): ConvertError {
-  return errors.resourceNotFound({ sessionId, reason: "session not found" });
 }

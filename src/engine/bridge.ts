@@ -1,7 +1,7 @@
 // The per-connection core: parses and classifies lines from both peers, accepts batches (never
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
-import { notInitialized } from "../convert/initialize.js";
+import { notInitialized, type ErrorData } from "../convert/errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -105,7 +105,7 @@ export class Bridge {
    * A message the bridge will not parse: a request gets -32600; a response settles the request it
    * answers with -32603 (its requester must not wait forever); anything else is logged and dropped.
    */
-  private unreadable(link: Link, envelope: Envelope, why: { message: string; data: Record<string, unknown> }): void {
+  private unreadable(link: Link, envelope: Envelope, why: { message: string; data: ErrorData }): void {
     if (envelope.kind === "request" && envelope.id !== undefined) {
       link.fail(envelope.id, rpcErrors.invalidRequest(why.message, why.data));
     } else if (envelope.kind === "response" && envelope.id !== undefined) {

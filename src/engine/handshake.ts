@@ -4,7 +4,7 @@
 // Agents of either upstream answering rule are handled.
 import { answeredVersion, clientFacingVersion, retryVersionFrom } from "../convert/initialize.js";
 import { isObject } from "../convert/json.js";
-import { ErrorCodes } from "../convert/result.js";
+import { ErrorCodes } from "../convert/errors.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
 import type { Link } from "./link.js";
@@ -123,7 +123,7 @@ export async function negotiate(
         resp = await send(sent);
         continue;
       }
-      if ((e.code === -32602 || e.code === -32600) && !retriedShape) {
+      if ((e.code === ErrorCodes.invalidParams || e.code === ErrorCodes.invalidRequest) && !retriedShape) {
         retriedShape = true;
         sent = other(sent);
         resp = await send(sent);
@@ -147,7 +147,14 @@ export async function negotiate(
       if (isResp(again) && !again.error && answeredVersion(again.result) === pv) resp = again;
       else if (pv === 1)
         resp = first; // v1 agent refused a repeat: keep what it answered (reduced caps)
-      else return isResp(again) ? { error: again.error ?? rpcErrors.internal("Agent handshake failed") } : again;
+      else
+        return isResp(again)
+          ? {
+              error:
+                again.error ??
+                rpcErrors.internal("Agent handshake failed", { reason: "agent failed the repeated initialize" }),
+            }
+          : again;
     }
     const accepted = config.pairing(vc, sent).accept(clientParams, asRecord(resp.result));
     if ("error" in accepted) return accepted;

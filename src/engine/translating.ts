@@ -9,7 +9,8 @@ import {
   type Handlers,
   type Sender,
 } from "../../mappings/methods.js";
-import type { Conv, ConvertError } from "../convert/result.js";
+import type { ConvertError } from "../convert/errors.js";
+import type { Conv } from "../convert/result.js";
 import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";

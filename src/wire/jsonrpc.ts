@@ -90,35 +90,5 @@ export function notification(method: string, params: unknown): NotificationMessa
   return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
 }
 
-export const rpcErrors = {
-  parse: (data?: unknown): RpcError => ({
-    code: -32700,
-    message: "Parse error",
-    ...(data === undefined ? {} : { data }),
-  }),
-  invalidRequest: (message = "Invalid Request", data?: unknown): RpcError => ({
-    code: -32600,
-    message,
-    ...(data === undefined ? {} : { data }),
-  }),
-  methodNotFound: (data?: unknown): RpcError => ({
-    code: -32601,
-    message: "Method not found",
-    ...(data === undefined ? {} : { data }),
-  }),
-  invalidParams: (data?: unknown): RpcError => ({
-    code: -32602,
-    message: "Invalid params",
-    ...(data === undefined ? {} : { data }),
-  }),
-  internal: (message = "Internal error", data?: unknown): RpcError => ({
-    code: -32603,
-    message,
-    ...(data === undefined ? {} : { data }),
-  }),
-  cancelled: (data?: unknown): RpcError => ({
-    code: -32800,
-    message: "Request cancelled",
-    ...(data === undefined ? {} : { data }),
-  }),
-};
+// The one error vocabulary lives with the converters; the engine reaches it here.
+export { rpcErrors } from "../convert/errors.js";

@@ -8,10 +8,10 @@ import {
   authMethodsToV2,
   authMethodToV1,
   authMethodToV2,
-  logoutUnsupported,
   restoreOmitted,
 } from "../../src/convert/auth.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
+import { logoutUnsupported } from "../../src/convert/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";

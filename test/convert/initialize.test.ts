@@ -18,13 +18,12 @@ import {
   initializeRequestToV2,
   initializeResponseToV1,
   initializeResponseToV2,
-  noSessionSurface,
-  notInitialized,
   retryVersionFrom,
   type BridgeMarker,
   type InitializeRequestToV1Context,
 } from "../../src/convert/initialize.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
+import { noSessionSurface, notInitialized } from "../../src/convert/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";

@@ -14,7 +14,8 @@ import {
   type PermissionToV1Context,
   type PermissionToV2Context,
 } from "../../src/convert/permission.js";
-import { errors, type Conv } from "../../src/convert/result.js";
+import { rpcErrors } from "../../src/convert/errors.js";
+import type { Conv } from "../../src/convert/result.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
 import { defaultOptions } from "../support/conv.js";
 import { isPermissionPreAnnouncement, isSyntheticToolCall, toolCallMessageToV2 } from "../../src/convert/tool-call.js";
@@ -31,7 +32,7 @@ function permissionParamsToV1(
   const r = permissionRequestToV1(params, ctx);
   if (!r.ok) return r;
   if (r.value.kind !== "prompt")
-    return { ok: false, error: errors.invalidParams({ reason: "refused_subject", field: "subject" }) };
+    return { ok: false, error: rpcErrors.invalidParams({ reason: "refused_subject", field: "subject" }) };
   return { ok: true, value: r.value.params, lost: r.lost };
 }
 
@@ -43,7 +44,7 @@ function permissionParamsToV2(
   const r = permissionRequestToV2(params, ctx);
   if (!r.ok) return r;
   if (r.value.kind !== "prompt")
-    return { ok: false, error: errors.invalidParams({ reason: "no_options", field: "options" }) };
+    return { ok: false, error: rpcErrors.invalidParams({ reason: "no_options", field: "options" }) };
   return { ok: true, value: r.value.params, lost: r.lost };
 }
 

@@ -18,7 +18,6 @@ import {
   newSessionRequestToV2,
   resumeSessionRequestToV1,
   resumeSessionRequestToV2,
-  sessionNotFound,
   type ListToContext,
   type ResumeToV1,
   type ResumeToV1Context,
@@ -26,6 +25,7 @@ import {
 } from "../../src/convert/session.js";
 import { toRfc3339 } from "../../src/convert/rfc3339.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
+import { sessionNotFound } from "../../src/convert/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { within } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";

@@ -8,7 +8,7 @@ import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
 import { diffFiles } from "../files.js";
 import { agentExitedToV1 } from "../../convert/error.js";
-import { noSessionSurface } from "../../convert/initialize.js";
+import { ErrorCodes, noSessionSurface } from "../../convert/errors.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
@@ -305,7 +305,7 @@ export class DirectionA extends TranslatingMode {
     this.down.forward(msg, msg.method, params, (resp) => {
       const s = this.sessions.get(sessionId);
       // Clients treat -32002 on close/delete as success; either way the session is over for us.
-      if (!resp.error || resp.error.code === -32002) {
+      if (!resp.error || resp.error.code === ErrorCodes.resourceNotFound) {
         if (s) {
           flushSession(s, this.updates);
           s.lifecycle.closed();

@@ -4,6 +4,7 @@
 // user-message echoes until the ack, and falls back to a settle timer for agents that never report
 // `running`.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { ErrorCodes } from "../../convert/errors.js";
 import { jsonEqual } from "../../convert/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
 
@@ -92,7 +93,7 @@ export class PromptLifecycle {
     const seq = ++this.seq;
     if (error) {
       this.remove(p);
-      if (p.cancelRequested && error.code === -32800) p.handle.answerCancelled();
+      if (p.cancelRequested && error.code === ErrorCodes.requestCancelled) p.handle.answerCancelled();
       else p.handle.answerError(error);
       this.releaseHeld(undefined);
       return;

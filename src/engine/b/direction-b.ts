@@ -8,7 +8,7 @@ import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import type { Platform } from "../../convert/directories.js";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
-import { logoutUnsupported } from "../../convert/auth.js";
+import { ErrorCodes, logoutUnsupported, sessionNotFound } from "../../convert/errors.js";
 import { agentExitedToV2, errorToV2 } from "../../convert/error.js";
 import { isObject, jsonEqual } from "../../convert/json.js";
 import type { Conv } from "../../convert/result.js";
@@ -30,7 +30,6 @@ import {
   listSessionsResponseToV2,
   newSessionRequestToV1,
   resumeSessionRequestToV1,
-  sessionNotFound,
 } from "../../convert/session.js";
 import {
   forkSessionResponseToV2,
@@ -490,7 +489,11 @@ export class DirectionB extends TranslatingMode {
         if (entry.answered) return;
         // Clients treat -32002 on close as success (H §4.7).
         afterTurn(() =>
-          finish(resp.error && resp.error.code !== -32002 ? { error: resp.error } : { result: resp.result ?? {} }),
+          finish(
+            resp.error && resp.error.code !== ErrorCodes.resourceNotFound
+              ? { error: resp.error }
+              : { result: resp.result ?? {} },
+          ),
         );
       });
       return;
@@ -875,7 +878,8 @@ export class DirectionB extends TranslatingMode {
     const entry = this.up.forward(msg, "elicitation/create", r.value, (resp) => {
       release();
       if (resp.error) {
-        if (s?.turn?.cancelRequested || resp.error.code === -32800) return { result: { action: "cancel" } };
+        if (s?.turn?.cancelRequested || resp.error.code === ErrorCodes.requestCancelled)
+          return { result: { action: "cancel" } };
         return { error: resp.error };
       }
       const conv = elicitationResponseToV1(resp.result as v2.CreateElicitationResponse, this.toAgent);
