@@ -461,12 +461,12 @@ function notObject(field: string): Conv<never> {
 
 /** A: v1 `clientCapabilities` → v2 `capabilities` (H §2.1). */
 export function clientCapabilitiesToV2(
-  caps: v1.ClientCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: ClientCapsContext = {},
   internal: CapsOptions = {},
 ): Conv<v2.ClientCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("clientCapabilities");
   const r = convertCaps("client", raw, 2, opts, fullContext(ctx, internal));
   return ok(r.value as v2.ClientCapabilities, r.lost);
@@ -474,12 +474,12 @@ export function clientCapabilitiesToV2(
 
 /** B: v2 `capabilities` → v1 `clientCapabilities` (H §2.1, §6.3-6.4). */
 export function clientCapabilitiesToV1(
-  caps: v2.ClientCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: ClientCapsToV1Context = {},
   internal: CapsOptions = {},
 ): Conv<v1.ClientCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("capabilities");
   const r = convertCaps("client", raw, 1, opts, fullContext(ctx, internal));
   return ok(r.value as v1.ClientCapabilities, r.lost);
@@ -487,12 +487,12 @@ export function clientCapabilitiesToV1(
 
 /** A: v2 agent `capabilities` → v1 `agentCapabilities` (H §2.2). */
 export function agentCapabilitiesToV1(
-  caps: v2.AgentCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: AgentCapsToV1Context,
   internal: CapsOptions = {},
 ): Conv<v1.AgentCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("capabilities");
   const r = convertCaps("agent", raw, 1, opts, fullContext({ ...ctx, logout: ctx.authMethodsNonEmpty }, internal));
   return ok(r.value as v1.AgentCapabilities, r.lost);
@@ -500,12 +500,12 @@ export function agentCapabilitiesToV1(
 
 /** B: v1 `agentCapabilities` → v2 agent `capabilities` (H §2.2); `session` is always advertised. */
 export function agentCapabilitiesToV2(
-  caps: v1.AgentCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: AgentCapsToV2Context = {},
   internal: CapsOptions = {},
 ): Conv<v2.AgentCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("agentCapabilities");
   const logout = ctx.reverseAuthMethodsNonEmpty ?? false;
   const r = convertCaps("agent", raw, 2, opts, fullContext({ logout }, internal));

@@ -15,7 +15,7 @@ import {
   type PatchOperation,
   type PatchSection,
 } from "./git-patch.js";
-import { isObject, isString, jsonEqual } from "./json.js";
+import { isObject, isString, jsonEqual, type JsonObject } from "./json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
@@ -48,7 +48,7 @@ export type DiffStage = "pending" | "applied" | undefined;
 /** The `diff` members of each version's `ToolCallContent`. */
 export type V1Diff = Extract<v1.ToolCallContent, { type: "diff" }>;
 export type V2Diff = Extract<v2.ToolCallContent, { type: "diff" }>;
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
 /** Keys each version's diff item interprets; any other key is copied as is. */
 const V1_KEYS = new Set(["type", "path", "oldText", "newText", "_meta"]);
@@ -650,8 +650,8 @@ export function diffFilePaths(content: unknown, from: 1 | 2, cwd?: string): stri
  * The diff group a v1 item belongs to (T §3.3 B↓-5): `original` on the group's first item, the
  * v2 diff to emit once in place of every item of that group. `undefined` for any other item.
  */
-export function diffStashOf(item: v1.ToolCallContent): { group: number; original?: v2.ToolCallContent } | undefined {
-  const src: unknown = item;
+export function diffStashOf(item: unknown): { group: number; original?: v2.ToolCallContent } | undefined {
+  const src = item;
   if (!isObject(src)) return undefined;
   const { env } = unstash(src._meta, 2);
   if (!env) return undefined;

@@ -233,12 +233,12 @@ export interface InitializeRequestToV2Context {
 
 /** A: the v1 client's `initialize` params → v2 (H §1.5, §2.1). */
 export function initializeRequestToV2(
-  params: v1.InitializeRequest,
+  params: unknown,
   opts: ConvertOptions,
   ctx: InitializeRequestToV2Context = {},
 ): Conv<v2.InitializeRequest> {
   return attempt(() => {
-    const src: unknown = params;
+    const src = params;
     if (!isObject(src)) bad("params", "not_object");
     const { meta, env } = unstash(src._meta, 2);
     const root = new Root(new Stash(1, opts));
@@ -285,12 +285,12 @@ export interface InitializeRequestToV1Context {
 
 /** B: the v2 client's `initialize` params → v1 (H §1.3, §1.5, §2.1, §6.4). */
 export function initializeRequestToV1(
-  params: v2.InitializeRequest,
+  params: unknown,
   opts: ConvertOptions,
   ctx: InitializeRequestToV1Context = {},
 ): Conv<v1.InitializeRequest> {
   return attempt(() => {
-    const src: unknown = params;
+    const src = params;
     if (!isObject(src)) bad("params", "not_object");
     const { meta, env } = unstash(src._meta, 1);
     const root = new Root(new Stash(2, opts));
@@ -346,12 +346,12 @@ export interface InitializeResponseToV1Context {
 
 /** A: the v2 agent's `initialize` result → v1 (H §1.5, §2.2, §3.2-3.3). */
 export function initializeResponseToV1(
-  result: v2.InitializeResponse,
+  result: unknown,
   opts: ConvertOptions,
   ctx: InitializeResponseToV1Context = {},
 ): Conv<v1.InitializeResponse> {
   return attempt(() => {
-    const src: unknown = result;
+    const src = result;
     if (!isObject(src)) bad("result", "not_object");
     const { meta, env } = unstash(src._meta, 1);
     const root = new Root(new Stash(2, opts));
@@ -424,12 +424,12 @@ export interface InitializeResponseToV2Context {
 
 /** B: the v1 agent's `initialize` result → v2 (H §1.5, §2.2, §3.2-3.3). */
 export function initializeResponseToV2(
-  result: v1.InitializeResponse,
+  result: unknown,
   opts: ConvertOptions,
   ctx: InitializeResponseToV2Context = {},
 ): Conv<v2.InitializeResponse> {
   return attempt(() => {
-    const src: unknown = result;
+    const src = result;
     if (!isObject(src)) bad("result", "not_object");
     const { meta, env } = unstash(src._meta, 2);
     const root = new Root(new Stash(1, opts));

@@ -86,8 +86,8 @@ function stringList(x: unknown): string[] {
  * reported at the server). Unknown v1 tags are custom transports, forwarded only when advertised.
  * @internal Runs inside the session/new and load converters' server lists; exported for its property tests.
  */
-export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index = 0): Conv<v2.McpServer | undefined> {
-  const src: unknown = server;
+export function mcpServerToV2(server: unknown, ctx: McpToV2Context, index = 0): Conv<v2.McpServer | undefined> {
+  const src = server;
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));
   const tag = src.type;
   if (tag !== undefined && typeof tag !== "string") return fail(malformed(index, "type", "not_string"));
@@ -127,8 +127,8 @@ export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index =
  * One v2 server toward a v1 agent (B): strips the stdio tag, adds the lists v1 requires.
  * @internal Runs inside the session converters' server lists; exported for its property tests.
  */
-export function mcpServerToV1(server: v2.McpServer, ctx: McpToV1Context, index = 0): Conv<v1.McpServer> {
-  const src: unknown = server;
+export function mcpServerToV1(server: unknown, ctx: McpToV1Context, index = 0): Conv<v1.McpServer> {
+  const src = server;
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));
   const tag = src.type;
   if (typeof tag !== "string") return fail(malformed(index, "type", "not_string"));

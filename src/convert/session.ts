@@ -424,12 +424,9 @@ function sessionsOf(src: Obj): unknown[] {
 }
 
 /** A: v2 `session/list` result → v1 (`nextCursor` wrapped, each SessionInfo converted). */
-export function listSessionsResponseToV1(
-  x: v2.ListSessionsResponse,
-  opts: ConvertOptions,
-): Conv<v1.ListSessionsResponse> {
+export function listSessionsResponseToV1(x: unknown, opts: ConvertOptions): Conv<v1.ListSessionsResponse> {
   return attempt(() => {
-    const src: unknown = x;
+    const src = x;
     if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
@@ -444,12 +441,9 @@ export function listSessionsResponseToV1(
 }
 
 /** B: v1 `session/list` result → v2 (`nextCursor` unwrapped, `updatedAt` made RFC 3339). */
-export function listSessionsResponseToV2(
-  x: v1.ListSessionsResponse,
-  opts: ConvertOptions,
-): Conv<v2.ListSessionsResponse> {
+export function listSessionsResponseToV2(x: unknown, opts: ConvertOptions): Conv<v2.ListSessionsResponse> {
   return attempt(() => {
-    const src: unknown = x;
+    const src = x;
     if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta } = unstash(src._meta, 2);
@@ -465,9 +459,9 @@ export function listSessionsResponseToV2(
 }
 
 /** B↓: v1 `SessionInfo` → v2: `updatedAt` made RFC 3339 or omitted, the original in `residual.updatedAt`. */
-function listedSessionToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v2.SessionInfo> {
+function listedSessionToV2(x: unknown, opts: ConvertOptions): Conv<v2.SessionInfo> {
   return attempt(() => {
-    const src: unknown = x;
+    const src = x;
     if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 2);
@@ -492,9 +486,9 @@ function listedSessionToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v2.Ses
 }
 
 /** A↓: v2 `SessionInfo` → v1 (copied; a form `listedSessionToV2` would rewrite is stashed). */
-function listedSessionToV1(x: v2.SessionInfo, opts: ConvertOptions): Conv<v1.SessionInfo> {
+function listedSessionToV1(x: unknown, opts: ConvertOptions): Conv<v1.SessionInfo> {
   return attempt(() => {
-    const src: unknown = x;
+    const src = x;
     if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);

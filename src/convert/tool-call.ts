@@ -24,7 +24,7 @@ import {
   type DiffStage,
   type FileTexts,
 } from "./diff.js";
-import { isObject, isString, jsonEqual } from "./json.js";
+import { isObject, isString, jsonEqual, metaOf } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -97,7 +97,7 @@ export function isPermissionPreAnnouncement(u: unknown): boolean {
 
 /** Whether a v1 tool call message is an A bridge's announcement for a permission subject. */
 export function isPermissionAnnouncement(m: V1ToolCallMessage): boolean {
-  return m.sessionUpdate === "tool_call" && isSynthetic(unstash((m as Obj)._meta, 2).env, FOR_PERMISSION);
+  return m.sessionUpdate === "tool_call" && isSynthetic(unstash(metaOf(m), 2).env, FOR_PERMISSION);
 }
 
 // ---- tool calls, v2 → v1 (A↓) ----
@@ -116,8 +116,8 @@ export function toolCallUpdateToV1(u: v2.ToolCallUpdate, ctx: ToolCallToV1Contex
  * Whether a v2 update is a re-sent v1 `tool_call` that B turned into nulls (stash `op:"tool_call"`):
  * the engine then sends the result of `toolCallUpdateToV1` as a v1 `tool_call`.
  */
-export function restoresV1ToolCall(u: v2.ToolCallUpdate): boolean {
-  const { env } = unstash((u as Obj)._meta, 1);
+export function restoresV1ToolCall(u: unknown): boolean {
+  const { env } = unstash(metaOf(u), 1);
   return residualOf(env, "op") === TOOL_CALL_OP;
 }
 
@@ -125,8 +125,8 @@ export function restoresV1ToolCall(u: v2.ToolCallUpdate): boolean {
  * Whether a v2 update stands for a v1 `tool_call_update` about a tool call the v1 client never saw
  * announced (stash `op:"tool_call_update"`): the engine sends it back as that update, not as a `tool_call`.
  */
-export function restoresV1Update(u: v2.ToolCallUpdate): boolean {
-  const { env } = unstash((u as Obj)._meta, 1);
+export function restoresV1Update(u: unknown): boolean {
+  const { env } = unstash(metaOf(u), 1);
   return residualOf(env, "op") === UPDATE_OP;
 }
 
@@ -263,8 +263,8 @@ export function toolCallUpdateToV2(u: v1.ToolCallUpdate, ctx: ToolCallToV2Contex
  * Whether a v1 tool call was invented by A to carry a non-tool-call permission subject (T §4).
  * @internal Reads the mark A puts on a stand-in tool call; exported for the chain tests.
  */
-export function isSyntheticToolCall(u: v1.ToolCall | v1.ToolCallUpdate): boolean {
-  return isSynthetic(unstash((u as Obj)._meta, 2).env, "toolCall");
+export function isSyntheticToolCall(u: unknown): boolean {
+  return isSynthetic(unstash(metaOf(u), 2).env, "toolCall");
 }
 
 function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markUnseenUpdate = false): Converted<Obj> {
@@ -550,7 +550,7 @@ function contentListToV2(items: unknown, ctx: ToolCallToV2Context, at: Path): Co
     const src = expectObject(x, [...at, i]);
     expectString(src.type, [...at, i, "type"]);
     // A v2 diff that A split into several v1 items comes back once, from its first item (T §3.3-5).
-    const group = diffStashOf(src as v1.ToolCallContent);
+    const group = diffStashOf(src);
     if (group !== undefined) {
       if (group.original !== undefined) {
         if (!restored.has(group.group)) out.push(group.original);

@@ -261,7 +261,7 @@ describe("H §4.2 MCP servers, B: v2 client → v1 agent (H §9 case 9)", () => 
   });
 
   it("rejects a server without a string type", () => {
-    expect(failure(mcpServerToV1({ name: "x" } as never, b())).data).toEqual({
+    expect(failure(mcpServerToV1({ name: "x" }, b())).data).toEqual({
       field: "mcpServers[0].type",
       index: 0,
       reason: "not_string",

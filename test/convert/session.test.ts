@@ -46,10 +46,10 @@ function listCtx(o: ConvertOptions = defaultOptions): ListToContext {
 
 // One SessionInfo, through the session/list result converters the engine calls.
 function sessionInfoToV2(x: unknown, o: ConvertOptions): Conv<v2.SessionInfo> {
-  return within(listSessionsResponseToV2({ sessions: [x] } as never, o), ["sessions", 0]);
+  return within(listSessionsResponseToV2({ sessions: [x] }, o), ["sessions", 0]);
 }
 function sessionInfoToV1(x: unknown, o: ConvertOptions): Conv<v1.SessionInfo> {
-  return within(listSessionsResponseToV1({ sessions: [x] } as never, o), ["sessions", 0]);
+  return within(listSessionsResponseToV1({ sessions: [x] }, o), ["sessions", 0]);
 }
 
 function okValue<T>(r: Conv<T>): T {

@@ -289,7 +289,7 @@ export class DirectionA extends TranslatingMode {
     const { params: out, directoriesFilter: filter } = r.value;
     this.down.forward(msg, "session/list", out, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.toClient);
+      const conv = listSessionsResponseToV1(resp.result, this.toClient);
       if (failedConv(conv)) return malformed("session/list", conv.error.data);
       const result = conv.value as unknown as Obj;
       if (filter !== undefined && Array.isArray(result.sessions))

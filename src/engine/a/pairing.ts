@@ -1,7 +1,5 @@
 // The handshake of direction A (H §1.5, §2): the v1 client's initialize rendered for the v2 agent,
 // the agent's answer rendered for the client, and the flags the translation depends on.
-import type * as v1 from "@agentclientprotocol/sdk";
-import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { agentFlagsFromV2, clientFlagsFromV1 } from "../../convert/capabilities.js";
 import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
 import { optionsToward } from "../../convert/stash.js";
@@ -43,15 +41,11 @@ export function pairingA(config: AConfig): Pairing {
   return {
     renderInit(clientParams) {
       // Whether the agent is a bridge is known only from its answer: the request gets the bridge level.
-      const r = initializeRequestToV2(
-        clientParams as unknown as v1.InitializeRequest,
-        optionsToward(config.stash, undefined),
-        {
-          protocolVersion: 2,
-          // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
-          bridgeMarker: MARKER,
-        },
-      );
+      const r = initializeRequestToV2(clientParams, optionsToward(config.stash, undefined), {
+        protocolVersion: 2,
+        // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
+        bridgeMarker: MARKER,
+      });
       if (!r.ok) return { error: r.error };
       if (r.lost.length > 0)
         config.log.warnOnce(
@@ -66,7 +60,7 @@ export function pairingA(config: AConfig): Pairing {
       const toClient = optionsToward(config.stash, clientFlags.bridgePeer);
       // A B bridge in front: the result's key order rides to it (wire/key-order.ts).
       if (clientFlags.bridgePeer && toClient.stash !== "off") recordKeyOrder({ result: agentResult }, 2);
-      const r = initializeResponseToV1(agentResult as unknown as v2.InitializeResponse, toClient, {
+      const r = initializeResponseToV1(agentResult, toClient, {
         protocolVersion: 1,
         // Only a bridge in front looks for it (T §5.5); a plain client gets no `_meta["acp-bridge"]`.
         ...(clientFlags.bridgePeer ? { bridgeMarker: MARKER } : {}),

@@ -448,7 +448,7 @@ export class DirectionB extends TranslatingMode {
     }
     this.down.forward(msg, "session/list", r.value.params, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = listSessionsResponseToV2(resp.result as v1.ListSessionsResponse, this.toClient);
+      const conv = listSessionsResponseToV2(resp.result, this.toClient);
       if (failedConv(conv)) return malformed("session/list", conv.error.data);
       const result = conv.value as unknown as Obj;
       if (Array.isArray(result.sessions)) result.sessions = keep(result.sessions as Obj[]);
