@@ -54,12 +54,6 @@ export const authResidual = defineTable(
   { type: "type", env: "env", args: "args", omitted: "authMethods", shadowed: "shadowed" },
 );
 
-/** The v2 tag of a v1 `type` value (`undefined` = absent), or `undefined` when v1 knows no such type. */
-export function v2TypeOf(v1Type: unknown): string | undefined {
-  const row = authMethodTable.types.find((t) => (t.v1 === null ? v1Type === undefined : t.v1 === v1Type));
-  return row?.v2;
-}
-
 /** The v1 tag of a known v2 type (`null` = omit the key); `undefined` for an unknown type. */
 export function v1TypeOf(v2Type: string): string | null | undefined {
   return authMethodTable.types.find((t) => t.v2 === v2Type)?.v1;

@@ -17,11 +17,10 @@ const Kind = z.enum(["copy", "bool↔marker", "drop+stash", "synthesize", "basel
 
 /** Values a converter synthesizes for a field the source version has no counterpart of. */
 const Synth = z.enum([
-  "fsOffer", // {readTextFile, writeTextFile}: true only while the bridge serves fs itself (H §6.3)
-  "terminalOffer", // true only while the bridge serves terminals itself
+  "fsOffer", // {readTextFile: false, writeTextFile: false}: nobody serves a v1 agent's fs/* (H §6)
+  "terminalOffer", // false: nobody serves a v1 agent's terminal/* (H §6)
   "terminalOutputOffer", // true where the bridge translates the `_meta` terminal convention (T §2.5)
   "sessionBaseline", // `clientSessionBaseline` below
-  "emptyIfUnstable", // {} when the v1 side speaks the unstable protocol
   "hasSession", // true iff the v2 agent advertises `session`
   "emptyIfSession", // {} iff the v2 agent advertises `session`
   "false",
@@ -132,11 +131,10 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v1: "plan",
     v2: null,
     kind: "baseline",
-    synthV1: "emptyIfUnstable",
     stashKey: "plan",
     flags: ["plan"],
     a: "drop (plan_update is baseline in v2); record; residual v1ClientCaps.plan",
-    b: "{} when the v1 side speaks v1-unstable",
+    b: "omitted (the bridge offers a v1 agent no unstable capabilities)",
     spec: `${H21} (unstable)`,
   },
   {

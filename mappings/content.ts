@@ -44,7 +44,6 @@ export const contentTable = defineTable(
 );
 
 export const V1_BLOCK_TYPES: ReadonlySet<string> = new Set(contentTable.blockTypes);
-export const V1_TOOL_CONTENT_TYPES: ReadonlySet<string> = new Set(contentTable.toolContentTypes);
 export const V1_ROLES: ReadonlySet<string> = new Set(contentTable.roles);
 
 /** A placeholder text with its `{name}` slots filled. */

@@ -50,18 +50,11 @@ export const messageTable = defineTable(
 export type KindInfo = z.output<typeof KindRow>;
 
 const byKind = new Map(messageTable.kinds.map((k) => [k.kind, k]));
-const byUpdate = new Map(messageTable.kinds.flatMap((k) => [[k.chunk, k] as const, [k.upsert, k] as const]));
 
 export function kindInfo(kind: MessageKind): KindInfo {
   const info = byKind.get(kind);
   if (!info) throw new Error(`mappings/message: no kind ${kind}`);
   return info;
-}
-
-/** The kind of a chunk or upsert `sessionUpdate` name, and which of the two it is. */
-export function kindOfUpdate(sessionUpdate: string): { kind: MessageKind; upsert: boolean } | undefined {
-  const info = byUpdate.get(sessionUpdate);
-  return info && { kind: info.kind, upsert: info.upsert === sessionUpdate };
 }
 
 /** `gen(kind)` (T §2.1 B↓-5): `acpb:<sessionId>:<u|a|t>:<n>`. */

@@ -504,13 +504,6 @@ export function methodRow(version: 1 | 2, method: string): MethodRow | undefined
   return methodTable.find((r) => (version === 1 ? r.v1 : r.v2) === method);
 }
 
-/** Name of `method` (of version `from`) in the other version, `null` when it has none. */
-export function counterpart(from: 1 | 2, method: string): string | null | undefined {
-  const row = methodRow(from, method);
-  if (!row) return undefined;
-  return from === 1 ? row.v2 : row.v1;
-}
-
 /** Methods whose names start with `_` are extensions, forwarded opaquely (H §7.4). */
 export const EXTENSION_PREFIX = "_";
 /** Reserved for bridge-to-bridge traffic (T §5.5): consumed, never forwarded. */

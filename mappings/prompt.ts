@@ -41,9 +41,6 @@ export const V1_STOP_REASONS: ReadonlySet<string> = new Set(
   stopReasonTable.rows.flatMap((r) => (r.v1 === null ? [] : [r.v1])),
 );
 
-/** The v2 stop reasons of SDK 2.4 (the union is open: anything else is `_x` or future). */
-export const V2_STOP_REASONS: ReadonlySet<string> = new Set(stopReasonTable.rows.map((r) => r.v2));
-
 /** v1 value of a known v2 stop reason; `null` for `error`; `undefined` when v1 has no such value. */
 export function v1StopReasonOf(v2: string): string | null | undefined {
   return stopReasonTable.rows.find((r) => r.v2 === v2)?.v1;

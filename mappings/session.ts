@@ -76,11 +76,6 @@ export function transportOfV1(tag: string | undefined): McpTransport | undefined
   );
 }
 
-/** The row of a v2 server by its `type`. */
-export function transportOfV2(tag: string): McpTransport | undefined {
-  return mcpTransportTable.find((r) => r.v2Tag === tag);
-}
-
 export const mcpReasons = defineTable("session/mcp-reasons", z.object({ toV2: z.string(), toV1: z.string() }), {
   toV2: "transport not supported",
   toV1: "transport not supported by v1 agent",

@@ -31,5 +31,3 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     },
   };
 }
-
-export const silentLogger: Logger = createLogger("silent", () => undefined);

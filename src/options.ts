@@ -156,7 +156,7 @@ export interface CliArgs {
   readonly command: readonly [string, ...string[]];
 }
 
-export function protocolChoice(v: unknown): ProtocolChoice {
+function protocolChoice(v: unknown): ProtocolChoice {
   if (v === "auto") return "auto";
   if (v === "1" || v === 1) return 1;
   if (v === "2" || v === 2) return 2;

@@ -1,7 +1,8 @@
 // Self-tests of the property harness: it must pass an exact converter and catch a lossy one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { errors, fail, ok, type Conv } from "../src/convert/result.js";
+import { rpcErrors } from "../src/convert/errors.js";
+import { fail, ok, type Conv } from "../src/convert/result.js";
 import { arb } from "./support/arbitrary.js";
 import { convertsLosslessly, diffPaths, matchPaths, norm, setAt } from "./support/properties.js";
 
@@ -10,7 +11,7 @@ type Impl = { name: string; version: string; title?: string | null; _meta?: unkn
 const identity = (x: Impl): Conv<Impl> =>
   typeof x === "object" && x !== null && typeof x.name === "string" && typeof x.version === "string"
     ? ok(x)
-    : fail(errors.invalidParams({ field: "name", reason: "not_string" }));
+    : fail(rpcErrors.invalidParams({ field: "name", reason: "not_string" }));
 
 describe("property harness", () => {
   convertsLosslessly<Impl, Impl>({

@@ -6,18 +6,8 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { authMethodTable, authResidual, v1TypeOf } from "../../mappings/auth.js";
 import { cloneJson, copyExcept, put } from "./capabilities.js";
 import { has, isObject, isString, jsonEqual } from "./json.js";
-import {
-  attempt,
-  ConvertFailure,
-  errors,
-  fail,
-  ok,
-  under,
-  type Conv,
-  type Converted,
-  type ConvertError,
-  type Loss,
-} from "./result.js";
+import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
 import { hasResidual, residualOf, setMeta, Stash, unstash, type ConvertOptions, type Envelope } from "./stash.js";
 import { bad } from "./check.js";
 
@@ -160,11 +150,14 @@ function methodToV1(m: unknown, opts: ConvertOptions): Converted<Obj> {
 }
 
 /** The error for a v2 auth method a v1 client cannot be shown (H §7.6). */
-export function unknownAuthMethodType(type: string): ConvertError {
-  return errors.invalidParams({ field: "type", reason: "unknown_variant", type });
+function unknownAuthMethodType(type: string): ConvertError {
+  return rpcErrors.invalidParams({ field: "type", reason: "unknown_variant", type });
 }
 
-/** B: one v1 AuthMethod → v2 (`id`→`methodId`, `type:"agent"` added, env map → list, H §3.2). */
+/**
+ * B: one v1 AuthMethod → v2 (`id`→`methodId`, `type:"agent"` added, env map → list, H §3.2).
+ * @internal Runs inside authMethodsToV2; exported for its property test.
+ */
 export function authMethodToV2(method: v1.AuthMethod, opts: ConvertOptions): Conv<v2.AuthMethod> {
   return attempt(() => {
     const r = methodToV2(method, opts);
@@ -175,6 +168,7 @@ export function authMethodToV2(method: v1.AuthMethod, opts: ConvertOptions): Con
 /**
  * A: one v2 AuthMethod → v1 (`methodId`→`id`, `type:"agent"` dropped, env list → map). A type v1 does
  * not know gives -32602 `unknown_variant` (lists omit such entries, see `authMethodsToV1`).
+ * @internal Runs inside authMethodsToV1; exported for its property test.
  */
 export function authMethodToV1(method: v2.AuthMethod, opts: ConvertOptions): Conv<v1.AuthMethod> {
   return attempt(() => {
@@ -184,7 +178,7 @@ export function authMethodToV1(method: v2.AuthMethod, opts: ConvertOptions): Con
 }
 
 /** An entry left out of a converted list, with its index in the source list. */
-export interface OmittedAuthMethod {
+interface OmittedAuthMethod {
   readonly index: number;
   readonly entry: unknown;
 }
@@ -260,44 +254,4 @@ export function restoreOmitted(list: readonly unknown[], omitted: unknown): unkn
 /** Whether a v1 client would see `method` (a v2 entry): known type, or a v1 entry restored by the stash. */
 export function v1Visible(method: unknown, opts: ConvertOptions): boolean {
   return authMethodToV1(method as v2.AuthMethod, opts).ok;
-}
-
-// ---- login / logout (identical payloads, renamed methods: mappings/methods.ts) -------------------------
-
-/** A converter of a payload that is the same in both versions (only the method name changes). */
-export type SamePayload<A, B> = (params: A, opts?: ConvertOptions) => Conv<B>;
-
-function same<A, B>(): SamePayload<A, B> {
-  return (params) => ok(cloneJson(params) as unknown as B);
-}
-
-/** A: `authenticate` params → `auth/login` params (identical shape). */
-export const loginRequestToV2: SamePayload<v1.AuthenticateRequest, v2.LoginAuthRequest> = same();
-/** B: `auth/login` params → `authenticate` params. */
-export const loginRequestToV1: SamePayload<v2.LoginAuthRequest, v1.AuthenticateRequest> = same();
-export const loginResponseToV2: SamePayload<v1.AuthenticateResponse, v2.LoginAuthResponse> = same();
-export const loginResponseToV1: SamePayload<v2.LoginAuthResponse, v1.AuthenticateResponse> = same();
-/** A: `logout` params → `auth/logout` params (A offered `auth.logout` only when v2 must serve it). */
-export const logoutRequestToV2: SamePayload<v1.LogoutRequest, v2.LogoutAuthRequest> = same();
-export const logoutResponseToV2: SamePayload<v1.LogoutResponse, v2.LogoutAuthResponse> = same();
-export const logoutResponseToV1: SamePayload<v2.LogoutAuthResponse, v1.LogoutResponse> = same();
-
-export interface LogoutToV1Context {
-  /** The v1 agent advertised `agentCapabilities.auth.logout`. */
-  readonly agentSupportsLogout: boolean;
-}
-
-/** B: `auth/logout` params → `logout` params, or -32601 when the v1 agent has no logout (H §3.1). */
-export function logoutRequestToV1(
-  params: v2.LogoutAuthRequest,
-  opts: ConvertOptions,
-  ctx: LogoutToV1Context,
-): Conv<v1.LogoutRequest> {
-  if (!ctx.agentSupportsLogout) return fail(logoutUnsupported());
-  return same<v2.LogoutAuthRequest, v1.LogoutRequest>()(params, opts);
-}
-
-/** -32601 for `auth/logout` toward a v1 agent without `auth.logout` (decisions table, H §3.1). */
-export function logoutUnsupported(): ConvertError {
-  return errors.methodNotFound({ method: "auth/logout", reason: "v1 agent does not support logout" });
 }

@@ -12,7 +12,9 @@ import {
   type CapabilitySynth,
 } from "../../mappings/capabilities.js";
 import { isObject, jsonEqual } from "./json.js";
-import { errors, fail, ok, type Conv, type Loss } from "./result.js";
+import { offersTerminalOutput } from "./terminal.js";
+import { fail, ok, type Conv, type Loss } from "./result.js";
+import { rpcErrors } from "./errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
 
 type Obj = Record<string, unknown>;
@@ -38,11 +40,11 @@ export function copyExcept(o: Obj, keys: readonly string[]): Obj {
 }
 
 /** Dotted path with `~0` = `~` and `~1` = `.` inside a key, as stashed in `absent`, `values`, `markers`. */
-export function encodePath(path: readonly string[]): string {
+function encodePath(path: readonly string[]): string {
   return path.map((k) => k.replace(/~/g, "~0").replace(/\./g, "~1")).join(".");
 }
 
-export function decodePath(s: string): string[] {
+function decodePath(s: string): string[] {
   return s.split(".").map((k) => k.replace(/~1/g, ".").replace(/~0/g, "~"));
 }
 
@@ -121,8 +123,8 @@ const split = (p: string | null): string[] | null => (p === null ? null : p.spli
 const plans = new Map<string, Plan>();
 
 /** Rows as seen when converting `kind` capabilities to version `to`, parents before children. */
-function planFor(kind: CapsKind, to: Version, unstable: boolean): Plan {
-  const key = `${kind}/${String(to)}/${String(unstable)}`;
+function planFor(kind: CapsKind, to: Version): Plan {
+  const key = `${kind}/${String(to)}`;
   const cached = plans.get(key);
   if (cached) return cached;
   const rows = capabilityRows(kind);
@@ -161,9 +163,6 @@ function planFor(kind: CapsKind, to: Version, unstable: boolean): Plan {
 
 /** What the synthesizers need to know. */
 interface SynthEnv {
-  readonly unstable: boolean;
-  readonly serveFs: boolean;
-  readonly serveTerminal: boolean;
   /** Offer the `_meta` terminal convention to a v1 agent (T §2.5). */
   readonly terminalOutput: boolean;
   /** v1 `auth.logout` is offered (the v1-visible authMethods are non-empty). */
@@ -173,15 +172,14 @@ interface SynthEnv {
 function synthesize(s: CapabilitySynth, env: SynthEnv, src: Obj): unknown {
   switch (s) {
     case "fsOffer":
-      return { readTextFile: env.serveFs, writeTextFile: env.serveFs };
+      // Nobody answers a v1 agent's fs/* or terminal/* calls (H §6): never offered.
+      return { readTextFile: false, writeTextFile: false };
     case "terminalOffer":
-      return env.serveTerminal;
+      return false;
     case "terminalOutputOffer":
       return env.terminalOutput ? true : undefined;
     case "sessionBaseline":
       return cloneJson(clientSessionBaseline);
-    case "emptyIfUnstable":
-      return env.unstable ? {} : undefined;
     case "hasSession":
       return isObject(src.session);
     case "emptyIfSession":
@@ -201,7 +199,7 @@ function synthesize(s: CapabilitySynth, env: SynthEnv, src: Obj): unknown {
  */
 function mapCaps(kind: CapsKind, src: Obj, to: Version, env: SynthEnv, group: Obj | undefined): Obj {
   const out: Obj = {};
-  for (const { row, src: from, dst, childKeys, movedKeys } of planFor(kind, to, env.unstable).steps) {
+  for (const { row, src: from, dst, childKeys, movedKeys } of planFor(kind, to).steps) {
     if (dst === null) continue; // dropped: the stash keeps it
     const synth = to === 1 ? row.synthV1 : row.synthV2;
     if (from === null) {
@@ -276,9 +274,9 @@ function diff(
 }
 
 /** The source version's by-value group: its one-sided fields with a stash key, and unknown keys. */
-function byValue(kind: CapsKind, src: Obj, from: Version, unstable: boolean): Obj {
+function byValue(kind: CapsKind, src: Obj, from: Version): Obj {
   const group: Obj = {};
-  const plan = planFor(kind, from === 1 ? 2 : 1, unstable);
+  const plan = planFor(kind, from === 1 ? 2 : 1);
   for (const { row, src: path } of plan.steps) {
     const other = from === 1 ? row.v2 : row.v1;
     if (path === null || other !== null || row.stashKey === undefined) continue;
@@ -295,7 +293,7 @@ function byValue(kind: CapsKind, src: Obj, from: Version, unstable: boolean): Ob
 }
 
 function lossReason(kind: CapsKind, from: Version, path: readonly string[], absent: boolean): string {
-  const plan = planFor(kind, from === 1 ? 2 : 1, true);
+  const plan = planFor(kind, from === 1 ? 2 : 1);
   let best: CapabilityRow | undefined;
   let depth = 0;
   for (const { row, src } of plan.steps) {
@@ -313,19 +311,15 @@ function lossReason(kind: CapsKind, from: Version, path: readonly string[], abse
 }
 
 interface CapsContext {
-  readonly unstable: boolean;
   readonly terminalAuth: boolean;
-  readonly serveFs: boolean;
-  readonly serveTerminal: boolean;
   readonly terminalOutput: boolean;
-  readonly tunnel: boolean;
   /** to 1 (agent): offer v1 `auth.logout`. to 2 (agent): whether the reverse conversion would. */
   readonly logout: boolean;
   /** Write neither stash nor losses (the whole object was absent; the caller records that). */
   readonly quiet: boolean;
   /** Write the group even when the plain reverse would be exact (it differs with the stash on). */
   readonly forceGroup: boolean;
-  /** Merged into the envelope on the object's own `_meta` (tunnel advert, H §6.4). */
+  /** Merged into the envelope on the object's own `_meta` (the bridge marker). */
   readonly extras?: Obj;
 }
 
@@ -334,7 +328,7 @@ interface CapsContext {
  * offers the `_meta` terminal convention (which it translates, T §2.5) as B does.
  */
 function reverseEnv(ctx: CapsContext): SynthEnv {
-  return { unstable: ctx.unstable, serveFs: false, serveTerminal: false, terminalOutput: true, logout: ctx.logout };
+  return { terminalOutput: true, logout: ctx.logout };
 }
 
 /** Converts one capability object (`kind`) to version `to`, restoring and writing the stash. */
@@ -362,13 +356,7 @@ function convertCaps(
   const groupKey = to === 1 ? groups.v1 : groups.v2;
   const group = envs.map((e) => e?.residual?.[groupKey]).find(isObject);
 
-  const env: SynthEnv = {
-    unstable: ctx.unstable,
-    serveFs: ctx.serveFs,
-    serveTerminal: ctx.serveTerminal,
-    terminalOutput: ctx.terminalOutput,
-    logout: ctx.logout,
-  };
+  const env: SynthEnv = { terminalOutput: ctx.terminalOutput, logout: ctx.logout };
   const out = mapCaps(kind, src, to, env, group);
   if (group !== undefined) applyFixups(out, group, to);
   if (kind === "client") applyClientPolicy(out, to, ctx);
@@ -377,12 +365,12 @@ function convertCaps(
   const stash = new Stash(from, opts);
   if (!ctx.quiet) {
     const back = reverseEnv(ctx);
-    const containers = planFor(kind, to, ctx.unstable).containers;
+    const containers = planFor(kind, to).containers;
     const d0 = diff(src, mapCaps(kind, out, from, back, undefined), containers);
     for (const p of d0.absent) lost.push({ path: p, reason: lossReason(kind, from, p, true) });
     for (const [p] of d0.values) lost.push({ path: p, reason: lossReason(kind, from, p, false) });
     if ((lost.length > 0 || ctx.forceGroup) && opts.stash !== "off") {
-      const own = byValue(kind, src, from, ctx.unstable);
+      const own = byValue(kind, src, from);
       const d1 = diff(src, mapCaps(kind, out, from, back, own), containers);
       if (d1.absent.length > 0) own[capabilityGroups.absent] = d1.absent.map(encodePath);
       if (d1.values.length > 0) {
@@ -409,7 +397,7 @@ function putMeta(o: Obj, meta: unknown): void {
   else o._meta = meta;
 }
 
-/** What the bridge can actually honour (H §3.4 terminal auth, H §6.3-6.4 fs/terminal offers). */
+/** What the bridge can actually honour (H §3.4 terminal auth, H §6 fs/terminal offers). */
 function applyClientPolicy(out: Obj, to: Version, ctx: CapsContext): void {
   const auth = out.auth;
   if (!ctx.terminalAuth && isObject(auth)) {
@@ -418,43 +406,33 @@ function applyClientPolicy(out: Obj, to: Version, ctx: CapsContext): void {
   }
   if (to === 2) return;
   const fs = out.fs;
-  if (ctx.serveFs) out.fs = { ...(isObject(fs) ? fs : {}), readTextFile: true, writeTextFile: true };
-  else if (!ctx.tunnel && isObject(fs)) {
+  if (isObject(fs)) {
     // Restored from the stash, but nobody would answer the calls: never offer them.
     if (fs.readTextFile === true) fs.readTextFile = false;
     if (fs.writeTextFile === true) fs.writeTextFile = false;
   }
-  if (ctx.serveTerminal) out.terminal = true;
-  else if (!ctx.tunnel && out.terminal === true) out.terminal = false;
+  if (out.terminal === true) out.terminal = false;
 }
 
 // ---- public converters -----------------------------------------------------------------------------
 
 export interface ClientCapsContext {
-  /** Both sides speak the unstable protocol: unstable fields are copied, v1 `plan` is offered. */
-  readonly unstable?: boolean;
   /** The bridge can relaunch the agent for terminal auth (H §3.4); default true. */
   readonly terminalAuth?: boolean;
 }
 
-/** B: what the bridge offers the v1 agent besides the client's own capabilities (H §6.3-6.4). */
+/** B: what the bridge offers the v1 agent besides the client's own capabilities. */
 export interface ClientCapsToV1Context extends ClientCapsContext {
-  readonly serveFs?: boolean;
-  readonly serveTerminal?: boolean;
   /** Offer `_meta.terminal_output`: the bridge translates the terminal convention (T §2.5); default true. */
   readonly terminalOutput?: boolean;
-  /** The fs/terminal tunnel to a v1 client behind another bridge is active (H §6.4). */
-  readonly tunnel?: boolean;
 }
 
 export interface AgentCapsToV1Context {
-  readonly unstable?: boolean;
   /** The authMethods the v1 client sees are non-empty: offer `auth.logout` (H §3.3). */
   readonly authMethodsNonEmpty: boolean;
 }
 
 export interface AgentCapsToV2Context {
-  readonly unstable?: boolean;
   /** Whether converting this result back would give the v1 client authMethods (exact loss report). */
   readonly reverseAuthMethodsNonEmpty?: boolean;
 }
@@ -468,12 +446,8 @@ export interface CapsOptions {
 
 function fullContext(c: ClientCapsToV1Context & { readonly logout?: boolean }, o: CapsOptions): CapsContext {
   return {
-    unstable: c.unstable ?? false,
     terminalAuth: c.terminalAuth ?? true,
-    serveFs: c.serveFs ?? false,
-    serveTerminal: c.serveTerminal ?? false,
     terminalOutput: c.terminalOutput ?? true,
-    tunnel: c.tunnel ?? false,
     logout: c.logout ?? false,
     quiet: o.quiet ?? false,
     forceGroup: o.forceGroup ?? false,
@@ -482,17 +456,17 @@ function fullContext(c: ClientCapsToV1Context & { readonly logout?: boolean }, o
 }
 
 function notObject(field: string): Conv<never> {
-  return fail(errors.invalidParams({ field, reason: "not_object" }));
+  return fail(rpcErrors.invalidParams({ field, reason: "not_object" }));
 }
 
 /** A: v1 `clientCapabilities` → v2 `capabilities` (H §2.1). */
 export function clientCapabilitiesToV2(
-  caps: v1.ClientCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: ClientCapsContext = {},
   internal: CapsOptions = {},
 ): Conv<v2.ClientCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("clientCapabilities");
   const r = convertCaps("client", raw, 2, opts, fullContext(ctx, internal));
   return ok(r.value as v2.ClientCapabilities, r.lost);
@@ -500,12 +474,12 @@ export function clientCapabilitiesToV2(
 
 /** B: v2 `capabilities` → v1 `clientCapabilities` (H §2.1, §6.3-6.4). */
 export function clientCapabilitiesToV1(
-  caps: v2.ClientCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: ClientCapsToV1Context = {},
   internal: CapsOptions = {},
 ): Conv<v1.ClientCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("capabilities");
   const r = convertCaps("client", raw, 1, opts, fullContext(ctx, internal));
   return ok(r.value as v1.ClientCapabilities, r.lost);
@@ -513,12 +487,12 @@ export function clientCapabilitiesToV1(
 
 /** A: v2 agent `capabilities` → v1 `agentCapabilities` (H §2.2). */
 export function agentCapabilitiesToV1(
-  caps: v2.AgentCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: AgentCapsToV1Context,
   internal: CapsOptions = {},
 ): Conv<v1.AgentCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("capabilities");
   const r = convertCaps("agent", raw, 1, opts, fullContext({ ...ctx, logout: ctx.authMethodsNonEmpty }, internal));
   return ok(r.value as v1.AgentCapabilities, r.lost);
@@ -526,21 +500,15 @@ export function agentCapabilitiesToV1(
 
 /** B: v1 `agentCapabilities` → v2 agent `capabilities` (H §2.2); `session` is always advertised. */
 export function agentCapabilitiesToV2(
-  caps: v1.AgentCapabilities,
+  caps: unknown,
   opts: ConvertOptions,
   ctx: AgentCapsToV2Context = {},
   internal: CapsOptions = {},
 ): Conv<v2.AgentCapabilities> {
-  const raw: unknown = caps;
+  const raw = caps;
   if (!isObject(raw)) return notObject("agentCapabilities");
   const logout = ctx.reverseAuthMethodsNonEmpty ?? false;
-  const r = convertCaps(
-    "agent",
-    raw,
-    2,
-    opts,
-    fullContext({ ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}), logout }, internal),
-  );
+  const r = convertCaps("agent", raw, 2, opts, fullContext({ logout }, internal));
   return ok(r.value as v2.AgentCapabilities, r.lost);
 }
 
@@ -593,29 +561,12 @@ export function clientFlagsFromV1(caps: unknown): ClientFlags {
     fsRead: flag(caps, "fs", "readTextFile"),
     fsWrite: flag(caps, "fs", "writeTextFile"),
     terminal: flag(caps, "terminal"),
-    terminalOutput: flag(caps, "_meta", "terminal_output"),
+    terminalOutput: offersTerminalOutput(caps),
     booleanOptions: marker(caps, "session", "configOptions", "boolean"),
     notices: marker(caps, "session", "notices"),
     compaction: marker(caps, "session", "compaction"),
     plan: marker(caps, "plan"),
     authTerminal: flag(caps, "auth", "terminal"),
-    elicitationForm: marker(caps, "elicitation", "form"),
-    elicitationUrl: marker(caps, "elicitation", "url"),
-  };
-}
-
-/** Flags of a v2 client `capabilities`: v2 clients handle boolean options, notices, compaction, plans. */
-export function clientFlagsFromV2(caps: unknown): ClientFlags {
-  return {
-    fsRead: false,
-    fsWrite: false,
-    terminal: false,
-    terminalOutput: false,
-    booleanOptions: true,
-    notices: true,
-    compaction: true,
-    plan: true,
-    authTerminal: marker(caps, "auth", "terminal"),
     elicitationForm: marker(caps, "elicitation", "form"),
     elicitationUrl: marker(caps, "elicitation", "url"),
   };

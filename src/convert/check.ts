@@ -1,17 +1,10 @@
 // Validation helpers shared by the converters: a converter body throws `ConvertFailure` with the
 // typed -32602 and `attempt` turns it into a result, so checks read as straight-line code.
-import {
-  ConvertFailure,
-  errors,
-  type Conv,
-  type ConvertError,
-  type Converted,
-  type Loss,
-  type Path,
-} from "./result.js";
+import { ConvertFailure, type Conv, type Converted, type Loss, type Path } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
 
 /** `a.b[2].c` for a path inside the converted value. */
-export function fieldOf(path: Path): string {
+function fieldOf(path: Path): string {
   let s = "";
   for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
   return s;
@@ -19,12 +12,12 @@ export function fieldOf(path: Path): string {
 
 /** Throws the typed -32602 for a field at `path` of the converted value. */
 export function invalid(path: Path, reason: string, extra: Record<string, unknown> = {}): never {
-  throw new ConvertFailure(errors.invalidParams({ ...extra, reason, field: fieldOf(path) }));
+  throw new ConvertFailure(rpcErrors.invalidParams({ ...extra, reason, field: fieldOf(path) }));
 }
 
 /** Throws the typed -32602 for a field named by its dotted name. */
 export function bad(field: string, reason: string, extra: Record<string, unknown> = {}): never {
-  throw new ConvertFailure(errors.invalidParams({ field, reason, ...extra }));
+  throw new ConvertFailure(rpcErrors.invalidParams({ field, reason, ...extra }));
 }
 
 /** Rethrows a failed sub-conversion with its `field` placed under `prefix`. */
@@ -33,7 +26,7 @@ export function unwrap<T>(r: Conv<T>, prefix: Path): Converted<T> {
   throw new ConvertFailure(prefixError(r.error, prefix));
 }
 
-export function prefixError(e: ConvertError, prefix: Path): ConvertError {
+function prefixError(e: ConvertError, prefix: Path): ConvertError {
   if (prefix.length === 0) return e;
   const head = fieldOf(prefix);
   const field = e.data.field;

@@ -72,16 +72,6 @@ function commandToV2Inner(c: unknown, opts: ConvertOptions, at: Path): Converted
   return ok(out as v2.AvailableCommand);
 }
 
-/** A↓ one command: drops the `type` tags; an unknown type or input type is stashed (`raw`, `rawInput`). */
-export function availableCommandToV1(c: v2.AvailableCommand, opts: ConvertOptions): Conv<v1.AvailableCommand> {
-  return attempt(() => commandToV1Inner(c, opts, []));
-}
-
-/** B↓ one command: adds `type:"command"` and `input.type:"text"`, or restores what A stashed. */
-export function availableCommandToV2(c: v1.AvailableCommand, opts: ConvertOptions): Conv<v2.AvailableCommand> {
-  return attempt(() => commandToV2Inner(c, opts, []));
-}
-
 function listOf<T>(
   update: unknown,
   opts: ConvertOptions,

@@ -6,7 +6,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
 import { has, isObject, isString, omit } from "./json.js";
-import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
+import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
   isSynthetic,
@@ -18,10 +18,10 @@ import {
   type Envelope,
   type Version,
 } from "./stash.js";
-import { fieldOf, invalid } from "./check.js";
+import { invalid } from "./check.js";
 import { buildModelOption, hasModelOption, isBridgeModelOption, modelOptionId, type LegacyModels } from "./models.js";
 
-export { fieldOf, invalid };
+export { invalid };
 
 type Obj = Record<string, unknown>;
 
@@ -55,13 +55,6 @@ export function expectString(x: unknown, path: Path): string {
 export function expectArray(x: unknown, path: Path): unknown[] {
   if (!Array.isArray(x)) invalid(path, x === undefined ? "missing" : "not_array");
   return x as unknown[];
-}
-
-/** Runs a sub-converter inside a throwing body: its losses join `acc`, its error unwinds. */
-export function must<T>(r: Conv<T>, acc: Acc): T {
-  if (!r.ok) throw new ConvertFailure(r.error);
-  acc.lost.push(...r.lost);
-  return r.value;
 }
 
 /** Sets an own data property (a JSON key may be `__proto__`). */
@@ -215,6 +208,7 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
 /**
  * A v2 option toward a v1 client (H §5.1, §5.4). `value` is `undefined` for an option of a type v1
  * does not know: lists omit it and stash it on their carrier (`configOptionsToV1`).
+ * @internal Test entry to optionToV1, which the carriers (configOptionUpdateToV1, session results) run; exported for its property tests.
  */
 export function configOptionToV1(
   option: unknown,
@@ -229,7 +223,10 @@ export function configOptionToV1(
   });
 }
 
-/** A v1 option toward v2 (H §5.1; restores an A bridge's boolean-as-select). */
+/**
+ * A v1 option toward v2 (H §5.1; restores an A bridge's boolean-as-select).
+ * @internal Test entry to optionToV2, which the carriers run; exported for its property tests.
+ */
 export function configOptionToV2(option: unknown, opts: ConvertOptions): Conv<v2.SessionConfigOption> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
@@ -241,7 +238,7 @@ export function configOptionToV2(option: unknown, opts: ConvertOptions): Conv<v2
 // Lists
 
 /** A v2 option v1 cannot show, kept on the carrier's `_meta` (`residual.omittedConfigOptions`). */
-export interface OmittedOption {
+interface OmittedOption {
   /** Position in the v2 list, not counting a bridge-synthesized mode option. */
   readonly index: number;
   readonly raw: unknown;
@@ -295,6 +292,7 @@ export function listToV2(list: unknown, at: Path, omitted: unknown, acc: Acc): O
 /**
  * A v2 option list toward a v1 client. The caller stashes `omitted` on the carrier's `_meta` as
  * `residual.omittedConfigOptions` (the carrier converters below do).
+ * @internal Test entry to listToV1, which the carriers run.
  */
 export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: ConvertOptions): Conv<OptionsToV1> {
   return attempt(() => {
@@ -303,7 +301,10 @@ export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: Convert
   });
 }
 
-/** A v1 option list toward v2; `omitted` = the carrier's `residual.omittedConfigOptions`, if any. */
+/**
+ * A v1 option list toward v2; `omitted` = the carrier's `residual.omittedConfigOptions`, if any.
+ * @internal Test entry to listToV2, which the carriers run.
+ */
 export function configOptionsToV2(
   list: unknown,
   opts: ConvertOptions,
@@ -426,7 +427,10 @@ export function buildModeOption(modes: Obj, configId: string, at: Path, acc: Acc
   return setMeta(out, stash.into(undefined));
 }
 
-/** The synthetic option for `modes` beside `agentList` (v1), when `modes` takes that role. */
+/**
+ * The synthetic option for `modes` beside `agentList` (v1), when `modes` takes that role.
+ * @internal Test entry to buildModeOption, which the session results and mergedListToV2 run; exported for the modes properties.
+ */
 export function syntheticModeOption(
   modes: unknown,
   agentList: unknown,

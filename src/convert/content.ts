@@ -29,7 +29,7 @@ export function contentBlockToV2(b: v1.ContentBlock, opts: ConvertOptions): Conv
 // ---- shared helpers (also used by tool-call.ts) ----
 import { invalid, prefixLosses } from "./check.js";
 
-export { fieldOf, invalid, prefixError, prefixLosses, unwrap } from "./check.js";
+export { invalid, prefixLosses, unwrap } from "./check.js";
 
 export function expectObject(x: unknown, path: Path): Obj {
   if (!isObject(x)) invalid(path, "expected_object");

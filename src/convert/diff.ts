@@ -3,7 +3,6 @@
 // with a produced git patch (B↓). Both read the current text of the files named, when the engine
 // could read them (`FileTexts`), to give exact full texts (A↓) or place a snippet (B↓).
 
-import { posix, win32 } from "node:path";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { diffTable, fileTypeNoun, isTextFileType, operationRow, type DiffOperationRow } from "../../mappings/diff.js";
@@ -16,9 +15,11 @@ import {
   type PatchOperation,
   type PatchSection,
 } from "./git-patch.js";
-import { isObject, isString, jsonEqual } from "./json.js";
-import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
+import { isObject, isString, jsonEqual, type JsonObject } from "./json.js";
+import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
+import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
+import { bad } from "./check.js";
 
 /**
  * How a v2 diff reaches a v1 client (README decision "v2 diffs toward v1", superseding T §3.3's
@@ -47,15 +48,11 @@ export type DiffStage = "pending" | "applied" | undefined;
 /** The `diff` members of each version's `ToolCallContent`. */
 export type V1Diff = Extract<v1.ToolCallContent, { type: "diff" }>;
 export type V2Diff = Extract<v2.ToolCallContent, { type: "diff" }>;
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
 /** Keys each version's diff item interprets; any other key is copied as is. */
 const V1_KEYS = new Set(["type", "path", "oldText", "newText", "_meta"]);
 const V2_KEYS = new Set(["type", "changes", "patch", "_meta"]);
-
-function bad(field: string, reason: string, index?: number): ConvertFailure {
-  return new ConvertFailure(errors.invalidParams(index === undefined ? { field, reason } : { field, reason, index }));
-}
 
 function extras(src: Json, known: ReadonlySet<string>, alsoSkip: ReadonlySet<string>): Json {
   const out: Json = {};
@@ -65,21 +62,6 @@ function extras(src: Json, known: ReadonlySet<string>, alsoSkip: ReadonlySet<str
 
 // ---------------------------------------------------------------------------------------------
 // B↓: v1 diff → v2 diff
-
-const WINDOWS_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\)/;
-
-function isAbsolutePath(p: string): boolean {
-  return p.startsWith("/") || WINDOWS_ABSOLUTE.test(p);
-}
-
-/** `path` against the session's cwd, in the cwd's own syntax; `undefined` when that is not possible. */
-function resolveAgainst(cwd: string | undefined, path: string): string | undefined {
-  if (cwd === undefined || path === "" || !isAbsolutePath(cwd)) return undefined;
-  if (cwd.startsWith("/")) return posix.resolve(cwd, path);
-  // A drive-relative path ("D:x") would need that drive's cwd: not knowable here.
-  if (/^[A-Za-z]:/.test(path)) return undefined;
-  return win32.resolve(cwd, path);
-}
 
 function uniqueIndex(text: string, part: string): number | undefined {
   if (part === "") return undefined;
@@ -92,6 +74,7 @@ function uniqueIndex(text: string, part: string): number | undefined {
  * `text`: pending when `oldText` occurs there once, applied when `newText` does. A known `stage`
  * accepts only its own reading; without one, a single reading is taken and two that disagree give
  * `undefined`: never a guess.
+ * @internal Runs inside the snippet diff conversion; exported for its unit tests.
  */
 export function placeSnippet(
   text: string,
@@ -166,23 +149,22 @@ export function diffToV2(
 ): Conv<v2.ToolCallContent> {
   return attempt(() => {
     const src: unknown = item;
-    if (!isObject(src) || src.type !== "diff") throw bad("type", "not_a_diff");
+    if (!isObject(src) || src.type !== "diff") bad("type", "not_a_diff");
     const { meta, env } = unstash(src._meta, 2);
     const original = residualOf(env, "diff");
     if (isObject(original) && original.type === "diff") return ok(original as v2.ToolCallContent);
 
     const { path, oldText, newText } = src;
-    if (!isString(path)) throw bad("path", "expected_string");
-    if (!isString(newText)) throw bad("newText", "expected_string");
-    if (oldText !== undefined && oldText !== null && !isString(oldText))
-      throw bad("oldText", "expected_string_or_null");
+    if (!isString(path)) bad("path", "expected_string");
+    if (!isString(newText)) bad("newText", "expected_string");
+    if (oldText !== undefined && oldText !== null && !isString(oldText)) bad("oldText", "expected_string_or_null");
 
     const lost: Loss[] = [];
     const stash = new Stash(1, ctx.opts);
     let absolute = path;
-    if (!isAbsolutePath(path)) {
-      const resolved = resolveAgainst(ctx.cwd, path);
-      if (resolved === undefined) throw bad("path", "not_absolute");
+    if (!isAbsoluteAnywhere(path)) {
+      const resolved = resolvePath(ctx.cwd, path);
+      if (resolved === undefined) bad("path", "not_absolute");
       absolute = resolved;
       stash.keep("path", path);
       lost.push({ path: ["path"], reason: "v2 paths are absolute: resolved against the session cwd" });
@@ -277,14 +259,14 @@ function optionalString(x: unknown): string | undefined {
 }
 
 function readChanges(raw: unknown): Change[] {
-  if (!Array.isArray(raw)) throw bad("changes", "expected_array");
+  if (!Array.isArray(raw)) bad("changes", "expected_array");
   return raw.map((c: unknown, i): Change => {
     const at = `changes[${i}]`;
-    if (!isObject(c)) throw bad(at, "expected_object", i);
-    if (!isString(c.operation)) throw bad(`${at}.operation`, "expected_string", i);
+    if (!isObject(c)) bad(at, "expected_object", { index: i });
+    if (!isString(c.operation)) bad(`${at}.operation`, "expected_string", { index: i });
     const row = operationRow(c.operation);
-    if (row && !isString(c.path)) throw bad(`${at}.path`, "expected_string", i);
-    if (row?.pair && !isString(c.oldPath)) throw bad(`${at}.oldPath`, "expected_string", i);
+    if (row && !isString(c.path)) bad(`${at}.path`, "expected_string", { index: i });
+    if (row?.pair && !isString(c.oldPath)) bad(`${at}.oldPath`, "expected_string", { index: i });
     // fileType and mimeType default on error (v2 schema): a malformed value reads as unknown.
     return {
       operation: c.operation,
@@ -556,7 +538,7 @@ export function diffToV1(
 ): Conv<v1.ToolCallContent[]> {
   return attempt(() => {
     const src: unknown = item;
-    if (!isObject(src) || src.type !== "diff") throw bad("type", "not_a_diff");
+    if (!isObject(src) || src.type !== "diff") bad("type", "not_a_diff");
     const { meta, env } = unstash(src._meta, 1);
     const v2Extras = extras(src, V2_KEYS, V1_KEYS);
 
@@ -657,7 +639,7 @@ export function diffFilePaths(content: unknown, from: 1 | 2, cwd?: string): stri
       }
     } else {
       if (unstash(item._meta, 2).env !== undefined || !isString(item.path) || !isString(item.oldText)) continue;
-      const path = isAbsolutePath(item.path) ? item.path : resolveAgainst(cwd, item.path);
+      const path = isAbsoluteAnywhere(item.path) ? item.path : resolvePath(cwd, item.path);
       if (path !== undefined) out.add(path);
     }
   }
@@ -668,8 +650,8 @@ export function diffFilePaths(content: unknown, from: 1 | 2, cwd?: string): stri
  * The diff group a v1 item belongs to (T §3.3 B↓-5): `original` on the group's first item, the
  * v2 diff to emit once in place of every item of that group. `undefined` for any other item.
  */
-export function diffStashOf(item: v1.ToolCallContent): { group: number; original?: v2.ToolCallContent } | undefined {
-  const src: unknown = item;
+export function diffStashOf(item: unknown): { group: number; original?: v2.ToolCallContent } | undefined {
+  const src = item;
   if (!isObject(src)) return undefined;
   const { env } = unstash(src._meta, 2);
   if (!env) return undefined;

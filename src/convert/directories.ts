@@ -3,7 +3,9 @@
 
 import { directoryReasons as R, type DirectoryReason } from "../../mappings/session.js";
 import { isObject } from "./json.js";
-import { errors, fail, ok, type Conv, type ConvertError, type Loss } from "./result.js";
+import { fail, ok, type Conv } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
+import { isAbsoluteOn } from "./paths.js";
 
 export type Platform = "posix" | "windows";
 
@@ -12,32 +14,21 @@ export interface DirectoriesContext {
   readonly agentSupports: boolean;
   /** Path rules of the machine the agent runs on. */
   readonly platform: Platform;
-  /** Remove exact duplicates and entries equal to `cwd`, keeping first occurrences (off by default). */
-  readonly dedupeRoots?: boolean | undefined;
 }
 
 const FIELD = "additionalDirectories";
 
-// `C:\x` or `C:/x`; `C:x` is drive-relative and `\x` root-relative: neither is absolute.
-const WINDOWS_DRIVE = /^[A-Za-z]:[\\/]/;
-// `\\server\share...` (also `\\?\C:\...` and `\\.\pipe\...`), either separator.
-const WINDOWS_UNC = /^[\\/]{2}[^\\/]+[\\/][^\\/]+/;
-
-/** Absolute under the platform's rules; lexical only (no normalization, H §4.10 rule 5). */
-export function isAbsolutePath(path: string, platform: Platform): boolean {
-  if (platform === "posix") return path.startsWith("/");
-  return WINDOWS_DRIVE.test(path) || WINDOWS_UNC.test(path);
-}
-
 function invalid(field: string, index: number | null, reason: DirectoryReason, value?: unknown): ConvertError {
-  return errors.invalidParams(typeof value === "string" ? { field, index, reason, value } : { field, index, reason });
+  return rpcErrors.invalidParams(
+    typeof value === "string" ? { field, index, reason, value } : { field, index, reason },
+  );
 }
 
 /** The reason an entry is not a usable root, or `undefined` when it is one. */
 function entryProblem(entry: unknown, platform: Platform): DirectoryReason | undefined {
   if (typeof entry !== "string") return R.notString;
   if (entry === "") return R.empty;
-  if (!isAbsolutePath(entry, platform)) return R.notAbsolute;
+  if (!isAbsoluteOn(entry, platform)) return R.notAbsolute;
   return undefined;
 }
 
@@ -64,13 +55,14 @@ export function checkPathField(value: unknown, field: string, platform: Platform
 /**
  * Validate `additionalDirectories` on the RAW params of new/load/resume/fork (H §4.10): rules 1-6
  * give -32602 `{field, index, reason, value?}`; rule 7 (`[]` without the capability) strips the key.
- * Never injects or drops a root, except the opt-in `dedupeRoots` (each removal reported as a loss).
+ * Never injects or drops a root.
  */
 export function validateAdditionalDirectories(
   rawParams: unknown,
   ctx: DirectoriesContext,
 ): Conv<Record<string, unknown>> {
-  if (!isObject(rawParams)) return fail(errors.invalidParams({ field: "params", index: null, reason: "not_object" }));
+  if (!isObject(rawParams))
+    return fail(rpcErrors.invalidParams({ field: "params", index: null, reason: "not_object" }));
   if (!Object.hasOwn(rawParams, FIELD)) return ok(rawParams);
   const checked = checkList(rawParams[FIELD], FIELD, ctx.platform);
   if ("error" in checked) return fail(checked.error);
@@ -81,29 +73,7 @@ export function validateAdditionalDirectories(
     return ok(out, [{ path: [FIELD], reason: "empty additionalDirectories stripped: the agent lacks the capability" }]);
   }
   if (!ctx.agentSupports) return fail(invalid(FIELD, null, R.unsupported));
-  if (!ctx.dedupeRoots) return ok(rawParams);
-  const { roots, removed } = dedupeRoots(list, typeof rawParams.cwd === "string" ? rawParams.cwd : undefined);
-  if (removed.length === 0) return ok(rawParams);
-  const lost: Loss[] = removed.map((i) => ({ path: [FIELD, i], reason: "duplicate root removed (dedupeRoots)" }));
-  return ok({ ...rawParams, [FIELD]: roots }, lost);
-}
-
-/**
- * Exact-string dedupe (H §4.10): drops repeats and entries equal to `cwd`, keeping first-occurrence
- * order. Nested or overlapping roots stay (ordered discovery may differ). `removed` = source indices.
- */
-export function dedupeRoots(list: readonly string[], cwd: string | undefined): { roots: string[]; removed: number[] } {
-  const seen = new Set<string>(cwd === undefined ? [] : [cwd]);
-  const roots: string[] = [];
-  const removed: number[] = [];
-  list.forEach((p, i) => {
-    if (seen.has(p)) removed.push(i);
-    else {
-      seen.add(p);
-      roots.push(p);
-    }
-  });
-  return { roots, removed };
+  return ok(rawParams);
 }
 
 /** The session/list request with the seed-000 filter taken out, and the filter itself. */
@@ -122,7 +92,8 @@ export function takeListDirectoriesFilter(
   rawParams: unknown,
   ctx: Pick<DirectoriesContext, "agentSupports" | "platform">,
 ): Conv<ListFilterSplit<Record<string, unknown>>> {
-  if (!isObject(rawParams)) return fail(errors.invalidParams({ field: "params", index: null, reason: "not_object" }));
+  if (!isObject(rawParams))
+    return fail(rpcErrors.invalidParams({ field: "params", index: null, reason: "not_object" }));
   if (!Object.hasOwn(rawParams, FIELD)) return ok({ params: rawParams, directoriesFilter: undefined });
   const checked = checkList(rawParams[FIELD], FIELD, ctx.platform);
   if ("error" in checked) return fail(checked.error);

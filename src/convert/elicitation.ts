@@ -14,7 +14,10 @@ type Obj = Record<string, unknown>;
 /** `Object.hasOwn` (no narrowing: these are raw trees). */
 const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 
-/** B↓ id map answer for a v1 request id the agent scoped an elicitation to. */
+/**
+ * B↓ id map answer for a v1 request id the agent scoped an elicitation to.
+ * @internal The engine's answer type; exported for the converter's tests.
+ */
 export interface RequestIdToV2 {
   /** The v2 client's id of that request. */
   readonly requestId: v2.RequestId;
@@ -325,22 +328,4 @@ export function elicitationResponseToV2(resp: v1.CreateElicitationResponse): Con
     if (r.action === "accept" && isObject(r.content) && isObject(removed)) out.content = { ...r.content, ...removed };
     return ok(setMeta(out, meta) as unknown as v2.CreateElicitationResponse);
   });
-}
-
-function completeCopy(n: unknown): Converted<Obj> {
-  if (!isObject(n)) bad("params", "not_object");
-  return ok({ ...n });
-}
-
-/** `elicitation/complete` is identical in both versions (T §5.1): passed through. */
-export function elicitationCompleteToV1(
-  n: v2.CompleteElicitationNotification,
-): Conv<v1.CompleteElicitationNotification> {
-  return attempt(() => completeCopy(n) as unknown as Converted<v1.CompleteElicitationNotification>);
-}
-
-export function elicitationCompleteToV2(
-  n: v1.CompleteElicitationNotification,
-): Conv<v2.CompleteElicitationNotification> {
-  return attempt(() => completeCopy(n) as unknown as Converted<v2.CompleteElicitationNotification>);
 }

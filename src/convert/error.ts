@@ -4,20 +4,31 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, isString } from "./json.js";
-import { type Conv, type ConvertError, ErrorCodes, errors, fail, type Loss, ok } from "./result.js";
-import { type ConvertOptions, hasResidual, isSynthetic, residualOf, Stash, unstash } from "./stash.js";
+import { type Conv, fail, type Loss, ok } from "./result.js";
+import { type ConvertError, ErrorCodes, rpcErrors } from "./errors.js";
+import {
+  type ConvertOptions,
+  hasResidual,
+  isSynthetic,
+  residualOf,
+  Stash,
+  STASH_KEY,
+  STASH_VERSION,
+  unstash,
+} from "./stash.js";
 
 function badError(err: unknown): ConvertError | undefined {
-  if (!isObject(err)) return errors.invalidParams({ reason: "expected_object" });
+  if (!isObject(err)) return rpcErrors.invalidParams({ reason: "expected_object" });
   if (typeof err.code !== "number" || !Number.isInteger(err.code))
-    return errors.invalidParams({ field: "code", reason: "expected_integer" });
-  if (!isString(err.message)) return errors.invalidParams({ field: "message", reason: "expected_string" });
+    return rpcErrors.invalidParams({ field: "code", reason: "expected_integer" });
+  if (!isString(err.message)) return rpcErrors.invalidParams({ field: "message", reason: "expected_string" });
   return undefined;
 }
 
 /**
  * v2 → v1: code, message and data unchanged; a `data` that B wrapped for -32002 gets its original
  * back (the wrapper's `_meta` carries the envelope).
+ * @internal The reverse of errorToV2, the witness of its round-trip property. Direction A passes a v2 agent's error to the v1 client as it is, so B's -32002 data wrapping is not undone in a chain.
  */
 export function errorToV1(err: v2.Error): Conv<v1.Error> {
   const bad = badError(err);
@@ -67,23 +78,21 @@ export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOpt
   return ok({ ...src, data: wrapped } as v2.Error, lost);
 }
 
-/** The error every pending v1 prompt gets when the v2 agent exits (T §1.2-9). */
+/**
+ * The error every pending v1 prompt gets when the v2 agent exits (T §1.2-9): the cause in `data`, and
+ * the T §7.2 stash of it for a client that reads stashes (a plain client has it in `data` already).
+ */
 export function agentExitedToV1(exitCode: number | null, opts: ConvertOptions): v1.Error {
-  const stash = new Stash(2, opts).keep("reason", "agent_exited").keep("exitCode", exitCode);
-  const data = stash.into(undefined);
-  return {
-    code: ErrorCodes.internalError,
-    message: "Agent connection closed",
-    ...(data === undefined ? {} : { data }),
-  };
+  const cause = { reason: "agent_exited", exitCode };
+  const stashed = opts.stash !== "off" ? { [STASH_KEY]: { v: STASH_VERSION, ...cause } } : {};
+  return { code: ErrorCodes.internalError, message: "Agent connection closed", data: { ...cause, ...stashed } };
 }
 
 /** The error of a B turn or queued prompt when the v1 agent exits (T §1.4-11). */
 export function agentExitedToV2(exitCode: number | null): v2.Error {
-  return { code: ErrorCodes.internalError, message: "Agent process exited", data: { exitCode } };
-}
-
-/** The answer to a held (not inserted) v2 prompt withdrawn by a cancel or close (T §1.4-7, D10). */
-export function requestCancelled(): v2.Error {
-  return { code: ErrorCodes.requestCancelled, message: "Request cancelled" };
+  return {
+    code: ErrorCodes.internalError,
+    message: "Agent process exited",
+    data: { reason: "agent_exited", exitCode },
+  };
 }

@@ -4,7 +4,7 @@
 import { diffTable } from "../../mappings/diff.js";
 
 /** One line of a hunk; `text` has no terminator, `eol` is false before `\ No newline at end of file`. */
-export interface HunkLine {
+interface HunkLine {
   readonly op: " " | "-" | "+";
   readonly text: string;
   readonly eol: boolean;
@@ -39,11 +39,11 @@ export type ParsedPatch =
   | { readonly ok: true; readonly sections: readonly PatchSection[] }
   | { readonly ok: false; readonly line: number; readonly reason: string };
 
-export const DEV_NULL = "/dev/null";
+const DEV_NULL = "/dev/null";
 const HEADER = "diff --git ";
 
 /** Work (diagonals visited plus snake steps) one line diff may spend before settling for a coarser, still correct, diff. */
-export const MAX_DIFF_WORK = 5_000_000;
+const MAX_DIFF_WORK = 5_000_000;
 
 // ---------------------------------------------------------------------------------------------
 // Git's C-style path quoting (quote.c: quote_c_style with core.quotePath on). Non-ASCII is written
@@ -62,7 +62,10 @@ const ESCAPE_OF: ReadonlyMap<number, string> = new Map([
 ]);
 const BYTE_OF_ESCAPE: ReadonlyMap<string, number> = new Map([...ESCAPE_OF].map(([b, e]) => [e, b]));
 
-/** Whether Git quotes this path: `"`, `\`, control characters or non-ASCII. */
+/**
+ * Whether Git quotes this path: `"`, `\`, control characters or non-ASCII.
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
+ */
 export function needsGitQuoting(path: string): boolean {
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
@@ -96,7 +99,10 @@ function utf8At(s: string, i: number): { bytes: number[]; units: number } {
   };
 }
 
-/** The path as Git writes it in a patch header: unchanged, or in double quotes with C escapes. */
+/**
+ * The path as Git writes it in a patch header: unchanged, or in double quotes with C escapes.
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
+ */
 export function gitQuote(path: string): string {
   if (!needsGitQuoting(path)) return path;
   let out = '"';
@@ -147,7 +153,10 @@ function decodeUtf8(bytes: readonly number[]): string {
   return out;
 }
 
-/** Reads a Git-quoted string starting at `s[start]` (a `"`); `end` is the index after the closing quote. */
+/**
+ * Reads a Git-quoted string starting at `s[start]` (a `"`); `end` is the index after the closing quote.
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
+ */
 export function gitUnquote(s: string, start = 0): { value: string; end: number } | undefined {
   if (s[start] !== '"') return undefined;
   const bytes: number[] = [];
@@ -177,7 +186,10 @@ export function gitUnquote(s: string, start = 0): { value: string; end: number }
 // ---------------------------------------------------------------------------------------------
 // Lines
 
-/** Lines of a text, each keeping its `\n` (the last one may have none). `""` has no lines. */
+/**
+ * Lines of a text, each keeping its `\n` (the last one may have none). `""` has no lines.
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
+ */
 export function splitLines(text: string): string[] {
   const out: string[] = [];
   let at = 0;
@@ -603,7 +615,10 @@ interface Block {
   readonly b1: number;
 }
 
-/** Changed regions between the two line lists: `a[a0..a1)` replaced by `b[b0..b1)`. */
+/**
+ * Changed regions between the two line lists: `a[a0..a1)` replaced by `b[b0..b1)`.
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
+ */
 export function changedBlocks(a: readonly string[], b: readonly string[]): Block[] {
   // Adds and deletes (one side empty) are the common case for large texts: no need to intern.
   if (a.length === 0 || b.length === 0) {
@@ -640,7 +655,10 @@ function toHunkLine(op: HunkLine["op"], line: string): HunkLine {
   return line.endsWith("\n") ? { op, text: line.slice(0, -1), eol: true } : { op, text: line, eol: false };
 }
 
-/** Unified hunks turning `oldText` into `newText`, with `context` lines around each change (Git merges hunks whose contexts touch). */
+/**
+ * Unified hunks turning `oldText` into `newText`, with `context` lines around each change (Git merges hunks whose contexts touch).
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
+ */
 export function unifiedHunks(oldText: string, newText: string, context: number = diffTable.contextLines): Hunk[] {
   const a = splitLines(oldText);
   const b = splitLines(newText);
@@ -693,6 +711,7 @@ function range(start: number, count: number): string {
 /**
  * The text of hunks as Git writes them, `\ No newline at end of file` included; `heading` goes after
  * the second `@@`, where Git writes the enclosing function's line.
+ * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
  */
 export function formatHunks(hunks: readonly Hunk[], heading?: string): string {
   let out = "";

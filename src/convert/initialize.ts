@@ -18,18 +18,8 @@ import {
   type CapsOptions,
 } from "./capabilities.js";
 import { has, isObject, isString } from "./json.js";
-import {
-  attempt,
-  ConvertFailure,
-  ErrorCodes,
-  errors,
-  fail,
-  ok,
-  under,
-  type Conv,
-  type ConvertError,
-  type Loss,
-} from "./result.js";
+import { attempt, ConvertFailure, fail, ok, under, type Conv, type Loss } from "./result.js";
+import { rpcErrors, unsupportedVersion } from "./errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -46,10 +36,10 @@ import { bad } from "./check.js";
 type Obj = Record<string, unknown>;
 
 /** `info` the bridge puts in when the source has none (the SDK router's convention, H §1.5). */
-export const SYNTHETIC_INFO: v2.Implementation = { name: "unknown", version: "unknown" };
+const SYNTHETIC_INFO: v2.Implementation = { name: "unknown", version: "unknown" };
 /** Versions the bridge speaks toward a client. */
-export const SUPPORTED_VERSIONS = [1, 2] as const;
-export const INVALID_VERSION_MESSAGE = "initialize.protocolVersion must be a valid ACP protocol version";
+const SUPPORTED_VERSIONS = [1, 2] as const;
+const INVALID_VERSION_MESSAGE = "initialize.protocolVersion must be a valid ACP protocol version";
 const MAX_PROTOCOL_VERSION = 0xffff;
 
 /** Residual keys on the params/result `_meta` (root level). */
@@ -77,35 +67,15 @@ export function clientFacingVersion(params: unknown): Conv<ClientFacing> {
   const r = isObject(params) ? params.protocolVersion : undefined;
   if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > MAX_PROTOCOL_VERSION) {
     return fail(
-      errors.invalidParams({ field: "protocolVersion", reason: "invalid_protocol_version" }, INVALID_VERSION_MESSAGE),
+      rpcErrors.invalidParams(
+        { field: "protocolVersion", reason: "invalid_protocol_version" },
+        INVALID_VERSION_MESSAGE,
+      ),
     );
   }
-  if (r === 0) return fail(unsupportedVersion(0));
+  if (r === 0) return fail(unsupportedVersion(0, SUPPORTED_VERSIONS));
   if (r === 1) return ok({ version: 1, requested: 1, lenient: true });
   return ok({ version: 2, requested: r, lenient: r > 2 });
-}
-
-/** -32022 with `{requested, supported}` (v2 `UnsupportedProtocolVersionErrorData`) plus `reason`. */
-export function unsupportedVersion(requested: number): ConvertError {
-  return {
-    code: ErrorCodes.unsupportedProtocolVersion,
-    message: "Unsupported protocol version",
-    data: { reason: "unsupported_protocol_version", requested, supported: [...SUPPORTED_VERSIONS] },
-  };
-}
-
-/** -32600 for a client request before `initialize` succeeded (H §1.3). */
-export function notInitialized(method: string): ConvertError {
-  return {
-    code: ErrorCodes.invalidRequest,
-    message: `ACP connection must be initialized before '${method}'`,
-    data: { reason: "not_initialized", method },
-  };
-}
-
-/** -32601 for a `session/*` request when the v2 agent advertised no `session` (A, H §2.2). */
-export function noSessionSurface(method: string): ConvertError {
-  return errors.methodNotFound({ method, reason: "agent advertises no session surface" });
 }
 
 // ---- H §1.4 helpers for the agent-side probes --------------------------------------------------------
@@ -124,42 +94,7 @@ export function answeredVersion(result: unknown): 1 | 2 | undefined {
   return v === 1 || v === 2 ? v : undefined;
 }
 
-const V1_DEFAULT_CLIENT_CAPS = {
-  fs: { readTextFile: false, writeTextFile: false },
-  terminal: false,
-  auth: { terminal: false },
-};
-
-/**
- * After a v1 agent answered INIT2 with 1, `reinit` sends INIT1 only when it tells the agent more than
- * what it already assumed: client caps other than the v1 defaults, or a `clientInfo` (H §1.4).
- */
-export function v1InitAddsInformation(init1: unknown): boolean {
-  if (!isObject(init1)) return false;
-  if (init1.clientInfo !== undefined && init1.clientInfo !== null) return true;
-  const caps = init1.clientCapabilities;
-  return caps !== undefined && JSON.stringify(normalized(caps)) !== JSON.stringify(normalized(V1_DEFAULT_CLIENT_CAPS));
-}
-
-function normalized(x: unknown): unknown {
-  if (Array.isArray(x)) return x.map(normalized);
-  if (!isObject(x)) return x;
-  return Object.fromEntries(
-    Object.keys(x)
-      .sort()
-      .map((k) => [k, normalized(x[k])]),
-  );
-}
-
-/** `initMode: "dual"` (H §1.4): INIT2 plus the v1 root keys, so a v1 agent reads them too. */
-export function dualInitializeRequest(init2: v2.InitializeRequest, init1: v1.InitializeRequest): v2.InitializeRequest {
-  const out: Obj = { ...cloneJson(init2) };
-  for (const k of ["clientInfo", "clientCapabilities"] as const)
-    if (init1[k] !== undefined) put(out, k, cloneJson(init1[k]));
-  return out as v2.InitializeRequest;
-}
-
-// ---- bridge identification (T §5.5) and the fs/terminal tunnel advert (H §6.4) -----------------------
+// ---- bridge identification (T §5.5) ----------------------------------------------------------------
 
 export interface BridgeMarker {
   readonly bridge: { readonly name: string; readonly version: string };
@@ -175,13 +110,6 @@ export function bridgeMarkerOf(meta: unknown): BridgeMarker | undefined {
   const ap = m.agentProtocol;
   if ((cp !== 1 && cp !== 2) || (ap !== 1 && ap !== 2)) return undefined;
   return { bridge: { name: m.bridge.name, version: m.bridge.version }, clientProtocol: cp, agentProtocol: ap };
-}
-
-/** Whether a v2 `capabilities` (request or result) advertises the tunnel (H §6.4). */
-export function tunnelAdvertised(capabilities: unknown): boolean {
-  const meta = isObject(capabilities) ? capabilities._meta : undefined;
-  const m = isObject(meta) ? meta[STASH_KEY] : undefined;
-  return isObject(m) && m.tunnel === true;
 }
 
 function markerFields(m: BridgeMarker | undefined): Obj | undefined {
@@ -295,26 +223,22 @@ function ordered(out: Obj, keys: readonly string[]): Obj {
 export interface InitializeRequestToV2Context {
   /** Written into the output (negotiation is the engine's); default 2. */
   readonly protocolVersion?: number;
-  /** Both sides speak the unstable protocol. */
-  readonly unstable?: boolean;
   /** The bridge can relaunch the agent for terminal auth (H §3.4); default true. */
   readonly terminalAuth?: boolean;
   /** `info` for a v1 client without `clientInfo`; default `SYNTHETIC_INFO`. */
   readonly syntheticInfo?: v2.Implementation;
-  /** Offer the fs/terminal tunnel to a bridge downstream (H §6.4). */
-  readonly advertiseTunnel?: boolean;
   /** Identify this bridge to the v2 agent (H §1.5: optional `_meta` marker). */
   readonly bridgeMarker?: BridgeMarker;
 }
 
 /** A: the v1 client's `initialize` params → v2 (H §1.5, §2.1). */
 export function initializeRequestToV2(
-  params: v1.InitializeRequest,
+  params: unknown,
   opts: ConvertOptions,
   ctx: InitializeRequestToV2Context = {},
 ): Conv<v2.InitializeRequest> {
   return attempt(() => {
-    const src: unknown = params;
+    const src = params;
     if (!isObject(src)) bad("params", "not_object");
     const { meta, env } = unstash(src._meta, 2);
     const root = new Root(new Stash(1, opts));
@@ -331,23 +255,15 @@ export function initializeRequestToV2(
     out.info = infoToV2(src.clientInfo, "clientInfo", opts, ctx.syntheticInfo ?? SYNTHETIC_INFO, root);
 
     const caps = src.clientCapabilities;
-    const internal: CapsOptions = ctx.advertiseTunnel ? { extras: { tunnel: true } } : {};
-    const capsCtx = {
-      ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}),
-      ...(ctx.terminalAuth !== undefined ? { terminalAuth: ctx.terminalAuth } : {}),
-    };
+    const capsCtx = ctx.terminalAuth !== undefined ? { terminalAuth: ctx.terminalAuth } : {};
     if (isObject(caps)) {
-      const r = clientCapabilitiesToV2(caps, opts, capsCtx, internal);
+      const r = clientCapabilitiesToV2(caps, opts, capsCtx);
       if (!r.ok) throw new ConvertFailure(r.error);
       out.capabilities = r.value;
       root.lose(...under(["clientCapabilities"], r.lost));
     } else {
       // v2's default `{}` says the same; the reverse would still invent v1 defaults.
       root.missing("clientCapabilities", caps, "absent or malformed clientCapabilities");
-      if (ctx.advertiseTunnel) {
-        const r = clientCapabilitiesToV2({}, opts, capsCtx, { ...internal, quiet: true });
-        if (r.ok) out.capabilities = r.value;
-      }
     }
     restoreRoot(out, env);
     const lost = root.finish(out, meta, markerFields(ctx.bridgeMarker));
@@ -360,27 +276,21 @@ export interface InitializeRequestToV1Context {
   readonly protocolVersion?: number;
   /** A missing or malformed `info` is replaced (R ≥ 3) instead of rejected with -32602 (R = 2). */
   readonly lenient?: boolean;
-  readonly unstable?: boolean;
   readonly terminalAuth?: boolean;
-  /** The bridge serves `fs/*` / `terminal/*` itself (H §6.3). */
-  readonly serveFs?: boolean;
-  readonly serveTerminal?: boolean;
   /** Offer `_meta.terminal_output` to the v1 agent (T §2.5); default true. */
   readonly terminalOutput?: boolean;
-  /** The fs/terminal tunnel to a v1 client behind another bridge is active (H §6.4). */
-  readonly tunnel?: boolean;
   /** Identify this bridge to the v1 agent (T §5.5). */
   readonly bridgeMarker?: BridgeMarker;
 }
 
 /** B: the v2 client's `initialize` params → v1 (H §1.3, §1.5, §2.1, §6.4). */
 export function initializeRequestToV1(
-  params: v2.InitializeRequest,
+  params: unknown,
   opts: ConvertOptions,
   ctx: InitializeRequestToV1Context = {},
 ): Conv<v1.InitializeRequest> {
   return attempt(() => {
-    const src: unknown = params;
+    const src = params;
     if (!isObject(src)) bad("params", "not_object");
     const { meta, env } = unstash(src._meta, 1);
     const root = new Root(new Stash(2, opts));
@@ -410,14 +320,7 @@ export function initializeRequestToV1(
     }
 
     const caps = src.capabilities;
-    const capsCtx = {
-      unstable: ctx.unstable ?? false,
-      terminalAuth: ctx.terminalAuth ?? true,
-      serveFs: ctx.serveFs ?? false,
-      serveTerminal: ctx.serveTerminal ?? false,
-      terminalOutput: ctx.terminalOutput ?? true,
-      tunnel: ctx.tunnel ?? false,
-    };
+    const capsCtx = { terminalAuth: ctx.terminalAuth ?? true, terminalOutput: ctx.terminalOutput ?? true };
     if (!isObject(caps)) {
       root.missing("capabilities", caps, "absent or malformed capabilities", (o) => isObject(o.clientCapabilities));
     }
@@ -437,19 +340,18 @@ export function initializeRequestToV1(
 export interface InitializeResponseToV1Context {
   /** Written into the output; default 1. */
   readonly protocolVersion?: number;
-  readonly unstable?: boolean;
   /** Identify this bridge to the v1 client (T §5.5). */
   readonly bridgeMarker?: BridgeMarker;
 }
 
 /** A: the v2 agent's `initialize` result → v1 (H §1.5, §2.2, §3.2-3.3). */
 export function initializeResponseToV1(
-  result: v2.InitializeResponse,
+  result: unknown,
   opts: ConvertOptions,
   ctx: InitializeResponseToV1Context = {},
 ): Conv<v1.InitializeResponse> {
   return attempt(() => {
-    const src: unknown = result;
+    const src = result;
     if (!isObject(src)) bad("result", "not_object");
     const { meta, env } = unstash(src._meta, 1);
     const root = new Root(new Stash(2, opts));
@@ -495,7 +397,7 @@ export function initializeResponseToV1(
     const r = agentCapabilitiesToV1(
       isObject(caps) ? caps : {},
       opts,
-      { ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}), authMethodsNonEmpty: visible },
+      { authMethodsNonEmpty: visible },
       { quiet: !isObject(caps) },
     );
     if (!r.ok) throw new ConvertFailure(r.error);
@@ -514,23 +416,20 @@ export function initializeResponseToV1(
 export interface InitializeResponseToV2Context {
   /** Written into the output; default 2. */
   readonly protocolVersion?: number;
-  readonly unstable?: boolean;
   /** `info` for a v1 agent without `agentInfo`; default `SYNTHETIC_INFO`. */
   readonly syntheticInfo?: v2.Implementation;
-  /** Accept the fs/terminal tunnel offered by a bridge upstream (H §6.4). */
-  readonly advertiseTunnel?: boolean;
   /** Identify this bridge to the v2 client (as A does toward v1 clients, T §5.5). */
   readonly bridgeMarker?: BridgeMarker;
 }
 
 /** B: the v1 agent's `initialize` result → v2 (H §1.5, §2.2, §3.2-3.3). */
 export function initializeResponseToV2(
-  result: v1.InitializeResponse,
+  result: unknown,
   opts: ConvertOptions,
   ctx: InitializeResponseToV2Context = {},
 ): Conv<v2.InitializeResponse> {
   return attempt(() => {
-    const src: unknown = result;
+    const src = result;
     if (!isObject(src)) bad("result", "not_object");
     const { meta, env } = unstash(src._meta, 2);
     const root = new Root(new Stash(1, opts));
@@ -570,13 +469,12 @@ export function initializeResponseToV2(
     if (!isObject(caps)) root.missing("agentCapabilities", caps, "absent or malformed agentCapabilities");
     const internal: CapsOptions = {
       quiet: !isObject(caps),
-      ...(ctx.advertiseTunnel ? { extras: { tunnel: true } } : {}),
       ...(seenOn !== seenPlain ? { forceGroup: true } : {}),
     };
     const r = agentCapabilitiesToV2(
       isObject(caps) ? caps : {},
       opts,
-      { ...(ctx.unstable !== undefined ? { unstable: ctx.unstable } : {}), reverseAuthMethodsNonEmpty: seenPlain },
+      { reverseAuthMethodsNonEmpty: seenPlain },
       internal,
     );
     if (!r.ok) throw new ConvertFailure(r.error);

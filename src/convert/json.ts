@@ -1,13 +1,16 @@
 // Raw JSON trees: converters read and build these directly, never through a parsing library
 // (the SDK's zod parsers strip unknown keys and coerce values; see spec README "parsing").
 
-export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
+/** A raw JSON object as a converter reads it: its keys are known, its values not yet checked. */
+export type JsonObject = Record<string, unknown>;
 
 export function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** The `_meta` of a raw value, if it is an object (a converter's input before any check). */
+export function metaOf(x: unknown): unknown {
+  return isObject(x) ? x._meta : undefined;
 }
 
 export function isString(x: unknown): x is string {

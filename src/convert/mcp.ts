@@ -6,7 +6,8 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { mcpReasons, mcpTransportTable, transportOfV1, type McpTransport } from "../../mappings/session.js";
 import { isObject, jsonEqual } from "./json.js";
-import { errors, fail, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
+import { fail, ok, under, type Conv, type Loss } from "./result.js";
+import { rpcErrors, type ConvertError } from "./errors.js";
 import { Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
 /**
@@ -23,7 +24,7 @@ export interface McpSupport {
 }
 
 /** `--mcp-unsupported`: fail loudly (default) or drop with a warning (H §4.2, decisions table). */
-export type McpUnsupportedPolicy = "reject" | "drop";
+type McpUnsupportedPolicy = "reject" | "drop";
 
 export interface McpToV2Context extends ConvertOptions {
   readonly agentMcp: McpSupport;
@@ -66,14 +67,14 @@ function supports(m: McpSupport, transport: string): boolean {
 }
 
 function malformed(index: number, key: string | undefined, reason: string): ConvertError {
-  return errors.invalidParams({ field: key === undefined ? FIELD : `${FIELD}[${index}].${key}`, index, reason });
+  return rpcErrors.invalidParams({ field: key === undefined ? FIELD : `${FIELD}[${index}].${key}`, index, reason });
 }
 
 /** The SDK's `assertSupportedMcpServers` data (`{type}`) plus `index`, `name` and a reason. */
 function unsupported(index: number, type: string, name: unknown, reason: string): ConvertError {
   const data = { field: FIELD, type, index, reason, ...(typeof name === "string" ? { name } : {}) };
   const who = typeof name === "string" ? ` (server ${JSON.stringify(name)})` : "";
-  return errors.invalidParams(data, `Unsupported MCP server transport ${type}${who}`);
+  return rpcErrors.invalidParams(data, `Unsupported MCP server transport ${type}${who}`);
 }
 
 function stringList(x: unknown): string[] {
@@ -83,9 +84,10 @@ function stringList(x: unknown): string[] {
 /**
  * One v1 server toward a v2 agent (A). `undefined` = dropped under the `drop` policy (the loss is
  * reported at the server). Unknown v1 tags are custom transports, forwarded only when advertised.
+ * @internal Runs inside the session/new and load converters' server lists; exported for its property tests.
  */
-export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index = 0): Conv<v2.McpServer | undefined> {
-  const src: unknown = server;
+export function mcpServerToV2(server: unknown, ctx: McpToV2Context, index = 0): Conv<v2.McpServer | undefined> {
+  const src = server;
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));
   const tag = src.type;
   if (tag !== undefined && typeof tag !== "string") return fail(malformed(index, "type", "not_string"));
@@ -121,9 +123,12 @@ export function mcpServerToV2(server: v1.McpServer, ctx: McpToV2Context, index =
   return ok(out as unknown as v2.McpServer, lost);
 }
 
-/** One v2 server toward a v1 agent (B): strips the stdio tag, adds the lists v1 requires. */
-export function mcpServerToV1(server: v2.McpServer, ctx: McpToV1Context, index = 0): Conv<v1.McpServer> {
-  const src: unknown = server;
+/**
+ * One v2 server toward a v1 agent (B): strips the stdio tag, adds the lists v1 requires.
+ * @internal Runs inside the session converters' server lists; exported for its property tests.
+ */
+export function mcpServerToV1(server: unknown, ctx: McpToV1Context, index = 0): Conv<v1.McpServer> {
+  const src = server;
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));
   const tag = src.type;
   if (typeof tag !== "string") return fail(malformed(index, "type", "not_string"));
@@ -159,7 +164,7 @@ export function mcpServerToV1(server: v2.McpServer, ctx: McpToV1Context, index =
  */
 export function mcpServersToV2(list: readonly v1.McpServer[], ctx: McpToV2Context): Conv<McpServersToV2> {
   const src: unknown = list;
-  if (!Array.isArray(src)) return fail(errors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
+  if (!Array.isArray(src)) return fail(rpcErrors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
   const servers: v2.McpServer[] = [];
   const dropped: DroppedMcpServer[] = [];
   const lost: Loss[] = [];
@@ -179,7 +184,7 @@ export function mcpServersToV2(list: readonly v1.McpServer[], ctx: McpToV2Contex
 /** B: a v2 client's `mcpServers` toward a v1 agent; any transport it cannot take gives -32602. */
 export function mcpServersToV1(list: readonly v2.McpServer[], ctx: McpToV1Context): Conv<v1.McpServer[]> {
   const src: unknown = list;
-  if (!Array.isArray(src)) return fail(errors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
+  if (!Array.isArray(src)) return fail(rpcErrors.invalidParams({ field: FIELD, index: null, reason: "not_array" }));
   const servers: v1.McpServer[] = [];
   const lost: Loss[] = [];
   for (const [i, s] of (src as v2.McpServer[]).entries()) {

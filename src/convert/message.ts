@@ -80,7 +80,7 @@ export interface SentMessage {
  * the last, and the last one's digest (its text when plain text, which later chunks extend). An
  * upsert is proved to extend it exactly as `suffixOf` proves it on the blocks themselves.
  */
-export interface ShownDigest {
+interface ShownDigest {
   readonly count: number;
   readonly head: TextDigest;
   readonly last: { readonly text: TextDigest } | { readonly other: TextDigest };
@@ -521,7 +521,10 @@ export interface ChunkToV2Context {
   readonly sharedId?: boolean;
 }
 
-/** B↓ one plain v1 chunk (T §2.1): the assigned `messageId`, blocks per T §3.1. */
+/**
+ * B↓ one plain v1 chunk (T §2.1): the assigned `messageId`, blocks per T §3.1.
+ * @internal Test entry to the plain-chunk path v1ChunkToV2Updates runs; exported for its property tests.
+ */
 export function chunkToV2(chunk: v1.ContentChunk, ctx: ChunkToV2Context, opts: ConvertOptions): Conv<v2.ContentChunk> {
   return attempt(() => plainChunkToV2(chunk, ctx, opts, unstash(isObject(chunk) ? chunk._meta : undefined, 2).meta));
 }

@@ -22,7 +22,8 @@ import {
 } from "./config-option.js";
 import { has, isObject, isString, jsonEqual, omit } from "./json.js";
 import { hasModelOption, legacyModels, type LegacyModels } from "./models.js";
-import { attempt, ConvertFailure, errors, ok, type Conv, type Loss, type Path } from "./result.js";
+import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
+import { rpcErrors } from "./errors.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
 type Obj = Record<string, unknown>;
@@ -34,7 +35,7 @@ const OPTION = T.renames.option;
 const GROUP = T.renames.group;
 
 /** The message a v1 `session/set_mode` gets when the session has no mode option (H §5.2). */
-export const NO_MODES_REASON = "session has no modes";
+const NO_MODES_REASON = "session has no modes";
 
 // ---------------------------------------------------------------------------------------------
 // Direction A (v1 client, v2 agent)
@@ -108,6 +109,7 @@ export function synthesizeModes(options: unknown, at: Path, opts: ConvertOptions
  * A: the v1 `modes` for a v2 option list (H §5.2): from the first mode select option, flattened,
  * marked `synthetic:["modes"]`; rebuilt exactly from a B bridge's synthetic option. `undefined`
  * when the list has no mode option.
+ * @internal Runs inside the A session results and mode updates; exported for the modes properties.
  */
 export function modesFromOptions(options: unknown, opts: ConvertOptions): Conv<v1.SessionModeState | undefined> {
   return attempt(() => ok(synthesizeModes(options, ["configOptions"], opts) as v1.SessionModeState | undefined));
@@ -120,7 +122,7 @@ export function setModeToSetConfigOption(
 ): Conv<v2.SetSessionConfigOptionRequest> {
   return attempt(() => {
     const src = expectObject(req, []);
-    if (!binding) throw new ConvertFailure(errors.invalidParams({ reason: NO_MODES_REASON }));
+    if (!binding) throw new ConvertFailure(rpcErrors.invalidParams({ reason: NO_MODES_REASON }));
     const modeId = expectString(src.modeId, ["modeId"]);
     const out = { ...omit(src, "modeId"), [OPTION.v2]: binding.configId, type: ID, value: modeId };
     return ok(out as v2.SetSessionConfigOptionRequest);
@@ -175,7 +177,7 @@ export function currentModeUpdateFor(prev: unknown, next: unknown, opts: Convert
 }
 
 /** A: the set of modes changed between two v2 lists (v1 cannot be told: log it, H §5.5). */
-export function modeSetChanged(prev: unknown, next: unknown): boolean {
+function modeSetChanged(prev: unknown, next: unknown): boolean {
   const a = modeBinding(prev);
   const b = modeBinding(next);
   if (!a || !b) return a !== b;
@@ -301,7 +303,10 @@ function listOf(cfg: AgentConfig, acc: Acc): Obj[] {
   return mergedListToV2(list, ["configOptions"], undefined, cfg.modes, acc, cfg.models);
 }
 
-/** B: the full v2 option list for the agent's state: its options plus the synthetic mode option. */
+/**
+ * B: the full v2 option list for the agent's state: its options plus the synthetic mode option.
+ * @internal Test entry to the list B's session results build; exported for its tests.
+ */
 export function agentConfigToV2(cfg: AgentConfig, opts: ConvertOptions): Conv<v2.SessionConfigOption[]> {
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };

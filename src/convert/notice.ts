@@ -31,11 +31,6 @@ function checkNotice(n: unknown): Obj & { severity: string; title: string } {
   return src as Obj & { severity: string; title: string };
 }
 
-/** A↓ `notice` (body or whole update): identical in v1. */
-export function noticeToV1(n: v2.Notice): Conv<v1.Notice> {
-  return attempt(() => ok({ ...checkNotice(n) }));
-}
-
 /** B↓ `notice`: identical in v2. */
 export function noticeToV2(n: v1.Notice): Conv<v2.Notice> {
   return attempt(() => ok({ ...checkNotice(n) }));
@@ -68,22 +63,9 @@ function summaryChunk(c: unknown, opts: ConvertOptions, block: BlockConv): Conve
   return ok({ ...src, content: r.value }, prefixLosses(["content"], r.lost));
 }
 
-/** A↓ `compaction_update`: the summary's blocks per T §3.1. */
-export function compactionUpdateToV1(u: v2.CompactionUpdate, opts: ConvertOptions): Conv<v1.CompactionUpdate> {
-  return attempt(() => compactionUpdate(u, opts, contentBlockToV1) as Converted<v1.CompactionUpdate>);
-}
-
 /** B↓ `compaction_update`. */
 export function compactionUpdateToV2(u: v1.CompactionUpdate, opts: ConvertOptions): Conv<v2.CompactionUpdate> {
   return attempt(() => compactionUpdate(u, opts, contentBlockToV2) as Converted<v2.CompactionUpdate>);
-}
-
-/** A↓ `compaction_summary_chunk`: its block per T §3.1. */
-export function compactionSummaryChunkToV1(
-  c: v2.CompactionSummaryChunk,
-  opts: ConvertOptions,
-): Conv<v1.CompactionSummaryChunk> {
-  return attempt(() => summaryChunk(c, opts, contentBlockToV1) as Converted<v1.CompactionSummaryChunk>);
 }
 
 /** B↓ `compaction_summary_chunk`. */

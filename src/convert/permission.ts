@@ -6,7 +6,7 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isAllowKind, isKnownOptionKind, permissionTable, titleForKind } from "../../mappings/permission.js";
 import { unwrap } from "./content.js";
 import { isObject, isString } from "./json.js";
-import { attempt, errors, ok, under, type Conv, type ConvertError, type Loss } from "./result.js";
+import { attempt, ok, under, type Conv, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
   FOR_PERMISSION,
@@ -28,7 +28,7 @@ const UNANNOUNCED = "toolCallUnannounced";
 /** A v1 `tool_call_update` message. */
 export type V1ToolCallUpdateMessage = v1.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
 /** A v2 `tool_call_update` message. */
-export type V2ToolCallUpdateMessage = v2.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
+type V2ToolCallUpdateMessage = v2.ToolCallUpdate & { sessionUpdate: "tool_call_update" };
 
 // ---- A↓: v2 agent → v1 client ----
 
@@ -82,22 +82,6 @@ function fallbackOption(o: Obj & { kind: string }, opts: ConvertOptions): Obj {
     { ...o, kind: permissionTable.unknownKindFallback },
     new Stash(2, opts).keep("kind", o.kind).into(meta),
   );
-}
-
-/** A↓ one option: a known kind passes; an unknown one is shown as `reject_once` (never allow_*). */
-export function permissionOptionToV1(option: v2.PermissionOption, opts: ConvertOptions): Conv<v1.PermissionOption> {
-  return attempt(() => {
-    const o = checkOption(option, "option");
-    if (isKnownOptionKind(o.kind)) return ok({ ...o } as unknown as v1.PermissionOption);
-    return ok(fallbackOption(o, opts) as unknown as v1.PermissionOption, [
-      { path: ["kind"], reason: `v1 has no option kind "${o.kind}"; shown as ${permissionTable.unknownKindFallback}` },
-    ]);
-  });
-}
-
-/** B↓ one option: a stashed original kind is restored. */
-export function permissionOptionToV2(option: v1.PermissionOption): Conv<v2.PermissionOption> {
-  return attempt(() => ok(optionToV2(checkOption(option, "option")) as unknown as v2.PermissionOption));
 }
 
 function optionToV2(o: Obj & { kind: string }): Obj {
@@ -262,18 +246,6 @@ export function permissionRequestToV1(
   });
 }
 
-/** The v1 params alone (for callers that only need them, e.g. the property tests). */
-export function permissionParamsToV1(
-  params: v2.RequestPermissionRequest,
-  ctx: PermissionToV1Context,
-): Conv<v1.RequestPermissionRequest> {
-  const r = permissionRequestToV1(params, ctx);
-  if (!r.ok) return r;
-  if (r.value.kind !== "prompt")
-    return { ok: false, error: errors.invalidParams({ reason: "refused_subject", field: "subject" }) };
-  return ok(r.value.params, r.lost);
-}
-
 /**
  * A↓: the `tool_call_update` that closes a synthetic tool call once its permission is answered:
  * `completed` after an allow_* option, `failed` otherwise (cancelled, error, unknown outcome).
@@ -402,18 +374,6 @@ export function permissionRequestToV2(
   });
 }
 
-/** The v2 params alone (`options: []` gives the typed error). */
-export function permissionParamsToV2(
-  params: v1.RequestPermissionRequest,
-  ctx: PermissionToV2Context,
-): Conv<v2.RequestPermissionRequest> {
-  const r = permissionRequestToV2(params, ctx);
-  if (!r.ok) return r;
-  if (r.value.kind !== "prompt")
-    return { ok: false, error: errors.invalidParams({ reason: "no_options", field: "options" }) };
-  return ok(r.value.params, r.lost);
-}
-
 /** `obj` with `name` added to the synthetic list of its `_meta` envelope (from v1), the rest kept. */
 function withInvented<T extends Obj>(obj: T, name: string, opts: ConvertOptions): T {
   const { meta, env } = unstash(obj._meta, 1);
@@ -437,7 +397,7 @@ function checkOutcome(outcome: unknown, field: string): Obj & { outcome: string 
  * B↑ outcome (v2 client → v1 agent): `selected` and `cancelled` pass; any other outcome is never an
  * approval, so it becomes `cancelled` (the original is lost here; `permissionResponseToV1` stashes it).
  */
-export function permissionOutcomeToV1(outcome: v2.RequestPermissionOutcome): Conv<v1.RequestPermissionOutcome> {
+function permissionOutcomeToV1(outcome: v2.RequestPermissionOutcome): Conv<v1.RequestPermissionOutcome> {
   return attempt(() => {
     const o = checkOutcome(outcome, "outcome");
     if (o.outcome === "selected" || o.outcome === "cancelled")
@@ -449,7 +409,7 @@ export function permissionOutcomeToV1(outcome: v2.RequestPermissionOutcome): Con
 }
 
 /** A↑ outcome (v1 client → v2 agent): relayed unchanged. */
-export function permissionOutcomeToV2(outcome: v1.RequestPermissionOutcome): Conv<v2.RequestPermissionOutcome> {
+function permissionOutcomeToV2(outcome: v1.RequestPermissionOutcome): Conv<v2.RequestPermissionOutcome> {
   return attempt(() => ok({ ...checkOutcome(outcome, "outcome") } as unknown as v2.RequestPermissionOutcome));
 }
 
@@ -480,15 +440,4 @@ export function permissionResponseToV2(resp: v1.RequestPermissionResponse): Conv
     const out: Obj = { ...resp, outcome: restore ? original : r.value };
     return ok(setMeta(out, meta) as unknown as v2.RequestPermissionResponse);
   });
-}
-
-/**
- * B↑ a JSON-RPC error from the v2 client (e.g. -32800 after `$/cancel_request`): `cancelled` when
- * the turn was cancelled, else the error is relayed (T §4 B↓-5).
- */
-export function permissionErrorToV1(
-  error: ConvertError | { readonly code: number; readonly message: string; readonly data?: unknown },
-  turnCancelled: boolean,
-): { readonly result: v1.RequestPermissionResponse } | { readonly error: typeof error } {
-  return turnCancelled ? { result: { outcome: { outcome: "cancelled" } } } : { error };
 }

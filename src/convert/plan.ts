@@ -72,16 +72,6 @@ function entryToV2(entry: unknown, field: string): Converted<v2.PlanEntry> {
   return ok(setMeta(out, meta) as unknown as v2.PlanEntry);
 }
 
-/** A↓ one entry (exported for reuse; plans go through `plansToV1`). */
-export function planEntryToV1(entry: v2.PlanEntry, opts: ConvertOptions): Conv<v1.PlanEntry> {
-  return attempt(() => entryToV1(entry, opts, "entry"));
-}
-
-/** B↓ one entry, restoring a stashed v2 status or priority. */
-export function planEntryToV2(entry: v1.PlanEntry): Conv<v2.PlanEntry> {
-  return attempt(() => entryToV2(entry, "entry"));
-}
-
 /**
  * A↓ state transition: the plans map after a `plan_update` (the content replaces that planId's,
  * keeping its position; a new planId goes last). Validates the update.
@@ -98,7 +88,7 @@ export function applyPlanUpdate(plans: PlansMap, update: v2.PlanUpdate): Conv<Ma
 
 /**
  * A↓: the v1 `plan` (without its `sessionUpdate` tag) to emit after `trigger` was applied to
- * `plans` (see `applyPlanUpdate`; `undefined` after a `removePlan`): all `items` plans' entries
+ * `plans` (see `applyPlanUpdate`; `undefined` after a plan was removed): all `items` plans' entries
  * concatenated in map order, the layout stashed as `plans`, unknown plan types as `opaquePlans`.
  * Losses point into `trigger`.
  */
@@ -156,19 +146,6 @@ export function plansToV1(plans: PlansMap, trigger: v2.PlanUpdate | undefined, o
     const out: Obj = { ...(trigger ? omit(trigger, "plan", "_meta", "sessionUpdate") : {}), entries };
     return ok(setMeta(out, stash.into(meta)) as unknown as v1.Plan, lost);
   });
-}
-
-/** A↓ state transition for an unstable v2 `plan_removed`; then emit `plansToV1(plans, undefined)`. */
-export function removePlan(plans: PlansMap, planId: string): Map<string, v2.PlanUpdateContent> {
-  const next = new Map(plans);
-  next.delete(planId);
-  return next;
-}
-
-/** A↓ for a session that had no plan before: one update, stateless. */
-export function planUpdateToV1(update: v2.PlanUpdate, opts: ConvertOptions): Conv<v1.Plan> {
-  const map = applyPlanUpdate(new Map(), update);
-  return map.ok ? plansToV1(map.value, update, opts) : map;
 }
 
 interface PlanLayout {
@@ -315,7 +292,10 @@ export function planUpdateToV1Native(
   });
 }
 
-/** B↓ a v1 (unstable) `plan_update`: the shapes are v2's; a stash from A is restored. */
+/**
+ * B↓ a v1 (unstable) `plan_update`: the shapes are v2's; a stash from A is restored.
+ * @internal The reverse of planUpdateToV1Native, the witness of its round-trip property. B forwards a v1 plan_update as it is (no route in b/updates.ts calls this).
+ */
 export function planUpdateToV2Native(update: v1u.PlanUpdate): Conv<v2u.PlanUpdate> {
   return attempt(() => {
     if (!isObject(update)) bad("update", "not_object");

@@ -151,11 +151,6 @@ function idleErrorToV1(src: Obj, meta: unknown, opts: ConvertOptions): Converted
 
 // ---- end of turn: B, v1 → v2 idle (T §1.5, §1.4-6) ----
 
-export interface PromptResponseContext {
-  /** The v2 client opted into unstable usage: `usage` goes on the idle, else into its stash. */
-  readonly clientWantsUsage: boolean;
-}
-
 function restoreStopReason(out: Obj, env: Envelope): void {
   const r = residualOf(env, "stopReason");
   if (r === null) {
@@ -165,12 +160,12 @@ function restoreStopReason(out: Obj, env: Envelope): void {
   if (hasResidual(env, "error")) out.error = residualOf(env, "error");
 }
 
-/** B: the idle `state_update` body (see `idleUpdate`) for a v1 prompt result (T §1.5). */
-export function promptResponseToIdle(
-  resp: v1.PromptResponse,
-  ctx: PromptResponseContext,
-  opts: ConvertOptions,
-): Conv<v2.IdleStateUpdate> {
+/**
+ * B: the idle `state_update` body for a v1 prompt result (T §1.5). The turn's `usage` goes on the
+ * idle: no schema has a usage opt-in, v2 unstable defines idle `usage` and the stable schema's open
+ * objects accept it (issue 7 item 3a).
+ */
+export function promptResponseToIdle(resp: v1.PromptResponse): Conv<v2.IdleStateUpdate> {
   return attempt(() => {
     const src = expectObject(resp, []);
     if (!isString(src.stopReason)) invalid(["stopReason"], "expected_string");
@@ -180,17 +175,9 @@ export function promptResponseToIdle(
     for (const [k, v] of Object.entries(src)) if (k !== "_meta" && k !== "usage") out[k] = v;
     if (env && hasResidual(env, "stopReason")) restoreStopReason(out, env);
     if (hasResidual(env, "background")) out.background = residualOf(env, "background");
-    const stash = new Stash(1, opts);
-    const lost: Loss[] = [];
-    if (has(src, "usage")) {
-      if (ctx.clientWantsUsage) out.usage = src.usage;
-      else {
-        stash.keep("usage", src.usage);
-        lost.push({ path: ["usage"], reason: "the v2 client did not opt into usage" });
-      }
-    }
-    setMeta(out, stash.into(meta));
-    return ok(out as v2.IdleStateUpdate, lost);
+    if (has(src, "usage")) out.usage = src.usage;
+    setMeta(out, meta);
+    return ok(out as v2.IdleStateUpdate);
   });
 }
 
@@ -222,9 +209,4 @@ export function promptErrorToIdle(err: v1.Error, ctx: TurnEndContext, opts: Conv
     setMeta(out, new Stash(1, opts).keep("error", src).into(undefined));
     return ok(out as v2.IdleStateUpdate, [{ path: [], reason: "a cancelled v2 turn ends without the error" }]);
   });
-}
-
-/** The whole `state_update` for an idle body. */
-export function idleUpdate(idle: v2.IdleStateUpdate): v2.SessionUpdate {
-  return { sessionUpdate: "state_update", state: "idle", ...idle };
 }

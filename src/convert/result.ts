@@ -1,5 +1,6 @@
 // What every converter returns: the converted value plus what it could not carry, or a typed
 // error the live bridge answers as a JSON-RPC error (-32602 for invalid params).
+import type { ConvertError } from "./errors.js";
 
 /** A location inside a JSON value: object keys and array indices. */
 export type Path = readonly (string | number)[];
@@ -12,35 +13,6 @@ export type Path = readonly (string | number)[];
 export interface Loss {
   readonly path: Path;
   readonly reason: string;
-}
-
-/** JSON-RPC error codes the converters and the bridge produce (ACP reuses JSON-RPC's). */
-export const ErrorCodes = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-  requestCancelled: -32800,
-  authRequired: -32000,
-  resourceNotFound: -32002,
-  unsupportedProtocolVersion: -32022,
-} as const;
-
-export interface ErrorData {
-  /** Machine-readable cause, e.g. `not_absolute`, `unsupported`, `unknown_variant`. */
-  readonly reason: string;
-  /** Dotted or bracketed location of the offending field in the params, when there is one. */
-  readonly field?: string;
-  readonly index?: number | null;
-  readonly [key: string]: unknown;
-}
-
-/** A typed conversion error: exactly the `error` object of a JSON-RPC response. */
-export interface ConvertError {
-  readonly code: number;
-  readonly message: string;
-  readonly data: ErrorData;
 }
 
 export interface Converted<T> {
@@ -63,22 +35,6 @@ export function ok<T>(value: T, lost: readonly Loss[] = []): Converted<T> {
 export function fail(error: ConvertError): Failed {
   return { ok: false, error };
 }
-
-/** Named constructors, so every error carries `data` a user can act on. */
-export const errors = {
-  invalidParams(data: ErrorData, message = "Invalid params"): ConvertError {
-    return { code: ErrorCodes.invalidParams, message, data };
-  },
-  methodNotFound(data: ErrorData & { method: string }): ConvertError {
-    return { code: ErrorCodes.methodNotFound, message: "Method not found", data };
-  },
-  internal(data: ErrorData, message = "Internal error"): ConvertError {
-    return { code: ErrorCodes.internalError, message, data };
-  },
-  resourceNotFound(data: ErrorData, message = "Resource not found"): ConvertError {
-    return { code: ErrorCodes.resourceNotFound, message, data };
-  },
-};
 
 /** Thrown only inside a converter to unwind to its entry point; never escapes a converter. */
 export class ConvertFailure extends Error {

@@ -5,42 +5,11 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
 import { isString } from "./json.js";
+import { isRfc3339 } from "./rfc3339.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
 type Obj = Record<string, unknown>;
-
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
-
-function daysIn(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** RFC 3339 `date-time` (section 5.6, with the space separator its note allows), ranges checked. */
-export function isRfc3339(s: string): boolean {
-  const m = RFC3339.exec(s);
-  if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
-  if (hour > 23 || minute > 59 || second > 60) return false;
-  if (m[8] !== "Z" && m[8] !== "z" && (Number(m[10]) > 23 || Number(m[11]) > 59)) return false;
-  if (second === 60) {
-    // A leap second exists only at 23:59:60 UTC.
-    const sign = m[9] === "-" ? -1 : 1;
-    const offset = m[10] === undefined ? 0 : sign * (Number(m[10]) * 60 + Number(m[11]));
-    const utc = (((hour * 60 + minute - offset) % 1440) + 1440) % 1440;
-    if (utc !== 23 * 60 + 59) return false;
-  }
-  return true;
-}
 
 /** A↓ `session_info_update` (body or whole update): passes; a stashed v1 `updatedAt` comes back. */
 export function sessionInfoToV1(u: v2.SessionInfoUpdate): Conv<v1.SessionInfoUpdate> {

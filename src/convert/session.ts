@@ -15,6 +15,7 @@ import {
   type Platform,
 } from "./directories.js";
 import { isObject, jsonEqual } from "./json.js";
+import { toRfc3339 } from "./rfc3339.js";
 import {
   mcpServersToV1,
   mcpServersToV2,
@@ -22,17 +23,8 @@ import {
   type McpToV1Context,
   type McpToV2Context,
 } from "./mcp.js";
-import {
-  attempt,
-  ConvertFailure,
-  errors,
-  ok,
-  under,
-  type Conv,
-  type ConvertError,
-  type Converted,
-  type Loss,
-} from "./result.js";
+import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
+import type { ConvertError } from "./errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -43,15 +35,15 @@ import {
   type ConvertOptions,
   type Envelope,
 } from "./stash.js";
+import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
 
 /** What the engine knows about the receiving agent, for roots (H §4.10). */
-export interface RootsContext {
+interface RootsContext {
   readonly platform: Platform;
   /** v1 `sessionCapabilities.additionalDirectories` / v2 `session.additionalDirectories`. */
   readonly agentSupportsDirectories: boolean;
-  readonly dedupeRoots?: boolean | undefined;
 }
 
 /** A (v1 client → v2 agent). */
@@ -87,12 +79,11 @@ export interface ListToContext extends ConvertOptions {
 // ---------------------------------------------------------------------------------------------
 // Shared checks
 
+// Session errors say `index: null` for a field that is not in a list (H §4.10's error shape).
+const NOT_LISTED = { index: null };
+
 function raise(error: ConvertError): never {
   throw new ConvertFailure(error);
-}
-
-function bad(field: string, reason: string, extra: Obj = {}): never {
-  raise(errors.invalidParams({ field, index: null, reason, ...extra }));
 }
 
 function take<T>(r: Conv<T>, prefix: readonly (string | number)[], lost: Loss[]): T {
@@ -102,17 +93,16 @@ function take<T>(r: Conv<T>, prefix: readonly (string | number)[], lost: Loss[])
 }
 
 function checkSessionId(src: Obj): void {
-  if (typeof src.sessionId !== "string") bad("sessionId", "not_string");
+  if (typeof src.sessionId !== "string") bad("sessionId", "not_string", NOT_LISTED);
 }
 
 /** The raw params object after §4.10 (rules 1-7, optional dedupe), `sessionId` and `cwd` checks. */
 function lifecycleParams(raw: unknown, ctx: RootsContext, hasSessionId: boolean, lost: Loss[]): Obj {
-  if (!isObject(raw)) bad("params", "not_object");
+  if (!isObject(raw)) bad("params", "not_object", NOT_LISTED);
   // H §4.10: roots first, on the raw params, before anything else reads them.
   const dirs = validateAdditionalDirectories(raw, {
     agentSupports: ctx.agentSupportsDirectories,
     platform: ctx.platform,
-    dedupeRoots: ctx.dedupeRoots,
   });
   const src = take(dirs, [], lost);
   if (hasSessionId) checkSessionId(src);
@@ -136,8 +126,8 @@ function systemPromptConverted(
   lost: Loss[],
 ): unknown {
   if (sp === null || sp === undefined) return sp;
-  if (!isObject(sp)) bad("systemPrompt", "not_object");
-  if (!Array.isArray(sp.content)) bad("systemPrompt.content", "not_array");
+  if (!isObject(sp)) bad("systemPrompt", "not_object", NOT_LISTED);
+  if (!Array.isArray(sp.content)) bad("systemPrompt.content", "not_array", NOT_LISTED);
   const content = (sp.content as unknown[]).map((b, i) => {
     const r = convert(b as never, opts);
     if (!r.ok) {
@@ -286,9 +276,9 @@ export function resumeSessionRequestToV2(
 /** The v2 `replayFrom` cursor: `true` = replay from the start; unknown cursors are -32602 (v2 rule). */
 function wantsReplay(rf: unknown): boolean {
   if (rf === undefined || rf === null) return false;
-  if (!isObject(rf)) bad("replayFrom", "not_object");
-  if (typeof rf.type !== "string") bad("replayFrom.type", "not_string");
-  if (rf.type !== replayTable.start) bad("replayFrom", replayTable.unsupportedReason, { type: rf.type });
+  if (!isObject(rf)) bad("replayFrom", "not_object", NOT_LISTED);
+  if (typeof rf.type !== "string") bad("replayFrom.type", "not_string", NOT_LISTED);
+  if (rf.type !== replayTable.start) bad("replayFrom", replayTable.unsupportedReason, { index: null, type: rf.type });
   return true;
 }
 
@@ -346,13 +336,13 @@ export function forkSessionRequestToV1(
 // session/list (H §4.5) and SessionInfo (H §4.6)
 
 /** v2 cursor → the string a v1 client sees: `""` becomes the sentinel, `acp-bridge:…` is escaped. */
-export function wrapCursor(c: string): string {
+function wrapCursor(c: string): string {
   if (c === "") return cursorTable.empty;
   return c.startsWith(cursorTable.prefix) ? cursorTable.escape + c : c;
 }
 
 /** A cursor a v1 client sends back → the v2 cursor (inverse of `wrapCursor` on its image). */
-export function unwrapCursor(c: string): string {
+function unwrapCursor(c: string): string {
   if (c === cursorTable.empty) return "";
   if (c.startsWith(cursorTable.escape)) {
     const inner = c.slice(cursorTable.escape.length);
@@ -362,7 +352,7 @@ export function unwrapCursor(c: string): string {
 }
 
 function checkCursor(x: unknown, field: string): void {
-  if (x !== undefined && x !== null && typeof x !== "string") bad(field, "not_string");
+  if (x !== undefined && x !== null && typeof x !== "string") bad(field, "not_string", NOT_LISTED);
 }
 
 /** toV2: unwrap; a v1 string outside `wrapCursor`'s image ("" itself...) is stashed to stay exact. */
@@ -383,7 +373,7 @@ function cursorToV1(out: Obj, key: string, env: Envelope | undefined): void {
 }
 
 function listRequest(x: unknown, ctx: ListToContext): { split: ListFilterSplit<Obj>; src: Obj } {
-  if (!isObject(x)) bad("params", "not_object");
+  if (!isObject(x)) bad("params", "not_object", NOT_LISTED);
   const split = takeListDirectoriesFilter(x, { agentSupports: ctx.agentSupportsDirectories, platform: ctx.platform });
   if (!split.ok) raise(split.error);
   const src = split.value.params;
@@ -429,23 +419,20 @@ export function listSessionsRequestToV1(
 }
 
 function sessionsOf(src: Obj): unknown[] {
-  if (!Array.isArray(src.sessions)) bad("sessions", "not_array");
+  if (!Array.isArray(src.sessions)) bad("sessions", "not_array", NOT_LISTED);
   return src.sessions as unknown[];
 }
 
 /** A: v2 `session/list` result → v1 (`nextCursor` wrapped, each SessionInfo converted). */
-export function listSessionsResponseToV1(
-  x: v2.ListSessionsResponse,
-  opts: ConvertOptions,
-): Conv<v1.ListSessionsResponse> {
+export function listSessionsResponseToV1(x: unknown, opts: ConvertOptions): Conv<v1.ListSessionsResponse> {
   return attempt(() => {
-    const src: unknown = x;
-    if (!isObject(src)) bad("result", "not_object");
+    const src = x;
+    if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const out: Obj = { ...src };
     out.sessions = sessionsOf(src).map((s, i) =>
-      take(sessionInfoToV1(s as v2.SessionInfo, opts), ["sessions", i], lost),
+      take(listedSessionToV1(s as v2.SessionInfo, opts), ["sessions", i], lost),
     );
     checkCursor(src.nextCursor, "nextCursor");
     cursorToV1(out, "nextCursor", env);
@@ -454,19 +441,16 @@ export function listSessionsResponseToV1(
 }
 
 /** B: v1 `session/list` result → v2 (`nextCursor` unwrapped, `updatedAt` made RFC 3339). */
-export function listSessionsResponseToV2(
-  x: v1.ListSessionsResponse,
-  opts: ConvertOptions,
-): Conv<v2.ListSessionsResponse> {
+export function listSessionsResponseToV2(x: unknown, opts: ConvertOptions): Conv<v2.ListSessionsResponse> {
   return attempt(() => {
-    const src: unknown = x;
-    if (!isObject(src)) bad("result", "not_object");
+    const src = x;
+    if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
     const out: Obj = { ...src };
     out.sessions = sessionsOf(src).map((s, i) =>
-      take(sessionInfoToV2(s as v1.SessionInfo, opts), ["sessions", i], lost),
+      take(listedSessionToV2(s as v1.SessionInfo, opts), ["sessions", i], lost),
     );
     checkCursor(src.nextCursor, "nextCursor");
     cursorToV2(out, "nextCursor", stash, lost);
@@ -474,46 +458,11 @@ export function listSessionsResponseToV2(
   });
 }
 
-// RFC 3339 as the v2 SDK's `z.iso.datetime({offset:true})` accepts it: `T`, seconds, `Z` or `±hh:mm`.
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
-// ISO 8601 calendar forms (extended or basic), reduced precision, `,` fractions, optional zone.
-const ISO8601 =
-  /^(\d{4})-?(\d{2})-?(\d{2})(?:[Tt ](\d{2})(?::?(\d{2})(?::?(\d{2})([.,]\d+)?)?)?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
-
-const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Calendar date, 24-hour clock without leap seconds, offset within ±23:59 (fields as digit strings). */
-function inRange(y = "0", mo = "0", d = "0", h = "00", mi = "00", se = "00", oh = "00", om = "00"): boolean {
-  const year = Number(y);
-  const month = Number(mo);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 && leap ? 29 : DAYS[month - 1];
-  const day = Number(d);
-  if (days === undefined || day < 1 || day > days) return false;
-  return Number(h) <= 23 && Number(mi) <= 59 && Number(se) <= 59 && Number(oh) <= 23 && Number(om) <= 59;
-}
-
-/**
- * `updatedAt` as RFC 3339 (H §4.6 B): unchanged when it already is; an ISO 8601 form rewritten
- * exactly (a zone-less time is read as UTC, never as the bridge's local zone, so the result does
- * not depend on the machine); `undefined` otherwise. Not `new Date(x)`: it reads such forms as local.
- */
-export function toRfc3339(s: string): string | undefined {
-  const r = RFC3339.exec(s);
-  if (r) return inRange(...r.slice(1)) ? s : undefined;
-  const m = ISO8601.exec(s.trim());
-  if (!m) return undefined;
-  const [, y = "", mo = "", d = "", h = "00", mi = "00", se = "00", frac = "", , sign, oh, om = "00"] = m;
-  if (!inRange(y, mo, d, h, mi, se, oh, om)) return undefined;
-  const zone = sign === undefined || oh === undefined ? "Z" : `${sign}${oh}:${om}`;
-  return `${y}-${mo}-${d}T${h}:${mi}:${se}${frac.replace(",", ".")}${zone}`;
-}
-
 /** B↓: v1 `SessionInfo` → v2: `updatedAt` made RFC 3339 or omitted, the original in `residual.updatedAt`. */
-export function sessionInfoToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v2.SessionInfo> {
+function listedSessionToV2(x: unknown, opts: ConvertOptions): Conv<v2.SessionInfo> {
   return attempt(() => {
-    const src: unknown = x;
-    if (!isObject(src)) bad("sessions[]", "not_object");
+    const src = x;
+    if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
@@ -536,11 +485,11 @@ export function sessionInfoToV2(x: v1.SessionInfo, opts: ConvertOptions): Conv<v
   });
 }
 
-/** A↓: v2 `SessionInfo` → v1 (copied; a form `sessionInfoToV2` would rewrite is stashed). */
-export function sessionInfoToV1(x: v2.SessionInfo, opts: ConvertOptions): Conv<v1.SessionInfo> {
+/** A↓: v2 `SessionInfo` → v1 (copied; a form `listedSessionToV2` would rewrite is stashed). */
+function listedSessionToV1(x: unknown, opts: ConvertOptions): Conv<v1.SessionInfo> {
   return attempt(() => {
-    const src: unknown = x;
-    if (!isObject(src)) bad("sessions[]", "not_object");
+    const src = x;
+    if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const stash = new Stash(2, opts);
@@ -553,56 +502,4 @@ export function sessionInfoToV1(x: v2.SessionInfo, opts: ConvertOptions): Conv<v
     }
     return ok(finish(out, stash, meta) as v1.SessionInfo, lost);
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// session/close (H §4.7) and session/delete (H §4.8): identical shapes, `sessionId` checked.
-
-function sessionScoped<T extends object>(x: T): Conv<T> {
-  return attempt(() => {
-    const src: unknown = x;
-    if (!isObject(src)) bad("params", "not_object");
-    checkSessionId(src);
-    return ok({ ...src } as T);
-  });
-}
-
-/** Both versions' object results; a `null` result (v1 docs) reads as `{}` (H §0). */
-function emptyResult<T extends object>(x: T): Conv<T> {
-  return attempt(() => {
-    const src: unknown = x;
-    if (src === null || src === undefined) return ok({} as T);
-    if (!isObject(src)) bad("result", "not_object");
-    return ok({ ...src } as T);
-  });
-}
-
-export function closeSessionRequestToV2(x: v1.CloseSessionRequest): Conv<v2.CloseSessionRequest> {
-  return sessionScoped(x);
-}
-export function closeSessionRequestToV1(x: v2.CloseSessionRequest): Conv<v1.CloseSessionRequest> {
-  return sessionScoped(x);
-}
-export function closeSessionResponseToV2(x: v1.CloseSessionResponse): Conv<v2.CloseSessionResponse> {
-  return emptyResult(x);
-}
-export function closeSessionResponseToV1(x: v2.CloseSessionResponse): Conv<v1.CloseSessionResponse> {
-  return emptyResult(x);
-}
-export function deleteSessionRequestToV2(x: v1.DeleteSessionRequest): Conv<v2.DeleteSessionRequest> {
-  return sessionScoped(x);
-}
-export function deleteSessionRequestToV1(x: v2.DeleteSessionRequest): Conv<v1.DeleteSessionRequest> {
-  return sessionScoped(x);
-}
-export function deleteSessionResponseToV2(x: v1.DeleteSessionResponse): Conv<v2.DeleteSessionResponse> {
-  return emptyResult(x);
-}
-export function deleteSessionResponseToV1(x: v2.DeleteSessionResponse): Conv<v1.DeleteSessionResponse> {
-  return emptyResult(x);
-}
-
-/** -32002 for a session the bridge knows is gone or unknown (emulated close/resume, H §2.3, §7.1). */
-export function sessionNotFound(sessionId: string): ConvertError {
-  return errors.resourceNotFound({ sessionId, reason: "session not found" });
 }

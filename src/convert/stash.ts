@@ -8,6 +8,7 @@ export const STASH_KEY = "acp-bridge";
 export const STASH_VERSION = 1;
 
 export type Version = 1 | 2;
+/** @internal Part of ConvertOptions; exported for the property tests' level lists. */
 export type StashLevel = "off" | "compact" | "full";
 
 export interface ConvertOptions {
@@ -18,7 +19,6 @@ export interface ConvertOptions {
 }
 
 export const DEFAULT_STASH_MAX_BYTES = 256 * 1024;
-export const defaultOptions: ConvertOptions = { stash: "compact", stashMaxBytes: DEFAULT_STASH_MAX_BYTES };
 
 /**
  * The `--stash` setting. `auto`: a stash only toward a peer that named itself a bridge in `initialize`,
@@ -57,7 +57,7 @@ export interface Envelope {
   readonly synthetic?: readonly string[];
 }
 
-export function isEnvelope(x: unknown): x is Envelope {
+function isEnvelope(x: unknown): x is Envelope {
   if (!isObject(x) || x.v !== STASH_VERSION) return false;
   if (x.from !== 1 && x.from !== 2) return false;
   if (typeof x.hadMeta !== "boolean") return false;

@@ -25,7 +25,7 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { terminalConventionTable as TC } from "../../mappings/terminal.js";
 import { isObject, isString } from "./json.js";
 import { Stash, type ConvertOptions } from "./stash.js";
-import { isAbsolutePath } from "./tool-call.js";
+import { isAbsoluteAnywhere } from "./paths.js";
 
 type Obj = Record<string, unknown>;
 
@@ -69,6 +69,7 @@ const ESC = 0x1b;
  * Terminal output as plain text: UTF-8 decoded leniently, CSI/OSC/other escape sequences and C0
  * controls removed (except `\n` and `\t`), `\r\n` → `\n`, a lone `\r` returns to the line start so
  * later text overwrites (progress bars), `\b` moves back one character.
+ * @internal Runs inside the terminal rendering; exported for its unit tests.
  */
 export function sanitize(bytes: Uint8Array): string {
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
@@ -142,7 +143,10 @@ function fenceFor(body: string): string {
   return "`".repeat(Math.max(3, longest + 1));
 }
 
-/** The text a v1 client sees for a terminal: fenced transcript, then how it ended. */
+/**
+ * The text a v1 client sees for a terminal: fenced transcript, then how it ended.
+ * @internal Runs inside the terminal rendering; exported for its unit tests.
+ */
 export function transcript(t: TerminalState): string {
   const output = sanitize(t.bytes);
   let body = t.command !== undefined ? `$ ${t.command}\n` : "";
@@ -272,7 +276,7 @@ export function conventionOf(meta: unknown): { events: ConventionEvent[]; rest: 
   const info = entry(TC.keys.info);
   if (info) {
     const cwd = info.value[TC.fields.cwd];
-    of(info.id).info = isString(cwd) && isAbsolutePath(cwd) ? { cwd } : {};
+    of(info.id).info = isString(cwd) && isAbsoluteAnywhere(cwd) ? { cwd } : {};
     Reflect.deleteProperty(rest, TC.keys.info);
   }
   for (const key of [TC.keys.output, TC.keys.outputDelta]) {

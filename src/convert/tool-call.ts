@@ -1,7 +1,6 @@
 // Tool calls, their content items and locations v1 ⇄ v2 (T §2.4, §3.2, §3.4, the content items of
 // §2.5; T §6 rows ToolKind, ToolCallStatus, ToolCallContent.type). The engine keeps the state.
 
-import { posix, win32 } from "node:path";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { placeholder } from "../../mappings/content.js";
@@ -25,7 +24,7 @@ import {
   type DiffStage,
   type FileTexts,
 } from "./diff.js";
-import { isObject, isString, jsonEqual } from "./json.js";
+import { isObject, isString, jsonEqual, metaOf } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -37,6 +36,7 @@ import {
   Stash,
   unstash,
 } from "./stash.js";
+import { resolvePath } from "./paths.js";
 
 type Obj = Record<string, unknown>;
 
@@ -97,7 +97,7 @@ export function isPermissionPreAnnouncement(u: unknown): boolean {
 
 /** Whether a v1 tool call message is an A bridge's announcement for a permission subject. */
 export function isPermissionAnnouncement(m: V1ToolCallMessage): boolean {
-  return m.sessionUpdate === "tool_call" && isSynthetic(unstash((m as Obj)._meta, 2).env, FOR_PERMISSION);
+  return m.sessionUpdate === "tool_call" && isSynthetic(unstash(metaOf(m), 2).env, FOR_PERMISSION);
 }
 
 // ---- tool calls, v2 → v1 (A↓) ----
@@ -116,8 +116,8 @@ export function toolCallUpdateToV1(u: v2.ToolCallUpdate, ctx: ToolCallToV1Contex
  * Whether a v2 update is a re-sent v1 `tool_call` that B turned into nulls (stash `op:"tool_call"`):
  * the engine then sends the result of `toolCallUpdateToV1` as a v1 `tool_call`.
  */
-export function restoresV1ToolCall(u: v2.ToolCallUpdate): boolean {
-  const { env } = unstash((u as Obj)._meta, 1);
+export function restoresV1ToolCall(u: unknown): boolean {
+  const { env } = unstash(metaOf(u), 1);
   return residualOf(env, "op") === TOOL_CALL_OP;
 }
 
@@ -125,12 +125,15 @@ export function restoresV1ToolCall(u: v2.ToolCallUpdate): boolean {
  * Whether a v2 update stands for a v1 `tool_call_update` about a tool call the v1 client never saw
  * announced (stash `op:"tool_call_update"`): the engine sends it back as that update, not as a `tool_call`.
  */
-export function restoresV1Update(u: v2.ToolCallUpdate): boolean {
-  const { env } = unstash((u as Obj)._meta, 1);
+export function restoresV1Update(u: unknown): boolean {
+  const { env } = unstash(metaOf(u), 1);
   return residualOf(env, "op") === UPDATE_OP;
 }
 
-/** The v1 title shown for a v2 tool call without one (T §2.4 A↓-1). */
+/**
+ * The v1 title shown for a v2 tool call without one (T §2.4 A↓-1).
+ * @internal Runs inside the tool-call converters; exported for its unit tests.
+ */
 export function fallbackTitle(u: v2.ToolCallUpdate, titleHint?: string): string {
   const src = u as Obj;
   return (
@@ -245,6 +248,7 @@ function chunkRest(c: Obj): Obj {
 /**
  * A v1 `tool_call` → v2 `tool_call_update` (T §2.4 B↓-1): all fields for an unseen ID; for a seen one
  * (a wholesale replacement) absent fields become `null`.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
  */
 export function toolCallToV2(tc: v1.ToolCall, ctx: ToolCallToV2Context): Conv<v2.ToolCallUpdate> {
   return attempt(() => bodyToV2(tc, ctx, true) as Converted<v2.ToolCallUpdate>);
@@ -255,9 +259,12 @@ export function toolCallUpdateToV2(u: v1.ToolCallUpdate, ctx: ToolCallToV2Contex
   return attempt(() => bodyToV2(u, ctx, false) as Converted<v2.ToolCallUpdate>);
 }
 
-/** Whether a v1 tool call was invented by A to carry a non-tool-call permission subject (T §4). */
-export function isSyntheticToolCall(u: v1.ToolCall | v1.ToolCallUpdate): boolean {
-  return isSynthetic(unstash((u as Obj)._meta, 2).env, "toolCall");
+/**
+ * Whether a v1 tool call was invented by A to carry a non-tool-call permission subject (T §4).
+ * @internal Reads the mark A puts on a stand-in tool call; exported for the chain tests.
+ */
+export function isSyntheticToolCall(u: unknown): boolean {
+  return isSynthetic(unstash(metaOf(u), 2).env, "toolCall");
 }
 
 function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markUnseenUpdate = false): Converted<Obj> {
@@ -415,18 +422,24 @@ function asChunks(
 
 // ---- tool-call content (T §3.2, §2.5) ----
 
-/** v2 content items → v1 (A↓): diffs via diff.ts, terminals rendered, unknown types as placeholders. */
+/**
+ * v2 content items → v1 (A↓): diffs via diff.ts, terminals rendered, unknown types as placeholders.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function toolCallContentToV1(items: v2.ToolCallContent[], ctx: ToolCallToV1Context): Conv<v1.ToolCallContent[]> {
   return attempt(() => contentListToV1(items, ctx, []) as Converted<v1.ToolCallContent[]>);
 }
 
-/** v1 content items → v2 (B↓): restores stashed items and diff groups; client terminals as text. */
+/**
+ * v1 content items → v2 (B↓): restores stashed items and diff groups; client terminals as text.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function toolCallContentToV2(items: v1.ToolCallContent[], ctx: ToolCallToV2Context): Conv<v2.ToolCallContent[]> {
   return attempt(() => contentListToV2(items, ctx, []) as Converted<v2.ToolCallContent[]>);
 }
 
 /** What a v1 text item standing for a v2 terminal stashes (T §2.5, §7.2 `terminal` + `bytes`). */
-export interface TerminalStash {
+interface TerminalStash {
   /** `{terminalId, command?, cwd?, exitStatus?, size?}` as the A renderer kept it. */
   readonly terminal: Readonly<Obj> & { readonly terminalId: string };
   /** The raw output, base64 (only at `full`): B re-emits it as an `output` snapshot. */
@@ -436,6 +449,7 @@ export interface TerminalStash {
 /**
  * The v2 terminal a v1 text item stands for, so B can re-emit its `terminal_update` (T §2.5 B↓-3).
  * Looks at the item's stash and at its text block's.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
  */
 export function terminalStashOf(item: v1.ToolCallContent): TerminalStash | undefined {
   const src = item as Obj;
@@ -536,7 +550,7 @@ function contentListToV2(items: unknown, ctx: ToolCallToV2Context, at: Path): Co
     const src = expectObject(x, [...at, i]);
     expectString(src.type, [...at, i, "type"]);
     // A v2 diff that A split into several v1 items comes back once, from its first item (T §3.3-5).
-    const group = diffStashOf(src as v1.ToolCallContent);
+    const group = diffStashOf(src);
     if (group !== undefined) {
       if (group.original !== undefined) {
         if (!restored.has(group.group)) out.push(group.original);
@@ -598,12 +612,18 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
 
 // ---- locations (T §3.4) ----
 
-/** A v2 location → v1 (A↓): passes; restores a stashed `line:0` or relative `path`. */
+/**
+ * A v2 location → v1 (A↓): passes; restores a stashed `line:0` or relative `path`.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function locationToV1(loc: v2.ToolCallLocation, opts: ConvertOptions): Conv<v1.ToolCallLocation> {
   return attempt(() => ok(locToV1(loc, opts, []) as v1.ToolCallLocation));
 }
 
-/** A v1 location → v2 (B↓): `line:0` → `null`, a relative path resolved against `cwd`, both stashed. */
+/**
+ * A v1 location → v2 (B↓): `line:0` → `null`, a relative path resolved against `cwd`, both stashed.
+ * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
+ */
 export function locationToV2(
   loc: v1.ToolCallLocation,
   ctx: { readonly opts: ConvertOptions; readonly cwd?: string | undefined },
@@ -636,7 +656,7 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
     stash.keep("line", 0);
     lost.push({ path: ["line"], reason: "v2 lines start at 1" });
   }
-  const resolved = cwd === undefined ? undefined : resolvePath(cwd, path);
+  const resolved = resolvePath(cwd, path);
   if (resolved !== undefined && resolved !== path) {
     out.path = resolved;
     stash.keep("path", path);
@@ -646,29 +666,21 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
   return ok(out, lost);
 }
 
-/** Whether a path is absolute, POSIX or Windows (drive or UNC). */
-export function isAbsolutePath(p: string): boolean {
-  return p.startsWith("/") || p.startsWith("\\\\") || /^[A-Za-z]:[\\/]/.test(p);
-}
-
-/**
- * `p` resolved against the session `cwd` when it is relative (T §3.3 B↓-1, §3.4); `undefined` when it
- * is already absolute or `cwd` is not (resolution must never fall back on the bridge's own cwd).
- */
-export function resolvePath(cwd: string, p: string): string | undefined {
-  if (isAbsolutePath(p) || !isAbsolutePath(cwd)) return undefined;
-  return cwd.startsWith("/") ? posix.resolve(cwd, p) : win32.resolve(cwd, p);
-}
-
 // ---- enums (T §3.4, §6) ----
 
-/** The v1 tool kind for a v2 one, and whether the original must be stashed (`kind`). */
+/**
+ * The v1 tool kind for a v2 one, and whether the original must be stashed (`kind`).
+ * @internal Runs inside the tool-call converters; exported for its unit tests.
+ */
 export function toolKindToV1(kind: string): { value: v1.ToolKind; changed: boolean } {
   const d = downgrade(toolCallTable.kind, kind);
   return { value: d.value as v1.ToolKind, changed: d.changed };
 }
 
-/** The v1 status for a v2 one (`cancelled`→`failed`, `paused`/unknown→`in_progress`), and whether to stash. */
+/**
+ * The v1 status for a v2 one (`cancelled`→`failed`, `paused`/unknown→`in_progress`), and whether to stash.
+ * @internal Runs inside the tool-call converters; exported for its unit tests.
+ */
 export function toolCallStatusToV1(status: string): { value: v1.ToolCallStatus; changed: boolean } {
   const d = downgrade(toolCallTable.status, status);
   return { value: d.value as v1.ToolCallStatus, changed: d.changed };

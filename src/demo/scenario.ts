@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync,
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-export const KNOWN_TAGS = [
+const KNOWN_TAGS = [
   "chunks",
   "thought",
   "plan",
@@ -27,15 +27,16 @@ export const KNOWN_TAGS = [
   "error",
   "term",
 ] as const;
+/** @internal The demo scenario's tags; exported for test/support/arbitrary.ts. */
 export type Tag = (typeof KNOWN_TAGS)[number];
 
 /** What a prompt without any known tag does: the demo's turn. */
-export const DEFAULT_TAGS: readonly Tag[] = ["chunks", "plan", "tool"];
-export const DEFAULT_SLOW_MS = 30_000;
+const DEFAULT_TAGS: readonly Tag[] = ["chunks", "plan", "tool"];
+const DEFAULT_SLOW_MS = 30_000;
 export const CRASH_EXIT_CODE = 3;
-export const SCRIPTED_ERROR = { code: -32603, message: "Scripted failure", data: { tag: "error" } } as const;
+const SCRIPTED_ERROR = { code: -32603, message: "Scripted failure", data: { tag: "error" } } as const;
 
-export interface PlanEntrySpec {
+interface PlanEntrySpec {
   readonly content: string;
   readonly priority: "high" | "medium" | "low";
   readonly status: "pending" | "in_progress" | "completed";
@@ -62,6 +63,7 @@ export interface ToolSpec {
   readonly terminal?: { readonly cwd: string };
 }
 
+/** @internal The demo scenario's steps; exported for the model tests. */
 export type Step =
   | {
       readonly type: "say";
@@ -96,11 +98,11 @@ export type ToolResult =
   | { readonly status: "failed"; readonly text: string }
   | { readonly status: "cancelled" };
 
-export type ReadResult =
+type ReadResult =
   | { readonly ok: true; readonly content: string }
   | { readonly ok: false; readonly code: number; readonly message: string };
 
-export interface TurnError {
+interface TurnError {
   readonly code: number;
   readonly message: string;
   readonly data?: unknown;
@@ -122,7 +124,10 @@ export interface TurnHost {
   crash(): Promise<never>;
 }
 
-/** The tags in a prompt text, and the `[slow:<ms>]` argument if given. */
+/**
+ * The tags in a prompt text, and the `[slow:<ms>]` argument if given.
+ * @internal Runs inside the demo agents' prompt handling; exported for test/peers.test.ts.
+ */
 export function parseTags(text: string): { tags: Set<Tag>; slowMs?: number } {
   const tags = new Set<Tag>();
   let slowMs: number | undefined;

@@ -3,7 +3,10 @@
 import { appendFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
-/** One message on the wire, seen from the peer that records it. `raw` replaces `msg` for a line that is not JSON. */
+/**
+ * One message on the wire, seen from the peer that records it. `raw` replaces `msg` for a line that is not JSON.
+ * @internal The demo's wire record; exported for the test harness.
+ */
 export interface WireEntry {
   readonly dir: "in" | "out";
   readonly msg?: unknown;
@@ -12,6 +15,7 @@ export interface WireEntry {
 
 export type LineSink = (dir: "in" | "out", line: string) => void;
 
+/** @internal Used by the demo; exported for test/support/peers.ts, which records wires the same way. */
 export function wireEntry(dir: "in" | "out", line: string): WireEntry {
   try {
     return { dir, msg: JSON.parse(line) as unknown };
@@ -20,7 +24,10 @@ export function wireEntry(dir: "in" | "out", line: string): WireEntry {
   }
 }
 
-/** Splits a byte stream into lines (LF or CRLF); blank lines are skipped as the SDK does. */
+/**
+ * Splits a byte stream into lines (LF or CRLF); blank lines are skipped as the SDK does.
+ * @internal Used by the demo; exported for test/support/peers.ts.
+ */
 export class LineSplitter {
   private readonly decoder = new TextDecoder();
   private rest = "";
@@ -48,7 +55,10 @@ export class LineSplitter {
   }
 }
 
-/** Passes bytes through unchanged and reports each complete line. */
+/**
+ * Passes bytes through unchanged and reports each complete line.
+ * @internal Used by the demo; exported for test/support/peers.ts.
+ */
 export function tapReadable(
   input: ReadableStream<Uint8Array>,
   onLine: (line: string) => void,
@@ -67,7 +77,10 @@ export function tapReadable(
   );
 }
 
-/** A writable that reports each complete line, then writes through; a write settles when the target's does. */
+/**
+ * A writable that reports each complete line, then writes through; a write settles when the target's does.
+ * @internal Used by the demo; exported for test/support/peers.ts.
+ */
 export function tapWritable(
   output: WritableStream<Uint8Array>,
   onLine: (line: string) => void,

@@ -2,6 +2,7 @@
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
 import { limits } from "../../mappings/limits.js";
+import { notInitialized, type ErrorData } from "../convert/errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -34,7 +35,10 @@ export interface BridgeConfig extends HandshakeConfig {
 
 type Phase = "awaiting-init" | "negotiating" | "ready" | "closed";
 
-/** Agent notifications kept while the handshake runs (beyond: dropped, logged). */
+/**
+ * Agent notifications kept while the handshake runs (beyond: dropped, logged).
+ * @internal Exported for the test at the limit (test/engine/core.test.ts).
+ */
 export const MAX_EARLY_NOTIFICATIONS = 64;
 
 /** Collects the answers to one received batch, to send them back as one array (H §7.7). */
@@ -107,7 +111,7 @@ export class Bridge {
    * A message the bridge will not parse: a request gets -32600; a response settles the request it
    * answers with -32603 (its requester must not wait forever); anything else is logged and dropped.
    */
-  private unreadable(link: Link, envelope: Envelope, why: { message: string; data: Record<string, unknown> }): void {
+  private unreadable(link: Link, envelope: Envelope, why: { message: string; data: ErrorData }): void {
     if (envelope.kind === "request" && envelope.id !== undefined) {
       link.fail(envelope.id, rpcErrors.invalidRequest(why.message, why.data));
     } else if (envelope.kind === "response" && envelope.id !== undefined) {
@@ -318,10 +322,7 @@ export class Bridge {
         }
         this.client.fail(
           m.msg.id,
-          rpcErrors.invalidRequest(`ACP connection must be initialized before '${m.msg.method}'`, {
-            reason: this.phase === "negotiating" ? "initialize_in_progress" : "not_initialized",
-            method: m.msg.method,
-          }),
+          notInitialized(m.msg.method, this.phase === "negotiating" ? "initialize_in_progress" : "not_initialized"),
         );
         return;
       case "notification":
@@ -343,13 +344,7 @@ export class Bridge {
         if (!this.agent.deliver(m.msg)) this.config.log.debug("dropped an agent response to no request", m.msg.id);
         return;
       case "request":
-        this.agent.fail(
-          m.msg.id,
-          rpcErrors.invalidRequest(`ACP connection must be initialized before '${m.msg.method}'`, {
-            reason: "not_initialized",
-            method: m.msg.method,
-          }),
-        );
+        this.agent.fail(m.msg.id, notInitialized(m.msg.method));
         return;
       case "notification":
         if (this.phase === "negotiating" && this.early.length < MAX_EARLY_NOTIFICATIONS) {

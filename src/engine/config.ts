@@ -22,6 +22,7 @@ import type { Pairing, ProtocolChoice, Version } from "./handshake.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
+import { isObject } from "../convert/json.js";
 
 export interface BridgeOptions {
   readonly agentProtocol: ProtocolChoice;
@@ -56,26 +57,23 @@ function stashPolicy(options: BridgeOptions): StashPolicy {
   return { setting: options.stash ?? DEFAULT_STASH_SETTING, maxBytes: DEFAULT_STASH_MAX_BYTES };
 }
 
-export function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
+function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
   return {
     stash: stashPolicy(options),
     log,
     platform: options.platform ?? defaultPlatform(),
     ackGraceMs: options.ackGraceMs ?? DEFAULT_ACK_GRACE_MS,
     closeDrainMs: DEFAULT_CLOSE_DRAIN_MS,
-    // No schema has a usage opt-in: v2 unstable defines idle `usage`, and the stable schema's open
-    // objects accept it, so the v1 agent's turn usage always reaches the client (issue 7 item 3a).
-    clientWantsUsage: true,
     diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   };
 }
 
-export function defaultPlatform(): Platform {
+function defaultPlatform(): Platform {
   return process.platform === "win32" ? "windows" : "posix";
 }
 
-export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
+function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
   return {
     stash: stashPolicy(options),
     log,
@@ -91,10 +89,6 @@ export function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   };
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /** Same version both sides: the client's params go as they are, with the negotiated version. */

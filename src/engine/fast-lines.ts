@@ -17,7 +17,7 @@ export type FastPath = (from: Link, line: Buffer) => boolean;
  * Longest line a fast path scans: the scan's byte loop costs more per byte than JSON.parse, and wins
  * by building nothing, which pays only on short lines (the bulk of a stream: chunks, tool updates).
  */
-export const MAX_FAST_LINE_BYTES = 1024;
+const MAX_FAST_LINE_BYTES = 1024;
 
 export function fastPathFor(
   mode: Translator["mode"],

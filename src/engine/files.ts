@@ -17,7 +17,7 @@ const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The file's text, or `undefined` when it is not a readable UTF-8 text file of at most `maxBytes`. */
-export function readTextFile(path: string, maxBytes: number): string | undefined {
+function readTextFile(path: string, maxBytes: number): string | undefined {
   if (maxBytes <= 0) return undefined;
   let fd: number;
   try {

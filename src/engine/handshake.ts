@@ -2,8 +2,9 @@
 // from its request; the agent's is probed: the client's own version first (pass-through when the
 // agent speaks it), the other one on the agent's answer, on -32022, or on a strict -32600/-32602.
 // Agents of either upstream answering rule are handled.
-import { clientFacingVersion } from "../convert/initialize.js";
-import { ErrorCodes } from "../convert/result.js";
+import { answeredVersion, clientFacingVersion, retryVersionFrom } from "../convert/initialize.js";
+import { isObject } from "../convert/json.js";
+import { ErrorCodes } from "../convert/errors.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
 import type { Link } from "./link.js";
@@ -42,7 +43,10 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
 
 const other = (v: Version): Version => (v === 1 ? 2 : 1);
 
-/** H §1.3: the version the bridge speaks with the client, unless the user forced one. */
+/**
+ * H §1.3: the version the bridge speaks with the client, unless the user forced one.
+ * @internal Runs inside negotiate; exported for bench, interop and the e2e tests.
+ */
 export function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
   const r = clientFacingVersion(params);
   if (!r.ok) return { error: r.error };
@@ -67,12 +71,11 @@ class Deadline {
 }
 
 function protocolOf(resp: ResponseMessage): unknown {
-  const r = resp.result as { protocolVersion?: unknown } | undefined;
-  return r?.protocolVersion;
+  return isObject(resp.result) ? resp.result.protocolVersion : undefined;
 }
 
 function asRecord(x: unknown): Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
+  return isObject(x) ? x : {};
 }
 
 /** Run the handshake for a client `initialize`. */
@@ -108,21 +111,19 @@ export async function negotiate(
       const e = resp.error;
       if (e.code === ErrorCodes.unsupportedProtocolVersion && !retried32022) {
         retried32022 = true;
-        const supported = (e.data as { supported?: unknown } | undefined)?.supported;
-        const usable = Array.isArray(supported) ? supported.filter((x): x is Version => x === 1 || x === 2) : [];
-        const v = usable.length > 0 ? (Math.max(...usable) as Version) : undefined;
+        const v = retryVersionFrom(e.data);
         if (v === undefined || v === sent)
           return {
             error: rpcErrors.internal("Agent handshake failed", {
               reason: "agent supports no protocol version the bridge speaks",
-              supported,
+              supported: isObject(e.data) ? e.data.supported : undefined,
             }),
           };
         sent = v;
         resp = await send(sent);
         continue;
       }
-      if ((e.code === -32602 || e.code === -32600) && !retriedShape) {
+      if ((e.code === ErrorCodes.invalidParams || e.code === ErrorCodes.invalidRequest) && !retriedShape) {
         retriedShape = true;
         sent = other(sent);
         resp = await send(sent);
@@ -130,12 +131,12 @@ export async function negotiate(
       }
       return { error: e };
     }
-    const pv = protocolOf(resp);
-    if (pv !== 1 && pv !== 2)
+    const pv = answeredVersion(resp.result);
+    if (pv === undefined)
       return {
         error: rpcErrors.internal("Agent handshake failed", {
           reason: "agent answered an unsupported protocol version",
-          agentProtocolVersion: pv,
+          agentProtocolVersion: protocolOf(resp),
         }),
       };
     if (pv !== sent) {
@@ -143,10 +144,17 @@ export async function negotiate(
       const first = resp;
       sent = pv;
       const again = await send(sent);
-      if (isResp(again) && !again.error && protocolOf(again) === pv) resp = again;
+      if (isResp(again) && !again.error && answeredVersion(again.result) === pv) resp = again;
       else if (pv === 1)
         resp = first; // v1 agent refused a repeat: keep what it answered (reduced caps)
-      else return isResp(again) ? { error: again.error ?? rpcErrors.internal("Agent handshake failed") } : again;
+      else
+        return isResp(again)
+          ? {
+              error:
+                again.error ??
+                rpcErrors.internal("Agent handshake failed", { reason: "agent failed the repeated initialize" }),
+            }
+          : again;
     }
     const accepted = config.pairing(vc, sent).accept(clientParams, asRecord(resp.result));
     if ("error" in accepted) return accepted;

@@ -24,7 +24,7 @@ export function idKey(id: Id): string {
 }
 
 /** The requests one peer has sent and that await our answer. */
-export class InboundTable {
+class InboundTable {
   private readonly map = new Map<string, Inbound>();
 
   open(id: Id, method: string): Inbound {
@@ -111,7 +111,7 @@ export class RequestRoute {
   }
 }
 
-export function passAnswer(resp: ResponseMessage): Answer {
+function passAnswer(resp: ResponseMessage): Answer {
   if (resp.error) return { error: resp.error };
   return { result: resp.result };
 }

@@ -9,7 +9,8 @@ import {
   type Handlers,
   type Sender,
 } from "../../mappings/methods.js";
-import type { Conv, ConvertError } from "../convert/result.js";
+import type { ConvertError } from "../convert/errors.js";
+import type { Conv } from "../convert/result.js";
 import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
@@ -50,7 +51,7 @@ export function malformed(method: string, detail: unknown): Answer {
  * JavaScript peer dispatching through a plain object would reach `Object.prototype` with it, so it
  * is an unknown method (-32601), never forwarded.
  */
-export function isExtension(method: string): boolean {
+function isExtension(method: string): boolean {
   return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX) && method !== "__proto__";
 }
 

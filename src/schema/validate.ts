@@ -63,11 +63,12 @@ function instance(): Ajv2020 {
   return a;
 }
 
+/** @internal Runs inside the strict checks; exported for test/support/schema.ts. */
 export function hasDef(version: SchemaVersion, def: string): boolean {
   return Object.hasOwn(schemaOf(version).$defs, def);
 }
 
-export function validatorFor(version: SchemaVersion, def: string): ValidateFunction {
+function validatorFor(version: SchemaVersion, def: string): ValidateFunction {
   const key = `${version}#${def}`;
   let fn = cache.get(key);
   if (!fn) {
@@ -89,7 +90,7 @@ export interface SchemaProblem {
  * Ajv reports every failed `anyOf` branch (15 to 66 errors for one mistake). Keep the errors that
  * explain the most: drop union bookkeeping, keep the deepest instance paths.
  */
-export function pruneErrors(errs: readonly ErrorObject[]): SchemaProblem[] {
+function pruneErrors(errs: readonly ErrorObject[]): SchemaProblem[] {
   const real = errs.filter((e) => !["anyOf", "oneOf", "not", "if", "const"].includes(e.keyword));
   const pool = real.length > 0 ? real : [...errs];
   const depth = (e: ErrorObject) => (e.instancePath === "" ? 0 : e.instancePath.split("/").length);
@@ -111,8 +112,4 @@ export function check(version: SchemaVersion, def: string, value: unknown): Sche
   const fn = validatorFor(version, def);
   if (fn(value)) return undefined;
   return pruneErrors(fn.errors ?? []);
-}
-
-export function describeProblems(problems: readonly SchemaProblem[]): string {
-  return problems.map((p) => `${p.path} ${p.message}`).join("; ");
 }

@@ -3,7 +3,7 @@
 // `--strict` and by the tests for every message the bridge emits.
 import { check, schemaOf, type SchemaVersion } from "./validate.js";
 
-export interface MethodDefs {
+interface MethodDefs {
   readonly requests: Map<string, { def: string; side: string }>;
   readonly notifications: Map<string, { def: string; side: string }>;
   readonly responses: Map<string, string>;
@@ -11,7 +11,10 @@ export interface MethodDefs {
 
 const defsCache = new Map<SchemaVersion, MethodDefs>();
 
-/** Params and result `$defs` per method, from the schema's `x-method` / `x-side` annotations. */
+/**
+ * Params and result `$defs` per method, from the schema's `x-method` / `x-side` annotations.
+ * @internal Runs inside defsFor; exported for the test peers' schema checks.
+ */
 export function methodDefs(version: SchemaVersion): MethodDefs {
   let d = defsCache.get(version);
   if (d) return d;
@@ -28,7 +31,10 @@ export function methodDefs(version: SchemaVersion): MethodDefs {
   return d;
 }
 
-/** The params and result `$defs` of a method (any side). */
+/**
+ * The params and result `$defs` of a method (any side).
+ * @internal Runs inside the strict checks; exported for test/support/wire-schema.ts.
+ */
 export function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
   const d = methodDefs(version);
   const params = d.requests.get(method)?.def ?? d.notifications.get(method)?.def;

@@ -3,7 +3,7 @@
 // `id`, `method`, `session`, then `params`, or `is_error` and `payload` for responses.
 import { createWriteStream, type WriteStream } from "node:fs";
 
-export const BRIDGE_NAME = "acp-bridge";
+const BRIDGE_NAME = "acp-bridge";
 type Side = "client" | "agent";
 
 export interface TraceEvent {
@@ -26,7 +26,7 @@ function sessionOf(params: unknown): string | undefined {
 }
 
 /** The trace event for one message travelling `from` → `to`. */
-export function traceEvent(msg: unknown, from: string, to: string, ts: number): TraceEvent | undefined {
+function traceEvent(msg: unknown, from: string, to: string, ts: number): TraceEvent | undefined {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return undefined;
   const m = msg as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
   const base = { ts, protocol: "acp" as const, from, to };

@@ -46,7 +46,7 @@ function countUpTo(line: Uint8Array, byte: number, limit: number): number {
   return n;
 }
 
-export type EnvelopeKind = "request" | "notification" | "response" | "unknown";
+type EnvelopeKind = "request" | "notification" | "response" | "unknown";
 
 export interface Envelope {
   readonly kind: EnvelopeKind;

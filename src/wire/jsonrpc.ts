@@ -2,6 +2,7 @@
 // come from json-rpc-2.0; its server/client classes do not fit a proxy (they own ids, drop foreign
 // responses), so routing is ours.
 import { createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID } from "json-rpc-2.0";
+import { isObject } from "../convert/json.js";
 
 export type Id = JSONRPCID;
 
@@ -39,10 +40,6 @@ export type Classified =
 
 function isId(x: unknown): x is Id {
   return typeof x === "string" || typeof x === "number" || x === null;
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /** Classify one parsed JSON value (not a batch). */
@@ -93,41 +90,5 @@ export function notification(method: string, params: unknown): NotificationMessa
   return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
 }
 
-export const rpcErrors = {
-  parse: (data?: unknown): RpcError => ({
-    code: -32700,
-    message: "Parse error",
-    ...(data === undefined ? {} : { data }),
-  }),
-  invalidRequest: (message = "Invalid Request", data?: unknown): RpcError => ({
-    code: -32600,
-    message,
-    ...(data === undefined ? {} : { data }),
-  }),
-  methodNotFound: (data?: unknown): RpcError => ({
-    code: -32601,
-    message: "Method not found",
-    ...(data === undefined ? {} : { data }),
-  }),
-  invalidParams: (data?: unknown): RpcError => ({
-    code: -32602,
-    message: "Invalid params",
-    ...(data === undefined ? {} : { data }),
-  }),
-  internal: (message = "Internal error", data?: unknown): RpcError => ({
-    code: -32603,
-    message,
-    ...(data === undefined ? {} : { data }),
-  }),
-  cancelled: (data?: unknown): RpcError => ({
-    code: -32800,
-    message: "Request cancelled",
-    ...(data === undefined ? {} : { data }),
-  }),
-  /** A bound of mappings/limits.ts was reached: `data` names it, its value and the option that sets it. */
-  limit: (row: { reason: string; option: string | undefined }, value: number): RpcError => ({
-    code: -32603,
-    message: `Bridge limit reached: ${row.reason} (${value})`,
-    data: { reason: row.reason, limit: value, ...(row.option === undefined ? {} : { option: row.option }) },
-  }),
-};
+// The one error vocabulary lives with the converters; the engine reaches it here.
+export { rpcErrors } from "../convert/errors.js";

@@ -7,12 +7,15 @@
 // see a record: only bridges write them, only toward bridges.
 import { isObject } from "../convert/json.js";
 
-/** Next to the stash envelope (`_meta["acp-bridge"]`), which converters consume on the way. */
+/**
+ * Next to the stash envelope (`_meta["acp-bridge"]`), which converters consume on the way.
+ * @internal Exported for the tests that read the key-order record.
+ */
 export const KEY_ORDER_KEY = "acp-bridge/order";
 
 type Obj = Record<string, unknown>;
 
-export interface KeyOrderRecord {
+interface KeyOrderRecord {
   /** The version of the message the order was taken from: restored when written in that version. */
   readonly v: 1 | 2;
   /** Whether the root had `_meta` before the record was added. */
@@ -42,7 +45,10 @@ function collect(value: unknown, pointer: string, out: Record<string, string[]>)
   for (const k of keys) collect(value[k], `${pointer}/${escapeToken(k)}`, out);
 }
 
-/** The key order of a message's params or result, or `undefined` when there is no order to keep. */
+/**
+ * The key order of a message's params or result, or `undefined` when there is no order to keep.
+ * @internal Runs inside restoreKeyOrder; exported for its unit test.
+ */
 export function keyOrderOf(msg: Obj, version: 1 | 2): KeyOrderRecord | undefined {
   const field = rootField(msg);
   if (!field) return undefined;

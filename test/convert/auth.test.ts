@@ -2,23 +2,17 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { counterpart } from "../../mappings/methods.js";
+import { methodRow } from "../../mappings/methods.js";
 import {
   authMethodsToV1,
   authMethodsToV2,
   authMethodToV1,
   authMethodToV2,
-  loginRequestToV1,
-  loginRequestToV2,
-  loginResponseToV1,
-  loginResponseToV2,
-  logoutRequestToV1,
-  logoutRequestToV2,
-  logoutResponseToV1,
-  logoutResponseToV2,
   restoreOmitted,
 } from "../../src/convert/auth.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { logoutUnsupported } from "../../src/convert/errors.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
@@ -40,39 +34,17 @@ function toV1(m: unknown, opts = defaultOptions): v1.AuthMethod {
 
 describe("H §3.1 authenticate ⇄ auth/login, logout ⇄ auth/logout", () => {
   it("renames the methods through the method table", () => {
-    expect(counterpart(1, "authenticate")).toBe("auth/login");
-    expect(counterpart(2, "auth/login")).toBe("authenticate");
-    expect(counterpart(1, "logout")).toBe("auth/logout");
-    expect(counterpart(2, "auth/logout")).toBe("logout");
-  });
-
-  it("passes login params and results through unchanged, _meta included", () => {
-    const params = { methodId: "agent-login", _meta: { traceparent: "00-1-2-01" } };
-    const v2Params = value(loginRequestToV2(params, defaultOptions));
-    expectValid("v2", "LoginAuthRequest", v2Params);
-    expect(v2Params).toEqual(params);
-    expect(v2Params).not.toBe(params);
-    expect(value(loginRequestToV1(v2Params, defaultOptions))).toEqual(params);
-    expect(value(loginResponseToV2({}, defaultOptions))).toEqual({});
-    expect(value(loginResponseToV1({ _meta: null }, defaultOptions))).toEqual({ _meta: null });
-  });
-
-  it("passes logout params and results through unchanged", () => {
-    expect(value(logoutRequestToV2({ _meta: { x: 1 } }, defaultOptions))).toEqual({ _meta: { x: 1 } });
-    expect(value(logoutRequestToV1({}, defaultOptions, { agentSupportsLogout: true }))).toEqual({});
-    expect(value(logoutResponseToV2({}, defaultOptions))).toEqual({});
-    expect(value(logoutResponseToV1({}, defaultOptions))).toEqual({});
+    expect(methodRow(1, "authenticate")?.v2).toBe("auth/login");
+    expect(methodRow(2, "auth/login")?.v1).toBe("authenticate");
+    expect(methodRow(1, "logout")?.v2).toBe("auth/logout");
+    expect(methodRow(2, "auth/logout")?.v1).toBe("logout");
   });
 
   it("refuses auth/logout toward a v1 agent without auth.logout with -32601", () => {
-    const r = logoutRequestToV1({}, defaultOptions, { agentSupportsLogout: false });
-    expect(r).toEqual({
-      ok: false,
-      error: {
-        code: -32601,
-        message: "Method not found",
-        data: { method: "auth/logout", reason: "v1 agent does not support logout" },
-      },
+    expect(logoutUnsupported()).toEqual({
+      code: -32601,
+      message: "Method not found",
+      data: { method: "auth/logout", reason: "v1 agent does not support logout" },
     });
   });
 });
@@ -247,37 +219,5 @@ describe("H §3 auth (properties)", () => {
       v2: [["type"], ["methodId"], ["name"], ["env"], ["env", "*"], ["env", "*", "name"]],
     },
     levels: ["compact", "full"],
-  });
-
-  convertsLosslessly<v1.AuthenticateRequest, v2.LoginAuthRequest>({
-    name: "AuthenticateRequest ⇄ LoginAuthRequest",
-    v1: { schema: "v1", def: "AuthenticateRequest" },
-    v2: { schema: "v2", def: "LoginAuthRequest" },
-    toV2: loginRequestToV2,
-    toV1: loginRequestToV1,
-  });
-
-  convertsLosslessly<v1.AuthenticateResponse, v2.LoginAuthResponse>({
-    name: "AuthenticateResponse ⇄ LoginAuthResponse",
-    v1: { schema: "v1", def: "AuthenticateResponse" },
-    v2: { schema: "v2", def: "LoginAuthResponse" },
-    toV2: loginResponseToV2,
-    toV1: loginResponseToV1,
-  });
-
-  convertsLosslessly<v1.LogoutRequest, v2.LogoutAuthRequest>({
-    name: "LogoutRequest ⇄ LogoutAuthRequest",
-    v1: { schema: "v1", def: "LogoutRequest" },
-    v2: { schema: "v2", def: "LogoutAuthRequest" },
-    toV2: logoutRequestToV2,
-    toV1: (x, o) => logoutRequestToV1(x, o, { agentSupportsLogout: true }),
-  });
-
-  convertsLosslessly<v1.LogoutResponse, v2.LogoutAuthResponse>({
-    name: "LogoutResponse ⇄ LogoutAuthResponse",
-    v1: { schema: "v1", def: "LogoutResponse" },
-    v2: { schema: "v2", def: "LogoutAuthResponse" },
-    toV2: logoutResponseToV2,
-    toV1: logoutResponseToV1,
   });
 });

@@ -1,13 +1,21 @@
 import { describe, expect, it } from "vitest";
-import {
-  availableCommandsToV1,
-  availableCommandsToV2,
-  availableCommandToV1,
-  availableCommandToV2,
-} from "../../src/convert/command.js";
+import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { availableCommandsToV1, availableCommandsToV2 } from "../../src/convert/command.js";
+import type { Conv } from "../../src/convert/result.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
-import { value } from "../support/conv.js";
+import { value, within } from "../support/conv.js";
+
+// One command, through the update converters the engine calls.
+const AT = ["availableCommands", 0] as const;
+function availableCommandToV1(c: unknown, o: ConvertOptions): Conv<v1.AvailableCommand> {
+  return within(availableCommandsToV1({ availableCommands: [c] } as never, o), AT);
+}
+function availableCommandToV2(c: unknown, o: ConvertOptions): Conv<v2.AvailableCommand> {
+  return within(availableCommandsToV2({ availableCommands: [c] } as never, o), AT);
+}
 
 const opts = options("compact");
 
@@ -56,7 +64,7 @@ describe("available_commands_update (T §2.8, T §6 AvailableCommand(Input).type
 
   it("keeps the name and description of a command of unknown type and stashes the rest as raw", () => {
     const item = { type: "_workflow", name: "deploy", description: "Deploy it", steps: [1, 2] };
-    const r = availableCommandToV1(item as never, opts);
+    const r = availableCommandToV1(item, opts);
     const out = value(r);
     expect(out).toEqual({
       name: "deploy",

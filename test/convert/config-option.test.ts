@@ -15,7 +15,8 @@ import {
   syntheticModeOptionId,
 } from "../../src/convert/config-option.js";
 import type { Conv } from "../../src/convert/result.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";

@@ -51,7 +51,7 @@ function restore(items: readonly Obj[], opts: ConvertOptions = compact, toolKind
   const out: unknown[] = [];
   const seen = new Set<number>();
   for (const it of items) {
-    const group = diffStashOf(it as v1.ToolCallContent);
+    const group = diffStashOf(it);
     if (group) {
       if (group.original && !seen.has(group.group)) out.push(group.original);
       seen.add(group.group);

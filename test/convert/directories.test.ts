@@ -1,9 +1,6 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  dedupeRoots,
   filterSessionsByDirectories,
-  isAbsolutePath,
   takeListDirectoriesFilter,
   validateAdditionalDirectories,
   type Platform,
@@ -22,8 +19,8 @@ import {
   type SessionToV1Context,
   type SessionToV2Context,
 } from "../../src/convert/session.js";
-import { defaultOptions } from "../../src/convert/stash.js";
-import { numRuns } from "../support/properties.js";
+import { isAbsoluteOn } from "../../src/convert/paths.js";
+import { defaultOptions } from "../support/conv.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
 
 const posix = { agentSupports: true, platform: "posix" as Platform };
@@ -205,7 +202,7 @@ describe("H §4.10 rule 5: absolute paths per platform", () => {
   ];
   for (const [path, platform, absolute] of cases) {
     it(`${absolute ? "accepts" : "rejects"} ${JSON.stringify(path)} on ${platform}`, () => {
-      expect(isAbsolutePath(path, platform)).toBe(absolute);
+      expect(isAbsoluteOn(path, platform)).toBe(absolute);
       const r = validateAdditionalDirectories(
         { cwd: "x", additionalDirectories: [path] },
         { agentSupports: true, platform },
@@ -244,39 +241,6 @@ describe("H §4.10 validateAdditionalDirectories on raw params", () => {
   it("rejects params that are not an object", () => {
     const r = validateAdditionalDirectories([] as object, posix);
     expect(!r.ok && r.error.data.reason).toBe("not_object");
-  });
-
-  it("with dedupeRoots drops exact repeats and cwd, keeps nested roots and first-occurrence order", () => {
-    const r = validateAdditionalDirectories(
-      { cwd: "/w/app", additionalDirectories: ["/w/lib", "/w/app", "/w/lib", "/w/app/sub", "/w/lib/"] },
-      { ...posix, dedupeRoots: true },
-    );
-    expect(r.ok && r.value.additionalDirectories).toEqual(["/w/lib", "/w/app/sub", "/w/lib/"]);
-    expect(r.ok && r.lost.map((l) => l.path)).toEqual([
-      ["additionalDirectories", 1],
-      ["additionalDirectories", 2],
-    ]);
-  });
-
-  it("dedupeRoots is the identity on lists without repeats", () => {
-    fc.assert(
-      fc.property(fc.uniqueArray(fc.string()), (list) => {
-        expect(dedupeRoots(list, undefined)).toEqual({ roots: list, removed: [] });
-      }),
-      { numRuns: numRuns() },
-    );
-  });
-
-  it("dedupeRoots keeps every distinct root exactly once, in first-occurrence order", () => {
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom("/a", "/b", "/c", "/d")), fc.constantFrom("/a", "/z"), (list, cwd) => {
-        const { roots, removed } = dedupeRoots(list, cwd);
-        const expected = [...new Set(list)].filter((p) => p !== cwd);
-        expect(roots).toEqual(expected);
-        expect(roots.length + removed.length).toBe(list.length);
-      }),
-      { numRuns: numRuns() },
-    );
   });
 });
 

@@ -9,27 +9,22 @@ import {
   agentFlagsFromV2,
   clientCapabilitiesToV2,
   clientFlagsFromV1,
-  clientFlagsFromV2,
 } from "../../src/convert/capabilities.js";
 import {
   answeredVersion,
   bridgeMarkerOf,
   clientFacingVersion,
-  dualInitializeRequest,
   initializeRequestToV1,
   initializeRequestToV2,
   initializeResponseToV1,
   initializeResponseToV2,
-  INVALID_VERSION_MESSAGE,
-  noSessionSurface,
-  notInitialized,
   retryVersionFrom,
-  tunnelAdvertised,
-  v1InitAddsInformation,
   type BridgeMarker,
   type InitializeRequestToV1Context,
 } from "../../src/convert/initialize.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { noSessionSurface, notInitialized } from "../../src/convert/errors.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";
 import { expectValid, schemaOf } from "../support/schema.js";
@@ -102,7 +97,7 @@ describe("H §1.3 client-facing version", () => {
         ok: false,
         error: {
           code: -32602,
-          message: INVALID_VERSION_MESSAGE,
+          message: "initialize.protocolVersion must be a valid ACP protocol version",
           data: { field: "protocolVersion", reason: "invalid_protocol_version" },
         },
       });
@@ -136,34 +131,6 @@ describe("H §1.4 agent-side probe helpers", () => {
     expect(answeredVersion({ protocolVersion: 1 })).toBe(1);
     expect(answeredVersion({ protocolVersion: 2 })).toBe(2);
     expect(answeredVersion({ protocolVersion: 3 })).toBeUndefined();
-  });
-
-  it("re-sends INIT1 only when it tells a v1 agent more than its defaults", () => {
-    expect(v1InitAddsInformation({ protocolVersion: 1 })).toBe(false);
-    expect(
-      v1InitAddsInformation({
-        protocolVersion: 1,
-        clientCapabilities: {
-          terminal: false,
-          auth: { terminal: false },
-          fs: { writeTextFile: false, readTextFile: false },
-        },
-      }),
-    ).toBe(false);
-    expect(v1InitAddsInformation({ protocolVersion: 1, clientInfo: { name: "zed", version: "1" } })).toBe(true);
-    expect(v1InitAddsInformation({ protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } })).toBe(true);
-  });
-
-  it("adds the v1 root keys to INIT2 in dual mode", () => {
-    const init2 = { protocolVersion: 2, info: { name: "zed", version: "1" } };
-    const init1 = {
-      protocolVersion: 1,
-      clientInfo: { name: "zed", version: "1" },
-      clientCapabilities: { terminal: false },
-    };
-    const dual = dualInitializeRequest(init2, init1);
-    expect(dual).toEqual({ ...init2, clientInfo: init1.clientInfo, clientCapabilities: init1.clientCapabilities });
-    expectValid("v2", "InitializeRequest", dual);
   });
 });
 
@@ -252,9 +219,9 @@ describe("H §1.5, §2.1 initialize request, A (v1 client → v2 agent)", () => 
     expect(out.capabilities).toEqual({ auth: {} });
   });
 
-  it("stashes unstable plan and subagents, and offers plan back only to an unstable v1 agent", () => {
+  it("stashes unstable plan and subagents, restores them, and offers plan to no v1 agent on its own", () => {
     const p = { protocolVersion: 1, clientCapabilities: { plan: {}, subagents: { _meta: { s: 1 } }, zzvendor: true } };
-    const v2p = value(initializeRequestToV2(p as v1.InitializeRequest, defaultOptions, { unstable: true }));
+    const v2p = value(initializeRequestToV2(p as v1.InitializeRequest, defaultOptions));
     expectValid("v2u", "InitializeRequest", v2p);
     expect(v2p.capabilities?._meta).toEqual(
       stash(1, {
@@ -267,32 +234,11 @@ describe("H §1.5, §2.1 initialize request, A (v1 client → v2 agent)", () => 
         },
       }),
     );
-    expect(value(initializeRequestToV1(v2p, defaultOptions, { unstable: true, tunnel: true }))).toEqual(p);
+    expect(value(initializeRequestToV1(v2p, defaultOptions))).toEqual(p);
     const plain = value(
-      initializeRequestToV1({ protocolVersion: 2, info: { name: "c", version: "1" } }, defaultOptions, {
-        unstable: true,
-      }),
+      initializeRequestToV1({ protocolVersion: 2, info: { name: "c", version: "1" } }, defaultOptions),
     );
-    expect((plain.clientCapabilities as Json).plan).toEqual({});
-  });
-
-  it("advertises the tunnel in capabilities._meta and a chained B consumes it (H §6.4)", () => {
-    const out = reqToV2(
-      {
-        protocolVersion: 1,
-        clientCapabilities: { terminal: false, fs: { readTextFile: false, writeTextFile: false } },
-      },
-      defaultOptions,
-      {
-        advertiseTunnel: true,
-      },
-    );
-    expect(tunnelAdvertised(out.capabilities)).toBe(true);
-    const back = reqToV1(out);
-    expect(JSON.stringify(back)).not.toContain("acp-bridge");
-    expect(
-      tunnelAdvertised(reqToV2({ protocolVersion: 1 }, defaultOptions, { advertiseTunnel: true }).capabilities),
-    ).toBe(true);
+    expect((plain.clientCapabilities as Json).plan).toBeUndefined();
   });
 });
 
@@ -314,21 +260,12 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
     });
   });
 
-  it("offers fs and terminals when the bridge serves them (H §6.3)", () => {
-    const out = reqToV1({ protocolVersion: 2, info: zed }, defaultOptions, { serveFs: true, serveTerminal: true });
-    expect(out.clientCapabilities).toMatchObject({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
-  });
-
-  it("restores a stashed v1 fs/terminal offer only with the tunnel (H §6.4)", () => {
+  it("never offers a v1 agent a stashed fs/terminal offer: nobody answers those calls (H §6)", () => {
     const v2p = reqToV2({
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true, _meta: { m: 1 } }, terminal: true },
     });
-    expect(reqToV1(v2p, defaultOptions, { tunnel: true }).clientCapabilities).toEqual({
-      fs: { readTextFile: true, writeTextFile: true, _meta: { m: 1 } },
-      terminal: true,
-    });
-    expect(reqToV1(v2p, defaultOptions, { tunnel: false }).clientCapabilities).toEqual({
+    expect(reqToV1(v2p, defaultOptions).clientCapabilities).toEqual({
       fs: { readTextFile: false, writeTextFile: false, _meta: { m: 1 } },
       terminal: false,
     });
@@ -371,7 +308,7 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
       [{ name: "n" }, "info.version", "not_string"],
     ];
     for (const [info, field, reason] of cases) {
-      const r = initializeRequestToV1({ protocolVersion: 2, info } as v2.InitializeRequest, defaultOptions);
+      const r = initializeRequestToV1({ protocolVersion: 2, info }, defaultOptions);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error).toMatchObject({ code: -32602, data: { field, reason } });
     }
@@ -639,12 +576,6 @@ describe("H §2.2, §3.3 initialize result, A (v2 agent → v1 client)", () => {
     expect(bridgeMarkerOf(out._meta)).toEqual(marker);
     expect(resToV2(out)).toEqual(agent);
   });
-
-  it("accepts the tunnel in the v2 result capabilities (H §6.4)", () => {
-    const out = resToV2({ protocolVersion: 1, agentCapabilities: {} }, defaultOptions, { advertiseTunnel: true });
-    expect(tunnelAdvertised(out.capabilities)).toBe(true);
-    expect(JSON.stringify(resToV1(out))).not.toContain("tunnel");
-  });
 });
 
 describe("H §9 conformance 4: chained bridges are transparent", () => {
@@ -669,14 +600,9 @@ describe("H §9 conformance 4: chained bridges are transparent", () => {
     authMethods: [{ type: "terminal", id: "tty", name: "Login", env: { A: "1", B: "2" } }],
   };
 
-  it("v1 client → A → B → v1 agent: the agent sees the client's params (fs/terminal with the tunnel)", () => {
-    const atAgent = reqToV1(reqToV2(client), defaultOptions, { tunnel: true });
-    expect(atAgent).toEqual(client);
+  it("v1 client → A → B → v1 agent: no fs/terminal offer reaches the far agent, everything else is restored", () => {
+    const atAgent = reqToV1(reqToV2(client), defaultOptions);
     expect(JSON.stringify(atAgent)).not.toContain("acp-bridge");
-  });
-
-  it("without the tunnel the far agent is offered no fs/terminal, everything else is restored", () => {
-    const atAgent = reqToV1(reqToV2(client), defaultOptions, { tunnel: false });
     expect(atAgent).toEqual({
       ...client,
       clientCapabilities: {
@@ -769,22 +695,6 @@ describe("H §2.4 engine flags", () => {
     });
     expect(clientFlagsFromV1(undefined)).toMatchObject({ fsRead: false, terminal: false, booleanOptions: false });
     expect(clientFlagsFromV1({ _meta: { terminal_output: "yes" } }).terminalOutput).toBe(false);
-  });
-
-  it("reads v2 client flags: boolean options, notices, compaction and plans are baseline", () => {
-    expect(clientFlagsFromV2({ auth: { terminal: {} } })).toEqual({
-      fsRead: false,
-      fsWrite: false,
-      terminal: false,
-      terminalOutput: false,
-      booleanOptions: true,
-      notices: true,
-      compaction: true,
-      plan: true,
-      authTerminal: true,
-      elicitationForm: false,
-      elicitationUrl: false,
-    });
   });
 
   it("reads v1 agent flags", () => {
@@ -898,17 +808,15 @@ describe("H §2.1-2.2 capability table (mappings/capabilities.ts)", () => {
 
 describe("H §2 capability objects on their own", () => {
   it("rejects a capability object that is not an object", () => {
-    expect(clientCapabilitiesToV2(5 as unknown as v1.ClientCapabilities, defaultOptions).ok).toBe(false);
-    expect(
-      agentCapabilitiesToV1(null as unknown as v2.AgentCapabilities, defaultOptions, { authMethodsNonEmpty: false }).ok,
-    ).toBe(false);
+    expect(clientCapabilitiesToV2(5, defaultOptions).ok).toBe(false);
+    expect(agentCapabilitiesToV1(null, defaultOptions, { authMethodsNonEmpty: false }).ok).toBe(false);
   });
 
   it("never throws on arbitrary JSON capability values", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (x) => {
-        clientCapabilitiesToV2(x as v1.ClientCapabilities, defaultOptions);
-        agentCapabilitiesToV1(x as v2.AgentCapabilities, defaultOptions, { authMethodsNonEmpty: true });
+        clientCapabilitiesToV2(x, defaultOptions);
+        agentCapabilitiesToV1(x, defaultOptions, { authMethodsNonEmpty: true });
       }),
       { numRuns: numRuns() },
     );
@@ -917,23 +825,46 @@ describe("H §2 capability objects on their own", () => {
 
 const withVersion = (v: number) => (x: unknown) => ({ ...(x as object), protocolVersion: v });
 
+/** A v1 client's fs/terminal offers set to false: what a v1 agent behind the bridge is offered. */
+function withoutFsTerminalOffers(x: unknown): v1.InitializeRequest {
+  const o = { ...(x as Json) };
+  const caps = o.clientCapabilities;
+  if (typeof caps === "object" && caps !== null && !Array.isArray(caps)) {
+    const c: Json = { ...(caps as Json) };
+    if (c.terminal === true) c.terminal = false;
+    const fs = c.fs;
+    if (typeof fs === "object" && fs !== null && !Array.isArray(fs)) {
+      const f: Json = { ...(fs as Json) };
+      if (f.readTextFile === true) f.readTextFile = false;
+      if (f.writeTextFile === true) f.writeTextFile = false;
+      c.fs = f;
+    }
+    o.clientCapabilities = c;
+  }
+  return o as v1.InitializeRequest;
+}
+
 describe("H §1.5, §2.1-2.2 initialize (properties)", () => {
-  for (const [s1, s2, unstable] of [
-    ["v1", "v2", false],
-    ["v1u", "v2u", true],
+  for (const [s1, s2] of [
+    ["v1", "v2"],
+    ["v1u", "v2u"],
   ] as const) {
     convertsLosslessly<v1.InitializeRequest, v2.InitializeRequest>({
       name: `InitializeRequest ${s1} ⇄ ${s2}`,
       // protocolVersion is negotiated by the engine, not carried: each side gets its own.
-      v1: { schema: s1, def: "InitializeRequest", arb: arb(s1, "InitializeRequest").map(withVersion(1)) },
+      // The bridge offers a v1 agent no fs/terminal (H §6): a client's own offers do not come back.
+      v1: {
+        schema: s1,
+        def: "InitializeRequest",
+        arb: arb(s1, "InitializeRequest").map(withVersion(1)).map(withoutFsTerminalOffers),
+      },
       v2: {
         schema: s2,
         def: "InitializeRequest",
         arb: arb(s2, "InitializeRequest").map(withVersion(2)) as fc.Arbitrary<v2.InitializeRequest>,
       },
-      toV2: (x, o) => initializeRequestToV2(x, o, { unstable }),
-      // The tunnel is what lets a stashed fs/terminal offer reach the v1 agent (H §6.4).
-      toV1: (x, o) => initializeRequestToV1(x, o, { unstable, tunnel: true }),
+      toV2: (x, o) => initializeRequestToV2(x, o),
+      toV1: (x, o) => initializeRequestToV1(x, o),
       interpreted: { v2: [["info"], ["info", "name"], ["info", "version"]] },
       levels: ["compact", "full"],
     });
@@ -945,8 +876,8 @@ describe("H §1.5, §2.1-2.2 initialize (properties)", () => {
         def: "InitializeResponse",
         arb: arb(s2, "InitializeResponse").map(withVersion(2)) as fc.Arbitrary<v2.InitializeResponse>,
       },
-      toV2: (x, o) => initializeResponseToV2(x, o, { unstable }),
-      toV1: (x, o) => initializeResponseToV1(x, o, { unstable }),
+      toV2: (x, o) => initializeResponseToV2(x, o),
+      toV1: (x, o) => initializeResponseToV1(x, o),
       levels: ["compact", "full"],
     });
   }

@@ -12,7 +12,8 @@ import {
   type McpToV2Context,
 } from "../../src/convert/mcp.js";
 import type { Conv } from "../../src/convert/result.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
@@ -260,7 +261,7 @@ describe("H §4.2 MCP servers, B: v2 client → v1 agent (H §9 case 9)", () => 
   });
 
   it("rejects a server without a string type", () => {
-    expect(failure(mcpServerToV1({ name: "x" } as never, b())).data).toEqual({
+    expect(failure(mcpServerToV1({ name: "x" }, b())).data).toEqual({
       field: "mcpServers[0].type",
       index: 0,
       reason: "not_string",

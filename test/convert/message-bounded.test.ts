@@ -4,7 +4,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type * as v1 from "@agentclientprotocol/sdk";
-import { kindOfUpdate, type MessageKind } from "../../mappings/message.js";
+import type { MessageKind } from "../../mappings/message.js";
+import { kindOfUpdate } from "../support/message-kinds.js";
 import { limits } from "../../mappings/limits.js";
 import {
   chunkToV1,

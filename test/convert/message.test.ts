@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { kindOfUpdate, messageTable, type MessageKind } from "../../mappings/message.js";
+import { messageTable, type MessageKind } from "../../mappings/message.js";
 import {
   assignChunkId,
   type ChunkIdState,
@@ -23,6 +23,7 @@ import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
 import { value } from "../support/conv.js";
+import { kindOfUpdate } from "../support/message-kinds.js";
 
 const opts = options("compact");
 const off = options("off");

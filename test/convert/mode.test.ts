@@ -9,7 +9,6 @@ import {
   currentModeUpdateFor,
   currentModeUpdateToConfigOptionUpdate,
   modeBinding,
-  modeSetChanged,
   modesFromOptions,
   optionsChangedBeyondMode,
   setConfigOptionOnSyntheticToSetMode,
@@ -19,7 +18,7 @@ import {
   withCurrentMode,
   type AgentConfig,
 } from "../../src/convert/mode.js";
-import { defaultOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
@@ -235,8 +234,10 @@ describe("A: config_option_update with a mode change (T §2.7, H §9 case 11, T 
 
   it("reports a change to the set of modes, which v1 cannot hear about (H §5.5)", () => {
     const more = [{ ...modeOption, options: [...modeOption.options, { value: "arch", name: "Architect" }] }];
-    expect(modeSetChanged([modeOption], more)).toBe(true);
-    expect(modeSetChanged([modeOption], [{ ...modeOption, currentValue: "code" }])).toBe(false);
+    const changed = (prev: unknown[], next: unknown[]) =>
+      value(configOptionUpdateToV1Updates({ configOptions: next }, prev, v1Client, compact)).modesChanged;
+    expect(changed([modeOption], more)).toBe(true);
+    expect(changed([modeOption], [{ ...modeOption, currentValue: "code" }])).toBe(false);
     expect(
       value(configOptionUpdateToV1Updates({ configOptions: more }, [modeOption], v1Client, compact)).modesChanged,
     ).toBe(true);

@@ -2,15 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { v1ChunkToV2Updates } from "../../src/convert/message.js";
 import {
-  compactionSummaryChunkToV1,
   compactionSummaryChunkToV2,
-  compactionUpdateToV1,
   compactionUpdateToV2,
   gatedUpdateToV1,
   type NoticeGate,
-  noticeToV1,
   noticeToV2,
 } from "../../src/convert/notice.js";
+import type { Conv } from "../../src/convert/result.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
@@ -34,6 +33,17 @@ const uriOverrides = {
     ["ResourceLink", "ImageContent", "TextResourceContents", "BlobResourceContents"].map((d) => [d, withUri(d)]),
   ),
 };
+
+/** A body toward v1 through the engine's gate (a client that opted into everything), untagged again. */
+function gatedBodyToV1(tag: string) {
+  return (x: unknown, o: ConvertOptions): Conv<unknown> => {
+    const r = gatedUpdateToV1({ ...(x as object), sessionUpdate: tag } as never, all, o);
+    if (!r.ok) return r;
+    const body: Record<string, unknown> = { ...(r.value as object) };
+    Reflect.deleteProperty(body, "sessionUpdate");
+    return { ...r, value: body };
+  };
+}
 
 const warning = { sessionUpdate: "notice", severity: "warning", title: "Rate limited", description: "Retrying in 5 s" };
 
@@ -127,7 +137,7 @@ convertsLosslessly({
   v1: { schema: "v1", def: "Notice" },
   v2: { schema: "v2", def: "Notice" },
   toV2: (x) => noticeToV2(x as never),
-  toV1: (x) => noticeToV1(x as never),
+  toV1: gatedBodyToV1("notice"),
   interpreted: { v1: [["severity"], ["title"]], v2: [["severity"], ["title"]] },
 });
 
@@ -136,7 +146,7 @@ convertsLosslessly({
   v1: { schema: "v1", def: "CompactionUpdate", arb: arb("v1", "CompactionUpdate", uriOverrides) },
   v2: { schema: "v2", def: "CompactionUpdate" },
   toV2: (x, o) => compactionUpdateToV2(x as never, o),
-  toV1: (x, o) => compactionUpdateToV1(x as never, o),
+  toV1: gatedBodyToV1("compaction_update"),
   interpreted: { v1: [["compactionId"], ["summary", "*", "type"]], v2: [["compactionId"], ["summary", "*", "type"]] },
 });
 
@@ -145,6 +155,6 @@ convertsLosslessly({
   v1: { schema: "v1", def: "CompactionSummaryChunk", arb: arb("v1", "CompactionSummaryChunk", uriOverrides) },
   v2: { schema: "v2", def: "CompactionSummaryChunk" },
   toV2: (x, o) => compactionSummaryChunkToV2(x as never, o),
-  toV1: (x, o) => compactionSummaryChunkToV1(x as never, o),
+  toV1: gatedBodyToV1("compaction_summary_chunk"),
   interpreted: { v1: [["content", "type"]], v2: [["content", "type"]] },
 });

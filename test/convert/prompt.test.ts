@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { V1_BLOCK_TYPES } from "../../mappings/content.js";
 import {
   idleToPromptResponse,
-  idleUpdate,
   type PromptOutcomeV1,
   promptErrorToIdle,
   promptRequestToV1,
@@ -180,44 +179,33 @@ describe("A: v2 idle → v1 prompt response (T §1.3, T §6 idle stopReason)", (
 describe("B: v1 prompt response → v2 idle (T §1.5, §1.4-6)", () => {
   it("maps the five v1 stop reasons unchanged", () => {
     for (const s of ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] as const) {
-      const idle = value(promptResponseToIdle({ stopReason: s }, { clientWantsUsage: false }, opts));
+      const idle = value(promptResponseToIdle({ stopReason: s }));
       expect(idle).toEqual({ stopReason: s });
       expectValid("v2", "IdleStateUpdate", idle);
     }
   });
 
-  it("wraps the idle body into a state_update", () => {
-    const u = idleUpdate({ stopReason: "end_turn" });
-    expect(u).toEqual({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
-    expectValid("v2", "SessionUpdate", u);
-  });
-
   it("restores a stashed v2 stop reason, and omits it for a stashed null", () => {
     const a = result(idleToPromptResponse({ stopReason: "_vendor_stop", _meta: { k: 1 } } as never, noCancel, opts));
-    expect(value(promptResponseToIdle(a as never, { clientWantsUsage: false }, opts))).toEqual({
+    expect(value(promptResponseToIdle(a as never))).toEqual({
       stopReason: "_vendor_stop",
       _meta: { k: 1 },
     });
     const b = result(idleToPromptResponse({}, noCancel, opts));
-    expect(value(promptResponseToIdle(b as never, { clientWantsUsage: false }, opts))).toEqual({});
+    expect(value(promptResponseToIdle(b as never))).toEqual({});
   });
 
-  it("puts usage on the idle for a client that opted in, else into its stash", () => {
+  it("puts usage on the idle (no schema has an opt-in, issue 7 item 3a)", () => {
     const usage = { totalTokens: 3, inputTokens: 1, outputTokens: 2 };
     const resp = { stopReason: "end_turn", usage, _meta: { m: 1 } };
-    expect(value(promptResponseToIdle(resp as never, { clientWantsUsage: true }, opts))).toEqual(resp);
-    const r = promptResponseToIdle(resp as never, { clientWantsUsage: false }, opts);
-    const idle = value(r);
-    expect(idle).toEqual({
-      stopReason: "end_turn",
-      _meta: { m: 1, "acp-bridge": { v: 1, from: 1, hadMeta: true, residual: { usage } } },
-    });
+    const idle = value(promptResponseToIdle(resp as never));
+    expect(idle).toEqual(resp);
     expectValid("v2", "IdleStateUpdate", idle);
     expect(result(idleToPromptResponse(idle, noCancel, opts))).toEqual(resp);
   });
 
   it("answers an unknown v1 stop reason with the typed error", () => {
-    const r = promptResponseToIdle({ stopReason: "_x" } as never, { clientWantsUsage: false }, opts);
+    const r = promptResponseToIdle({ stopReason: "_x" } as never);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.data).toMatchObject({ field: "stopReason", reason: "unknown_variant" });
   });
@@ -272,22 +260,18 @@ function asResult(r: Conv<PromptOutcomeV1>): Conv<unknown> {
   throw new Error(`expected a result, got ${JSON.stringify(r.value)}`);
 }
 
-// A v2 agent sends idle usage only to a client that asked for it (T §1.5): without, none is generated.
-const noErrorIdle = (schema: "v2" | "v2u", usage: boolean) =>
-  arb(schema, "IdleStateUpdate").filter(
-    (i) => (i as { stopReason?: unknown }).stopReason !== "error" && (usage || !Object.hasOwn(i as object, "usage")),
-  );
+const noErrorIdle = (schema: "v2" | "v2u") =>
+  arb(schema, "IdleStateUpdate").filter((i) => (i as { stopReason?: unknown }).stopReason !== "error");
 
-for (const [v1s, v2s, wantsUsage] of [
-  ["v1", "v2", false],
-  ["v1u", "v2u", true],
-  ["v1u", "v2u", false],
+for (const [v1s, v2s] of [
+  ["v1", "v2"],
+  ["v1u", "v2u"],
 ] as const) {
   convertsLosslessly({
-    name: `PromptResponse ⇄ IdleStateUpdate (${v1s}/${v2s}, client ${wantsUsage ? "wants" : "lacks"} usage)`,
+    name: `PromptResponse ⇄ IdleStateUpdate (${v1s}/${v2s})`,
     v1: { schema: v1s, def: "PromptResponse" },
-    v2: { schema: v2s, def: "IdleStateUpdate", arb: noErrorIdle(v2s, wantsUsage) },
-    toV2: (x, o) => promptResponseToIdle(x as never, { clientWantsUsage: wantsUsage }, o),
+    v2: { schema: v2s, def: "IdleStateUpdate", arb: noErrorIdle(v2s) },
+    toV2: (x) => promptResponseToIdle(x as never),
     toV1: (x, o) => asResult(idleToPromptResponse(x as never, noCancel, o)),
     interpreted: { v1: [["stopReason"]] },
     levels: ["compact", "full"],
@@ -298,7 +282,7 @@ convertsLosslessly({
   name: "PromptResponse ⇄ IdleStateUpdate (cancel requested)",
   v1: { schema: "v1u", def: "PromptResponse" },
   v2: { schema: "v2u", def: "IdleStateUpdate" },
-  toV2: (x, o) => promptResponseToIdle(x as never, { clientWantsUsage: true }, o),
+  toV2: (x) => promptResponseToIdle(x as never),
   toV1: (x, o) => asResult(idleToPromptResponse(x as never, cancel, o)),
   interpreted: { v1: [["stopReason"]] },
 });

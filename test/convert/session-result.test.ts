@@ -12,7 +12,8 @@ import {
   resumeSessionResponseToV2,
   type ResultToV1,
 } from "../../src/convert/session-result.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";

@@ -3,13 +3,14 @@ import { describe, expect, it } from "vitest";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type { Conv } from "../../src/convert/result.js";
-import { defaultOptions, type ConvertOptions } from "../../src/convert/stash.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+import { resolvePath } from "../../src/convert/paths.js";
+import { defaultOptions } from "../support/conv.js";
 import {
   fallbackTitle,
   isSyntheticToolCall,
   locationToV1,
   locationToV2,
-  resolvePath,
   restoresV1ToolCall,
   restoresV1Update,
   terminalStashOf,

@@ -62,7 +62,6 @@ function rig(ackGraceMs = 0) {
   };
   const io: TurnIO = {
     ackGraceMs,
-    clientWantsUsage: false,
     toClient: { stash: "off", stashMaxBytes: 0 },
     write,
     errorForClient: (error) => error,

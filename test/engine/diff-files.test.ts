@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { diffTable } from "../../mappings/diff.js";
 import { gitPatchSection } from "../../src/convert/git-patch.js";
-import { readTextFile } from "../../src/engine/files.js";
+import { diffFiles } from "../../src/engine/files.js";
+
+/** The file's text as the engine reads it for a v1 snippet diff naming it, or `undefined`. */
+function readTextFile(path: string, maxBytes: number): string | undefined {
+  return diffFiles([{ type: "diff", path, oldText: "x", newText: "y" }], 1, maxBytes)?.get(path);
+}
 import { harness, type Harness } from "../support/harness.js";
 
 const S = "s1";

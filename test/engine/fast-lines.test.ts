@@ -7,7 +7,7 @@ import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { fastPathFor } from "../../src/engine/fast-lines.js";
 import { Link } from "../../src/engine/link.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../support/log.js";
 import { arb, jsonValue } from "../support/arbitrary.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { SessionA } from "../../src/engine/a/session.js";
 import { updateToV1, type UpdateContext } from "../../src/engine/a/updates.js";
 import type { Outgoing } from "../../src/engine/outgoing.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../support/log.js";
 import { numRuns, options } from "../support/properties.js";
 
 const context: UpdateContext = {

@@ -4,7 +4,7 @@ import { isUtf8 } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../support/log.js";
 import { baseOptions, harness } from "../support/harness.js";
 
 const init1 = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };

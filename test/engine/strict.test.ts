@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../support/log.js";
 import { strictHooks } from "../../src/schema/strict.js";
 import { baseOptions } from "../support/harness.js";
 

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../support/log.js";
 import type { SchemaVersion } from "../support/schema.js";
 import { baseOptions } from "../support/harness.js";
 import { arb } from "../support/arbitrary.js";

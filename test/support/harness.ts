@@ -2,7 +2,8 @@
 // Every message the bridge writes is schema-checked against the version of the side it goes to.
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
-import { silentLogger, type Logger } from "../../src/log.js";
+import type { Logger } from "../../src/log.js";
+import { silentLogger } from "./log.js";
 import { wireProblems } from "./wire-schema.js";
 
 export interface Harness {

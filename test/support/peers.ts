@@ -7,7 +7,7 @@ import { Readable, Writable } from "node:stream";
 import * as v1 from "@agentclientprotocol/sdk";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { LineSplitter, tapReadable, tapWritable, type WireEntry, wireEntry } from "../../src/demo/stdio.js";
-import { describeProblems } from "../../src/schema/validate.js";
+import { describeProblems } from "./schema.js";
 import { methodDefs } from "../../src/schema/wire.js";
 import { check, type SchemaVersion } from "./schema.js";
 

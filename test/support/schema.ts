@@ -1,5 +1,5 @@
 // Schema checks for tests: every message the bridge emits is validated per `$defs` name.
-import { check, describeProblems, type SchemaVersion } from "../../src/schema/validate.js";
+import { check, type SchemaProblem, type SchemaVersion } from "../../src/schema/validate.js";
 
 export { check, hasDef, schemaOf, type SchemaVersion } from "../../src/schema/validate.js";
 
@@ -10,4 +10,8 @@ export function expectValid(version: SchemaVersion, def: string, value: unknown)
       `not a valid ${version} ${def}: ${describeProblems(problems)}\n  value: ${JSON.stringify(value)?.slice(0, 2000)}`,
     );
   }
+}
+
+export function describeProblems(problems: readonly SchemaProblem[]): string {
+  return problems.map((p) => `${p.path} ${p.message}`).join("; ");
 }

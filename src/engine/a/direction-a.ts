@@ -8,9 +8,12 @@ import { limits } from "../../../mappings/limits.js";
 import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles, type DiffRendering } from "../../convert/diff.js";
 import { diffFiles } from "../files.js";
+import { agentExitedToV1 } from "../../convert/error.js";
+import { ErrorCodes, noSessionSurface } from "../../convert/errors.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject, isString } from "../../convert/json.js";
-import type { Conv, ConvertError } from "../../convert/result.js";
+import type { ConvertError } from "../../convert/errors.js";
+import type { Conv } from "../../convert/result.js";
 import type { McpSupport } from "../../convert/mcp.js";
 import {
   currentModeUpdateFor,
@@ -93,8 +96,6 @@ export interface AgentFlagsA {
   /** The v2 "agent" is a B bridge (its initialize result carries the marker, T §5.5). */
   readonly bridge?: boolean;
 }
-
-const SESSIONLESS = { reason: "agent advertises no session surface" };
 
 /** The -32602 answer to a client request without a string `sessionId`. */
 function noSessionId(msg: RequestMessage): readonly Outgoing[] {
@@ -244,7 +245,7 @@ export class DirectionA extends TranslatingMode {
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : undefined;
     if (method.startsWith("session/") && !this.agentFlags.hasSession) {
-      this.fail(msg, rpcErrors.methodNotFound({ method, ...SESSIONLESS }));
+      this.fail(msg, noSessionSurface(method));
       return;
     }
     if (OPENS_SESSION.has(method)) {
@@ -363,7 +364,7 @@ export class DirectionA extends TranslatingMode {
     const { params: out, directoriesFilter: filter } = r.value;
     this.down.forward(msg, "session/list", out, (resp) => {
       if (resp.error) return { error: resp.error };
-      const conv = listSessionsResponseToV1(resp.result as v2.ListSessionsResponse, this.toClient);
+      const conv = listSessionsResponseToV1(resp.result, this.toClient);
       if (failedConv(conv)) return malformed("session/list", conv.error.data);
       const result = conv.value;
       if (filter !== undefined && Array.isArray(result.sessions))
@@ -379,7 +380,7 @@ export class DirectionA extends TranslatingMode {
     this.down.forward(msg, msg.method, params, (resp) => {
       const s = this.sessions.get(sessionId);
       // Clients treat -32002 on close/delete as success; either way the session is over for us.
-      if (s && (!resp.error || resp.error.code === -32002)) {
+      if (s && (!resp.error || resp.error.code === ErrorCodes.resourceNotFound)) {
         // What the session still owes the client goes before the answer: its updates, its prompts' answers.
         this.write([...flushSession(s, this.updates), ...s.lifecycle.closed()]);
         s.closed = true;
@@ -613,12 +614,7 @@ export class DirectionA extends TranslatingMode {
 
   agentGone(info: ExitInfo): void {
     // T §1.2-9: every pending prompt fails visibly; no invented stop reason.
-    const error = rpcErrors.internal("Agent connection closed", {
-      reason: "agent_exited",
-      exitCode: info.code,
-      // The T §7.2 stash of the cause, for a client that reads stashes; a plain one has it above.
-      ...(this.toClient.stash !== "off" ? { "acp-bridge": { v: 1, reason: "agent_exited", exitCode: info.code } } : {}),
-    });
+    const error = agentExitedToV1(info.code, this.toClient);
     for (const s of this.sessions.values()) {
       this.write([...flushSession(s, this.updates), ...s.lifecycle.agentGone(error)]);
       s.dispose();

@@ -1,10 +1,7 @@
 // The handshake of direction A (H §1.5, §2): the v1 client's initialize rendered for the v2 agent,
 // the agent's answer rendered for the client, and the flags the translation depends on.
-import type * as v1 from "@agentclientprotocol/sdk";
-import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { clientFlagsFromV1 } from "../../convert/capabilities.js";
+import { agentFlagsFromV2, clientFlagsFromV1 } from "../../convert/capabilities.js";
 import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
-import { isObject } from "../../convert/json.js";
 import { optionsToward } from "../../convert/stash.js";
 import { VERSION } from "../../version.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -15,16 +12,7 @@ import type { ClientFlags } from "./updates.js";
 
 type Obj = Record<string, unknown>;
 
-function at(o: unknown, ...path: string[]): unknown {
-  let cur = o;
-  for (const k of path) cur = isObject(cur) ? cur[k] : undefined;
-  return cur;
-}
-
-/** A v2 capability marker: an object means supported (H §2 notation). */
-const marker = (x: unknown): boolean => isObject(x);
-
-export function clientFlagsA(params: Obj): ClientFlags {
+function clientFlagsA(params: Obj): ClientFlags {
   const f = clientFlagsFromV1(params.clientCapabilities);
   return {
     booleanOptions: f.booleanOptions,
@@ -36,16 +24,13 @@ export function clientFlagsA(params: Obj): ClientFlags {
   };
 }
 
-export function agentFlagsFromV2(result: Obj): AgentFlagsA {
-  const session = at(result, "capabilities", "session");
+/** The flags A reads, from the converter's flags of the agent's capabilities (H §2.4). */
+function agentFlagsA(result: Obj): AgentFlagsA {
+  const f = agentFlagsFromV2(result.capabilities, result.authMethods);
   return {
-    hasSession: marker(session),
-    additionalDirectories: marker(at(session, "additionalDirectories")),
-    mcp: {
-      stdio: marker(at(session, "mcp", "stdio")),
-      http: marker(at(session, "mcp", "http")),
-      acp: marker(at(session, "mcp", "acp")),
-    },
+    hasSession: f.hasSession,
+    additionalDirectories: f.addDirs,
+    mcp: { stdio: f.mcpStdio, http: f.mcpHttp, acp: f.mcpAcp },
     bridge: bridgeMarkerOf(result._meta) !== undefined,
   };
 }
@@ -56,15 +41,11 @@ export function pairingA(config: AConfig): Pairing {
   return {
     renderInit(clientParams) {
       // Whether the agent is a bridge is known only from its answer: the request gets the bridge level.
-      const r = initializeRequestToV2(
-        clientParams as unknown as v1.InitializeRequest,
-        optionsToward(config.stash, undefined),
-        {
-          protocolVersion: 2,
-          // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
-          bridgeMarker: MARKER,
-        },
-      );
+      const r = initializeRequestToV2(clientParams, optionsToward(config.stash, undefined), {
+        protocolVersion: 2,
+        // H §1.5: identify this bridge, so a B bridge standing in for the agent keeps key order for it.
+        bridgeMarker: MARKER,
+      });
       if (!r.ok) return { error: r.error };
       if (r.lost.length > 0)
         config.log.warnOnce(
@@ -75,11 +56,11 @@ export function pairingA(config: AConfig): Pairing {
     },
     accept(clientParams, agentResult) {
       const clientFlags = clientFlagsA(clientParams);
-      const agentFlags = agentFlagsFromV2(agentResult);
+      const agentFlags = agentFlagsA(agentResult);
       const toClient = optionsToward(config.stash, clientFlags.bridgePeer);
       // A B bridge in front: the result's key order rides to it (wire/key-order.ts).
       if (clientFlags.bridgePeer && toClient.stash !== "off") recordKeyOrder({ result: agentResult }, 2);
-      const r = initializeResponseToV1(agentResult as unknown as v2.InitializeResponse, toClient, {
+      const r = initializeResponseToV1(agentResult, toClient, {
         protocolVersion: 1,
         // Only a bridge in front looks for it (T §5.5); a plain client gets no `_meta["acp-bridge"]`.
         ...(clientFlags.bridgePeer ? { bridgeMarker: MARKER } : {}),

@@ -5,6 +5,7 @@
 // `running`. What a rule produces (answers, released messages) is returned, in order, for the
 // engine core to write; only the settle timer writes itself, through the core's writer.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { ErrorCodes } from "../../convert/errors.js";
 import { isObject, jsonEqual } from "../../convert/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
 import { limits } from "../../../mappings/limits.js";
@@ -113,7 +114,9 @@ export class PromptLifecycle {
     if (error) {
       this.remove(p);
       const answer =
-        p.cancelRequested && error.code === -32800 ? p.handle.answerCancelled() : p.handle.answerError(error);
+        p.cancelRequested && error.code === ErrorCodes.requestCancelled
+          ? p.handle.answerCancelled()
+          : p.handle.answerError(error);
       return [...answer, ...this.releaseHeld(undefined)];
     }
     p.acked = true;

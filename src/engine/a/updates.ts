@@ -365,7 +365,7 @@ function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
 }
 
 /** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
-export function applyToolCallPatch(view: Obj, patch: Obj): void {
+function applyToolCallPatch(view: Obj, patch: Obj): void {
   for (const [k, v] of Object.entries(patch)) {
     if (k === "sessionUpdate") continue;
     if (k === "_meta") {

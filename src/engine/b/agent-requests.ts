@@ -4,6 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
+import { ErrorCodes } from "../../convert/errors.js";
 import { isObject } from "../../convert/json.js";
 import { permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
 import { isSynthetic, unstash } from "../../convert/stash.js";
@@ -38,7 +39,7 @@ function relay(
   const entry: Inbound = b.up.forward(msg, msg.method, params, (resp) => {
     b.write(release());
     // After a cancel, an error (e.g. -32800) means cancelled to a v1 agent.
-    if (resp.error && (s?.prompts.cancelRequested === true || resp.error.code === -32800))
+    if (resp.error && (s?.prompts.cancelRequested === true || resp.error.code === ErrorCodes.requestCancelled))
       return { result: onCancel() };
     if (resp.error) return { error: resp.error };
     return map(resp);

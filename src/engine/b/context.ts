@@ -2,7 +2,7 @@
 // sessions, and the answers every handler builds the same way.
 import type { AgentFlags } from "../../convert/capabilities.js";
 import type { Platform } from "../../convert/directories.js";
-import type { ConvertError } from "../../convert/result.js";
+import type { ConvertError } from "../../convert/errors.js";
 import type { ConvertOptions, StashPolicy } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { RequestMessage, RpcError } from "../../wire/jsonrpc.js";
@@ -24,8 +24,6 @@ export interface BConfig {
   /** T §1.4-2 (c): ack a prompt this long after sending it if the agent said nothing yet. */
   readonly ackGraceMs: number;
   readonly closeDrainMs: number;
-  /** Put the v1 turn usage on the idle (T §1.5); else it is stashed. No schema has an opt-in: config.ts decides. */
-  readonly clientWantsUsage: boolean;
   /** Largest file read to place a v1 snippet diff in the real file; 0 (or absent) reads none. */
   readonly diffFileMaxBytes?: number;
   /** Sessions tracked at once (`--max-sessions`, mappings/limits.ts). */

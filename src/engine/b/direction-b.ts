@@ -19,7 +19,9 @@ import {
   withCurrentMode,
 } from "../../convert/mode.js";
 import { promptRequestToV1 } from "../../convert/prompt.js";
-import { forkSessionRequestToV1, newSessionRequestToV1, sessionNotFound } from "../../convert/session.js";
+import { agentExitedToV2 } from "../../convert/error.js";
+import { logoutUnsupported, sessionNotFound } from "../../convert/errors.js";
+import { forkSessionRequestToV1, newSessionRequestToV1 } from "../../convert/session.js";
 import { forkSessionResponseToV2, newSessionResponseToV2 } from "../../convert/session-result.js";
 import { optionsToward, type ConvertOptions } from "../../convert/stash.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
@@ -106,7 +108,6 @@ export class DirectionB extends TranslatingMode {
     const errorForClient = (error: RpcError, sessionId: string | undefined) => this.errorForClient(error, sessionId);
     this.io = {
       ackGraceMs: config.ackGraceMs,
-      clientWantsUsage: config.clientWantsUsage,
       toClient,
       write,
       errorForClient,
@@ -227,8 +228,7 @@ export class DirectionB extends TranslatingMode {
   ]);
 
   private logout(msg: RequestMessage, params: Obj): readonly Outgoing[] {
-    if (!this.b.flags.logout)
-      return refused(msg, rpcErrors.methodNotFound({ method: msg.method, reason: "v1 agent does not support logout" }));
+    if (!this.b.flags.logout) return refused(msg, logoutUnsupported());
     this.down.forward(msg, "logout", params, objectResult);
     return NOTHING;
   }
@@ -407,11 +407,7 @@ export class DirectionB extends TranslatingMode {
 
   agentGone(info: ExitInfo): void {
     // T §1.4-11: an acked turn ends with an error idle; everything else waiting fails.
-    const error = {
-      code: -32603,
-      message: "Agent process exited",
-      data: { reason: "agent_exited", exitCode: info.code },
-    };
+    const error = agentExitedToV2(info.code);
     this.write(this.b.turns.agentGone(this.sessions.values(), error));
   }
 }

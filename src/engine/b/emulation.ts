@@ -1,16 +1,11 @@
 // Direction B's session half where a v1 agent lacks the v2 baseline (H §2.3): `session/resume`
 // through `session/load` or answered locally, `session/list` from the sessions this bridge has
 // seen, `session/close` as a cancel; and the close that drains a running turn first (T §1.4-9).
-import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, jsonEqual } from "../../convert/json.js";
 import { agentConfigFromResult } from "../../convert/mode.js";
-import {
-  listSessionsRequestToV1,
-  listSessionsResponseToV2,
-  resumeSessionRequestToV1,
-  sessionNotFound,
-} from "../../convert/session.js";
+import { listSessionsRequestToV1, listSessionsResponseToV2, resumeSessionRequestToV1 } from "../../convert/session.js";
+import { ErrorCodes, sessionNotFound } from "../../convert/errors.js";
 import { loadResponseToResumeResult, resumeSessionResponseToV2 } from "../../convert/session-result.js";
 import { STASH_KEY } from "../../convert/stash.js";
 import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
@@ -175,7 +170,7 @@ export function list(b: EngineB, msg: RequestMessage, params: Obj): readonly Out
   }
   b.down.forward(msg, "session/list", r.value.params, (resp) => {
     if (resp.error) return { error: resp.error };
-    const conv = listSessionsResponseToV2(resp.result as v1.ListSessionsResponse, b.toClient);
+    const conv = listSessionsResponseToV2(resp.result, b.toClient);
     if (!conv.ok) return malformed("session/list", conv.error.data);
     const result = conv.value;
     return { result: Array.isArray(result.sessions) ? { ...result, sessions: keep(result.sessions) } : result };
@@ -197,7 +192,10 @@ export function close(b: EngineB, msg: RequestMessage, params: Obj): readonly Ou
     const closedByAgent = (resp: ResponseMessage) => {
       if (entry.answered) return;
       // Clients treat -32002 on close as success (H §4.7).
-      const a = resp.error && resp.error.code !== -32002 ? { error: resp.error } : { result: resp.result ?? {} };
+      const a =
+        resp.error && resp.error.code !== ErrorCodes.resourceNotFound
+          ? { error: resp.error }
+          : { result: resp.result ?? {} };
       b.write(afterTurn(() => finish(a)));
     };
     return [...out, request("agent", "session/close", params, closedByAgent, (id) => (entry.outboundId = id))];

@@ -1,7 +1,5 @@
 // The handshake of direction B (H §1.5, §2): the v2 client's initialize rendered for the v1 agent,
 // the agent's answer rendered for the client, and the flags the translation depends on.
-import type * as v1 from "@agentclientprotocol/sdk";
-import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { agentFlagsFromV1 } from "../../convert/capabilities.js";
 import {
   bridgeMarkerOf,
@@ -25,7 +23,7 @@ export function pairingB(config: BConfig): Pairing {
       const facing = clientFacingVersion(clientParams);
       // Whether the agent is a bridge is known only from its answer: the request gets the bridge level.
       const toAgent = optionsToward(config.stash, undefined);
-      const r = initializeRequestToV1(clientParams as unknown as v2.InitializeRequest, toAgent, {
+      const r = initializeRequestToV1(clientParams, toAgent, {
         protocolVersion: 1,
         lenient: facing.ok ? facing.value.lenient : true,
         // T §5.5: identify this bridge, so an A bridge standing in for the agent opens its channel.
@@ -39,7 +37,7 @@ export function pairingB(config: BConfig): Pairing {
       const clientIsBridge = bridgeMarkerOf(clientParams._meta) !== undefined;
       const toClient = optionsToward(config.stash, clientIsBridge);
       if (clientIsBridge && toClient.stash !== "off") recordKeyOrder({ result: agentResult }, 1);
-      const r = initializeResponseToV2(agentResult as unknown as v1.InitializeResponse, toClient, {
+      const r = initializeResponseToV2(agentResult, toClient, {
         protocolVersion: 2,
         // Only a bridge in front looks for it (T §5.5); a plain client gets no `_meta["acp-bridge"]`.
         ...(clientIsBridge ? { bridgeMarker: MARKER } : {}),

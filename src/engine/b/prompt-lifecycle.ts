@@ -69,8 +69,6 @@ interface HeldPrompt {
 export interface TurnIO {
   /** T §1.4-2 (c): the ack comes this long after sending the prompt if the agent said nothing. */
   readonly ackGraceMs: number;
-  /** T §1.5: the v1 usage goes on the idle. */
-  readonly clientWantsUsage: boolean;
   readonly toClient: ConvertOptions;
   /** Write what an event no handler returns from (the v1 answer, a timer, a withdrawal) produced. */
   write(out: readonly Outgoing[]): void;
@@ -263,11 +261,7 @@ export class PromptLifecycleB {
     const cancelled = turn.cancelRequested;
     const idle = resp.error
       ? promptErrorToIdle(resp.error, { cancelRequested: cancelled }, this.io.toClient)
-      : promptResponseToIdle(
-          resp.result as v1.PromptResponse,
-          { clientWantsUsage: this.io.clientWantsUsage },
-          this.io.toClient,
-        );
+      : promptResponseToIdle(resp.result as v1.PromptResponse);
     if (!idle.ok) out.push(...this.end(turn, { stopReason: cancelled ? "cancelled" : "end_turn" }));
     else if (cancelled && idle.value.stopReason !== "cancelled" && resp.error)
       // Rule 6: a v2 agent reports `cancelled`, not an error, after a cancel.
