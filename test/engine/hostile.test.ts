@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { silentLogger } from "../../src/log.js";
-import { baseOptions, harness } from "../support/harness.js";
+import { baseOptions, handshakeB, harness, type Harness } from "../support/harness.js";
 
 const init1 = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
 
@@ -150,6 +150,157 @@ describe("batches: exactly one answer per request (item 2)", () => {
       { jsonrpc: "2.0", id: 2, result: { sessions: [] } },
     ]);
   });
+});
+
+/** A v2 client in front of a v1 agent (direction B). */
+async function directionB() {
+  const h = harness();
+  await handshakeB(h, { loadSession: true });
+  expect(h.bridge.mode).toBe("B");
+  return h;
+}
+
+async function passThroughV2() {
+  const h = harness();
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} },
+  });
+  await h.settle();
+  const [probe] = h.takeAgent() as { id: number }[];
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe!.id,
+    result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] },
+  });
+  await h.settle();
+  h.takeClient();
+  expect(h.bridge.mode).toBe("pass");
+  return h;
+}
+
+const MODES: [string, () => Promise<Harness>][] = [
+  ["v1 pass-through", passThroughV1],
+  ["v2 pass-through", passThroughV2],
+  ["direction A", directionA],
+  ["direction B", directionB],
+];
+
+/** A client request every mode forwards to the agent as one request. */
+const newSession = (id: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "session/new",
+  params: { cwd: "/w", mcpServers: [] },
+});
+const inFlight = {
+  code: -32600,
+  message: "Request id already in flight",
+  data: { reason: "duplicate_id_in_flight" },
+};
+
+describe("a request id reused while a request with that id is in flight (item 2)", () => {
+  for (const [mode, connect] of MODES) {
+    it(`${mode}: refuses the second single at once and answers the first exactly once`, async () => {
+      const h = await connect();
+      h.client(newSession("x"));
+      const [fwd] = h.takeAgent() as { id: number }[];
+      h.client(newSession("x"));
+      expect(h.takeAgent()).toEqual([]);
+      expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: "x", error: inFlight }]);
+      h.agent({ jsonrpc: "2.0", id: fwd!.id, result: { sessionId: "s1" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ id: "x", result: { sessionId: "s1" } }]);
+      // Answered: the id is free again.
+      h.client(newSession("x"));
+      expect(h.takeAgent()).toHaveLength(1);
+      expect(h.violations).toEqual([]);
+    });
+
+    it(`${mode}: a batch entry reusing a single's id gets its own error entry; neither answer is mixed up`, async () => {
+      const h = await connect();
+      h.client(newSession("x"));
+      const [single] = h.takeAgent() as { id: number }[];
+      h.client([newSession("x"), newSession("y")]);
+      const fwd = h.takeAgent() as { id: number }[];
+      expect(fwd).toHaveLength(1);
+      h.agent({ jsonrpc: "2.0", id: fwd[0]!.id, result: { sessionId: "sy" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([
+        [
+          { id: "x", error: inFlight },
+          { id: "y", result: { sessionId: "sy" } },
+        ],
+      ]);
+      h.agent({ jsonrpc: "2.0", id: single!.id, result: { sessionId: "sx" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ id: "x", result: { sessionId: "sx" } }]);
+      expect(h.violations).toEqual([]);
+    });
+
+    it(`${mode}: a single reusing the id of a batch entry in flight is refused on its own line`, async () => {
+      const h = await connect();
+      h.client([newSession("x"), newSession("y")]);
+      const fwd = h.takeAgent() as { id: number }[];
+      expect(fwd).toHaveLength(2);
+      h.client(newSession("x"));
+      expect(h.takeAgent()).toEqual([]);
+      expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: "x", error: inFlight }]);
+      fwd.forEach((f, i) => h.agent({ jsonrpc: "2.0", id: f.id, result: { sessionId: `s${i}` } }));
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([
+        [
+          { id: "x", result: { sessionId: "s0" } },
+          { id: "y", result: { sessionId: "s1" } },
+        ],
+      ]);
+      expect(h.violations).toEqual([]);
+    });
+  }
+
+  const options = [{ optionId: "o", name: "Allow", kind: "allow_once" }];
+  const asks: [(typeof MODES)[number], unknown][] = [
+    [MODES[0]!, { sessionId: "s", toolCall: { toolCallId: "t" }, options }],
+    [MODES[2]!, { sessionId: "s", title: "Run", options }],
+  ];
+  for (const [[mode, connect], params] of asks)
+    it(`${mode}: refuses an agent request reusing the id of one the client has not answered`, async () => {
+      const h = await connect();
+      const ask = { jsonrpc: "2.0", id: 5, method: "session/request_permission", params };
+      h.agent(ask);
+      // Direction A shows the permission's subject first (a tool call update): the request is last.
+      const fwd = h.takeClient().at(-1) as { id: number; method: string };
+      expect(fwd.method).toBe("session/request_permission");
+      h.agent(ask);
+      expect(h.takeClient()).toEqual([]);
+      expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", id: 5, error: inFlight }]);
+      h.client({ jsonrpc: "2.0", id: fwd.id, result: { outcome: { outcome: "selected", optionId: "o" } } });
+      await h.settle();
+      expect(h.takeAgent()).toMatchObject([{ id: 5, result: { outcome: { outcome: "selected", optionId: "o" } } }]);
+      expect(h.violations).toEqual([]);
+    });
+});
+
+describe("a batch holding a request refused for its id (fuzz: v2 client, id 1.5)", () => {
+  for (const [mode, connect] of [MODES[1]!, MODES[3]!])
+    it(`${mode}: answers the batch with one array, the refused id as a null-id entry`, async () => {
+      const h = await connect();
+      h.client([newSession("t1"), { jsonrpc: "2.0", id: 1.5, method: "\u0000" }, newSession("t2")]);
+      const fwd = h.takeAgent() as { id: number }[];
+      expect(fwd).toHaveLength(2);
+      expect(h.takeClient()).toEqual([]);
+      fwd.forEach((f, i) => h.agent({ jsonrpc: "2.0", id: f.id, result: { sessionId: `s${i}` } }));
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([
+        [
+          { id: null, error: { code: -32600, data: { reason: "invalid_id", id: 1.5 } } },
+          { id: "t1", result: { sessionId: "s0" } },
+          { id: "t2", result: { sessionId: "s1" } },
+        ],
+      ]);
+    });
 });
 
 describe("additionalDirectories in pass-through (item 6)", () => {

@@ -235,10 +235,18 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
     return { ...o, id };
   };
 
-  await send(
+  const init = fill(
     "client",
-    `${JSON.stringify(fill("client", { jsonrpc: "2.0", id: TRACK, method: "initialize", params: initParams(mode.client) }, true))}\n`,
+    { jsonrpc: "2.0", id: TRACK, method: "initialize", params: initParams(mode.client) },
+    true,
   );
+  await send("client", `${JSON.stringify(init)}\n`);
+  // Hostile traffic starts once the handshake is answered: a hostile agent answer racing the
+  // bridge's own `initialize` would fail it and let a later generated `initialize` pick another
+  // mode than the one this run reports.
+  const initId = (init as { id: string }).id;
+  for (const until = Date.now() + 10_000; (answers.get(initId) ?? 0) === 0 && !exited && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 5));
   const inputs = fc.sample(hostileTraffic({ client: v(mode.client), agent: v(mode.agent) }), { numRuns: count, seed });
   for (const input of inputs) {
     if (exited) break;
