@@ -469,3 +469,149 @@ describe("only valid output (item 3)", () => {
     expect(JSON.parse(bytes.toString("utf8")).params.update.t).toBe("a\uFFFD\uFFFDb");
   });
 });
+
+describe("translated garbage (item 3): an input the bridge cannot translate is refused", () => {
+  const translating: [string, () => Promise<Harness>][] = [
+    ["direction A", directionA],
+    ["direction B", directionB],
+  ];
+  const cancel = (params: unknown) => ({ jsonrpc: "2.0", method: "session/cancel", params });
+
+  for (const [mode, connect] of translating) {
+    it(`${mode}: drops a session/cancel whose sessionId is not a string or whose _meta is not an object`, async () => {
+      const h = await connect();
+      h.client(cancel({ sessionId: 5 }));
+      h.client(cancel({ sessionId: "s", _meta: 7 }));
+      h.client(cancel({}));
+      await h.settle();
+      expect(h.takeAgent()).toEqual([]);
+      expect(h.takeClient()).toEqual([]);
+      h.client(cancel({ sessionId: "s", _meta: null }));
+      await h.settle();
+      expect(h.takeAgent()).toMatchObject([{ method: "session/cancel", params: { sessionId: "s" } }]);
+      expect(h.violations).toEqual([]);
+    });
+
+    it(`${mode}: drops an elicitation/complete whose elicitationId is not a string or whose _meta is not an object`, async () => {
+      const h = await connect();
+      h.agent({ jsonrpc: "2.0", method: "elicitation/complete", params: { elicitationId: ["e"] } });
+      h.agent({ jsonrpc: "2.0", method: "elicitation/complete", params: { elicitationId: "e", _meta: "x" } });
+      await h.settle();
+      expect(h.takeClient()).toEqual([]);
+      h.agent({ jsonrpc: "2.0", method: "elicitation/complete", params: { elicitationId: "e" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ method: "elicitation/complete", params: { elicitationId: "e" } }]);
+      expect(h.violations).toEqual([]);
+    });
+
+    // The guard is shared (translating.ts); B's v1 agent updates reach the client at once.
+    it.runIf(mode === "direction B")(
+      `${mode}: drops a session/update whose _meta (or its update's) is not an object`,
+      async () => {
+        const h = await connect();
+        h.client(newSession("n"));
+        const [create] = h.takeAgent();
+        h.agent({ jsonrpc: "2.0", id: create.id, result: { sessionId: "s" } });
+        await h.settle();
+        h.takeClient();
+        const update = {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [{ name: "a", description: "A" }],
+        };
+        h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update, _meta: 1 } });
+        h.agent({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: { sessionId: "s", update: { ...update, _meta: [] } },
+        });
+        await h.settle(30);
+        expect(h.takeClient()).toEqual([]);
+        // The same update with a valid _meta goes through.
+        h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update, _meta: {} } });
+        await h.settle(100);
+        expect(h.takeClient()).toMatchObject([{ method: "session/update", params: { update } }]);
+        expect(h.violations).toEqual([]);
+      },
+    );
+  }
+
+  it("direction A: refuses authenticate with an object methodId, and a nested _meta that is not an object", async () => {
+    const h = await directionA();
+    h.client({ jsonrpc: "2.0", id: 1, method: "authenticate", params: { methodId: { x: 1 } } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/prompt",
+      params: { sessionId: "s", prompt: [{ type: "text", text: "hi", _meta: 1 }] },
+    });
+    h.client({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "session/set_config_option",
+      params: { sessionId: "s", configId: "c", value: "v", _meta: "m" },
+    });
+    h.client({ jsonrpc: "2.0", id: 4, method: "logout", params: [] });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient().map((m) => [m.id, m.error.code, m.error.data])).toEqual([
+      [1, -32602, { field: "methodId", reason: "not_string" }],
+      [2, -32602, { field: "prompt[0]._meta", reason: "not_object" }],
+      [3, -32602, { field: "_meta", reason: "not_object" }],
+      [4, -32602, { field: "params", reason: "not_object" }],
+    ]);
+    expect(h.violations).toEqual([]);
+  });
+
+  it("direction B: refuses auth/login with a numeric methodId and session/delete with a non-string sessionId", async () => {
+    const h = await directionB();
+    h.client({ jsonrpc: "2.0", id: 1, method: "auth/login", params: { methodId: 1 } });
+    h.client({ jsonrpc: "2.0", id: 2, method: "session/delete", params: { sessionId: null } });
+    h.client({ jsonrpc: "2.0", id: 3, method: "session/set_config_option", params: { sessionId: "s", configId: 4 } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient().map((m) => [m.id, m.error.code, m.error.data])).toEqual([
+      [1, -32602, { field: "methodId", reason: "not_string" }],
+      [2, -32602, { field: "sessionId", reason: "not_string" }],
+      [3, -32602, { field: "configId", reason: "not_string" }],
+    ]);
+    expect(h.violations).toEqual([]);
+  });
+
+  it("turns an agent result that is not an object into -32603 malformed_result (renamed and forwarded methods)", async () => {
+    const a = await directionA();
+    a.client({ jsonrpc: "2.0", id: 1, method: "authenticate", params: { methodId: "m" } });
+    const [login] = a.takeAgent();
+    a.agent({ jsonrpc: "2.0", id: login.id, result: "garbage" });
+    await a.settle();
+    expect(a.takeClient()).toMatchObject([
+      { id: 1, error: { code: -32603, data: { reason: "malformed_result", field: "", detail: "not_object" } } },
+    ]);
+    const b = await directionB();
+    b.client({ jsonrpc: "2.0", id: 2, method: "session/delete", params: { sessionId: "s" } });
+    const [del] = b.takeAgent();
+    b.agent({ jsonrpc: "2.0", id: del.id, result: { _meta: 3 } });
+    await b.settle();
+    expect(b.takeClient()).toMatchObject([
+      { id: 2, error: { code: -32603, data: { reason: "malformed_result", field: "_meta" } } },
+    ]);
+    expect([...a.violations, ...b.violations]).toEqual([]);
+  });
+
+  it("direction A: refuses a permission request whose option has a non-string optionId or name", async () => {
+    const h = await directionA();
+    for (const [id, option] of [
+      [1, { optionId: 5, name: "Allow", kind: "allow_once" }],
+      [2, { optionId: "o", name: null, kind: "allow_once" }],
+    ] as const)
+      h.agent({
+        jsonrpc: "2.0",
+        id,
+        method: "session/request_permission",
+        params: { sessionId: "s", title: "Run", options: [option] },
+      });
+    await h.settle();
+    expect(h.takeClient().filter((m) => m.method === "session/request_permission")).toEqual([]);
+    expect(h.takeAgent().map((m) => [m.id, m.error?.code, m.error?.data?.field])).toEqual([
+      [1, -32602, "options[0].optionId"],
+      [2, -32602, "options[0].name"],
+    ]);
+  });
+});

@@ -266,7 +266,7 @@ export class DirectionB extends TranslatingMode {
   private sessionScoped(msg: RequestMessage, params: Obj): void {
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     this.down.forward(msg, msg.method, params, (resp) =>
-      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : { result: resp.result },
+      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : objectResult(resp),
     );
   }
 
@@ -495,7 +495,9 @@ export class DirectionB extends TranslatingMode {
         if (entry.answered) return;
         // Clients treat -32002 on close as success (H §4.7).
         afterTurn(() =>
-          finish(resp.error && resp.error.code !== -32002 ? { error: resp.error } : { result: resp.result ?? {} }),
+          finish(
+            resp.error ? (resp.error.code !== -32002 ? { error: resp.error } : { result: {} }) : objectResult(resp),
+          ),
         );
       });
       return;
