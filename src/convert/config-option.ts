@@ -136,6 +136,7 @@ function optionToV1(x: unknown, at: Path, ctx: ToV1Context, acc: Acc): Obj | und
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
   expectString(src[OPTION.v2], [...at, OPTION.v2]);
+  expectString(src.name, [...at, "name"]); // copied as it is: a string in both versions
   if (type === SELECT) {
     expectString(src.currentValue, [...at, "currentValue"]);
     const items = expectArray(src.options, [...at, "options"]).map((item, j) =>
@@ -171,6 +172,7 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
   expectString(src[OPTION.v1], [...at, OPTION.v1]);
+  expectString(src.name, [...at, "name"]); // copied as it is: a string in both versions
   if (type !== SELECT && type !== BOOLEAN) invalid([...at, "type"], "unknown_variant", { type });
   if (type === BOOLEAN) {
     if (typeof src.currentValue !== "boolean")
