@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { availableCommandToV1, availableCommandToV2 } from "../../src/convert/command.js";
 import { configOptionToV2 } from "../../src/convert/config-option.js";
 import { contentBlockToV1, contentBlockToV2 } from "../../src/convert/content.js";
+import { elicitationRequestToV1 } from "../../src/convert/elicitation.js";
 import { mcpServerToV1, mcpServerToV2 } from "../../src/convert/mcp.js";
 import { planEntryToV1, planEntryToV2 } from "../../src/convert/plan.js";
 import type { Conv } from "../../src/convert/result.js";
@@ -104,6 +105,23 @@ const cases: [string, () => Conv<unknown>, string][] = [
       ),
     "name",
   ],
+  ...(
+    [
+      [{ title: 5 }, "requestedSchema.title"],
+      [{ required: "a" }, "requestedSchema.required"],
+      [{ required: [1] }, "requestedSchema.required[0]"],
+      [{ _meta: 1 }, "requestedSchema._meta"],
+      [{ properties: { a: { type: "string", description: {} } } }, "requestedSchema.properties.a.description"],
+    ] as const
+  ).map(([schema, field]): [string, () => Conv<unknown>, string] => [
+    `elicitation ${field} (v2→v1)`,
+    () =>
+      elicitationRequestToV1(
+        raw({ sessionId: "s", mode: "form", message: "m", requestedSchema: { type: "object", ...schema } }),
+        { opts, requestIdToV1: () => undefined },
+      ),
+    field,
+  ]),
 ];
 
 describe("converters refuse a copied field of the wrong type (-32602 with its field)", () => {
