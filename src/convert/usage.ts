@@ -97,7 +97,12 @@ export function usageToV2(
 
 /** Copied as they are: `used` and `size` are integers in both versions, a cost has a string currency. */
 function checkUsage(src: Record<string, unknown>): void {
-  for (const key of ["used", "size"]) if (!Number.isInteger(src[key])) invalid([key], "expected_integer");
+  for (const key of ["used", "size"]) {
+    const n = src[key];
+    if (typeof n !== "number" || !Number.isInteger(n)) invalid([key], "expected_integer");
+    // v2 counts are unsigned: a negative v1 count has no v2 form.
+    if (n < 0) invalid([key], "negative");
+  }
   const cost = src.cost;
   if (isObject(cost)) {
     if (typeof cost.amount !== "number") invalid(["cost", "amount"], "expected_number");

@@ -12,6 +12,7 @@ import { planEntryToV1, planEntryToV2 } from "../../src/convert/plan.js";
 import type { Conv } from "../../src/convert/result.js";
 import { sessionInfoToV1, sessionInfoToV2 } from "../../src/convert/session-info.js";
 import { defaultOptions as opts } from "../../src/convert/stash.js";
+import { locationToV1, locationToV2 } from "../../src/convert/tool-call.js";
 import { usageToV1, usageToV2 } from "../../src/convert/usage.js";
 
 /** A hostile raw value, passed where a converter takes the SDK type it has not checked yet. */
@@ -72,6 +73,9 @@ const cases: [string, () => Conv<unknown>, string][] = [
     "mcpServers[0].command",
   ],
   ["usage size (v1→v2)", () => usageToV2(raw({ used: 1, size: {} }), false, opts), "size"],
+  ["usage negative size (v1→v2)", () => usageToV2(raw({ used: 1, size: -1 }), false, opts), "size"],
+  ["location _meta (v1→v2)", () => locationToV2(raw({ path: "/a", _meta: 1 }), { opts }), "_meta"],
+  ["location _meta (v2→v1)", () => locationToV1(raw({ path: "/a", _meta: "m" }), opts), "_meta"],
   ["usage used (v2→v1)", () => usageToV1(raw({ used: 1.5, size: 2 }), undefined, opts), "used"],
   [
     "usage cost currency",
