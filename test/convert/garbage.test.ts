@@ -111,6 +111,17 @@ const cases: [string, () => Conv<unknown>, string][] = [
   ],
   ...(
     [
+      [{ value: 1, name: "A" }, "options[0].value"],
+      [{ value: "a", name: "A", _meta: 2 }, "options[0]._meta"],
+      [{ group: "g", name: "G", options: [{ value: "a", name: 3 }] }, "options[0].options[0].name"],
+    ] as const
+  ).map(([item, field]): [string, () => Conv<unknown>, string] => [
+    `config option ${field} (v1→v2)`,
+    () => configOptionToV2({ id: "c", name: "C", type: "select", currentValue: "a", options: [item] }, opts),
+    field,
+  ]),
+  ...(
+    [
       [{ title: 5 }, "requestedSchema.title"],
       [{ required: "a" }, "requestedSchema.required"],
       [{ required: [1] }, "requestedSchema.required[0]"],
