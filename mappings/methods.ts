@@ -37,6 +37,16 @@ const Row = z.object({
   note: z.string().optional(),
   /** Why a refused method cannot cross, appended to the refusal's `data.reason`. */
   why: z.string().optional(),
+  /**
+   * Params fields both versions type as strings (`name?`: when present). A translating bridge
+   * refuses a message whose field is not one, rather than turn it into an invalid message
+   * (engine/guard.ts).
+   */
+  strings: z.array(z.string()).optional(),
+  /** The streaming path: its inputs get constant-time checks only, never a walk of the params. */
+  hot: z.boolean().optional(),
+  /** The result is not an object in the schemas (any JSON): forwarded unchecked. */
+  opaqueResult: z.boolean().optional(),
 });
 
 export type MethodRow = z.output<typeof Row>;
@@ -71,6 +81,7 @@ const rows = [
     a: "rename",
     b: "rename",
     spec: "H §3.1",
+    strings: ["methodId"],
   },
   {
     v1: "logout",
@@ -179,6 +190,7 @@ const rows = [
     b: "translate",
     spec: "H §4.7, §2.3",
     note: "B: emulated when the v1 agent has no close",
+    strings: ["sessionId"],
   },
   {
     v1: "session/delete",
@@ -188,6 +200,7 @@ const rows = [
     a: "forward",
     b: "forward",
     spec: "H §4.8",
+    strings: ["sessionId"],
   },
   {
     v1: "session/fork",
@@ -268,6 +281,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "H §5.1, §5.3",
+    strings: ["sessionId", "configId"],
   },
   {
     v1: "session/prompt",
@@ -286,6 +300,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "T §1.2-5, §1.4-7",
+    strings: ["sessionId"],
   },
   {
     v1: "session/update",
@@ -295,6 +310,8 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "T §2",
+    strings: ["sessionId"],
+    hot: true,
   },
   {
     v1: "session/request_permission",
@@ -304,6 +321,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "T §4",
+    strings: ["sessionId"],
   },
   {
     v1: "elicitation/create",
@@ -313,6 +331,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "T §5.1",
+    strings: ["message", "sessionId?", "toolCallId?", "url?", "elicitationId?"],
   },
   {
     v1: "elicitation/complete",
@@ -322,6 +341,7 @@ const rows = [
     a: "forward",
     b: "forward",
     spec: "T §5.1",
+    strings: ["elicitationId"],
   },
   {
     v1: "mcp/message",
@@ -333,6 +353,7 @@ const rows = [
     b: "forward",
     spec: "schema",
     note: "MCP over ACP: the agent calls a client-provided server",
+    opaqueResult: true,
   },
   {
     v1: "mcp/message",

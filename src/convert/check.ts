@@ -3,8 +3,8 @@
 import { ConvertFailure, type Conv, type Converted, type Loss, type Path } from "./result.js";
 import { rpcErrors, type ConvertError } from "./errors.js";
 
-/** `a.b[2].c` for a path inside the converted value. */
-function fieldOf(path: Path): string {
+/** `a.b[2].c` for a path inside the converted value (the `field` of an error). */
+export function fieldOf(path: Path): string {
   let s = "";
   for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
   return s;

@@ -3,7 +3,7 @@
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { expectObject, expectString, invalid, prefixLosses } from "./content.js";
+import { expectObject, expectOptional, expectString, invalid, prefixLosses } from "./content.js";
 import { isObject, isString } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
@@ -24,6 +24,7 @@ function commandToV1Inner(c: unknown, opts: ConvertOptions, at: Path): Converted
   const type = expectString(src.type, [...at, "type"]);
   const name = expectString(src.name, [...at, "name"]);
   const description = expectString(src.description, [...at, "description"]);
+  expectOptional(src, "_meta", "object", at);
   const stash = new Stash(2, opts);
   if (type !== COMMAND) {
     // An unknown item: its name and description, the rest in the stash (T §2.8 A↓).
@@ -58,6 +59,7 @@ function commandToV2Inner(c: unknown, opts: ConvertOptions, at: Path): Converted
   const src = expectObject(c, at);
   expectString(src.name, [...at, "name"]);
   expectString(src.description, [...at, "description"]);
+  expectOptional(src, "_meta", "object", at);
   const { meta, env } = unstash(src._meta, 2);
   const raw = residualOf(env, "raw");
   if (isObject(raw) && isString(raw.type)) return ok(raw as v2.AvailableCommand);

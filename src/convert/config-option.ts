@@ -114,6 +114,23 @@ export function isBridgeModeOption(option: unknown): option is Obj {
   return isObject(option) && isSynthetic(unstash(option._meta, 1).env, SN.modeOption);
 }
 
+/**
+ * Select values and groups, copied as they are: a value has a string `value` and `name`, a group
+ * a string `name` and its values; `description` a string and `_meta` an object when present.
+ */
+function checkItems(items: readonly unknown[], groupKey: string, at: Path): void {
+  items.forEach((x, j) => {
+    const item = expectObject(x, [...at, j]);
+    const isGroup = Object.hasOwn(item, groupKey);
+    if (!isGroup) expectString(item.value, [...at, j, "value"]);
+    expectString(item.name, [...at, j, "name"]);
+    if (item.description !== undefined && item.description !== null)
+      expectString(item.description, [...at, j, "description"]);
+    if (item._meta !== undefined && item._meta !== null) expectObject(item._meta, [...at, j, "_meta"]);
+    if (isGroup && Array.isArray(item.options)) checkItems(item.options, groupKey, [...at, j, "options"]);
+  });
+}
+
 function groupToV1(group: Obj, at: Path, acc: Acc): Obj {
   expectString(group[GROUP.v2], [...at, GROUP.v2]);
   return renamed(group, GROUP.v2, GROUP.v1, 1, at, acc);
@@ -129,11 +146,13 @@ function optionToV1(x: unknown, at: Path, ctx: ToV1Context, acc: Acc): Obj | und
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
   expectString(src[OPTION.v2], [...at, OPTION.v2]);
+  expectString(src.name, [...at, "name"]); // copied as it is: a string in both versions
   if (type === SELECT) {
     expectString(src.currentValue, [...at, "currentValue"]);
     const items = expectArray(src.options, [...at, "options"]).map((item, j) =>
       expectObject(item, [...at, "options", j]),
     );
+    checkItems(items, GROUP.v2, [...at, "options"]);
     return renamed(src, OPTION.v2, OPTION.v1, 1, at, acc, (out, env) => {
       // A B bridge stashed v1 options v2 could not carry (empty select or groups): restore them.
       out.options = hasResidual(env, RK.options)
@@ -164,6 +183,7 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
   expectString(src[OPTION.v1], [...at, OPTION.v1]);
+  expectString(src.name, [...at, "name"]); // copied as it is: a string in both versions
   if (type !== SELECT && type !== BOOLEAN) invalid([...at, "type"], "unknown_variant", { type });
   if (type === BOOLEAN) {
     if (typeof src.currentValue !== "boolean")
@@ -174,6 +194,7 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
   const items = expectArray(src.options, [...at, "options"]).map((item, j) =>
     expectObject(item, [...at, "options", j]),
   );
+  checkItems(items, GROUP.v1, [...at, "options"]);
   if (isBooleanAsSelect(src)) {
     // An A bridge's boolean shown as a select (H §5.4): the boolean again.
     return renamed(src, OPTION.v1, OPTION.v2, 2, at, acc, (out, env) => {

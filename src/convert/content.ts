@@ -95,6 +95,7 @@ function annotationsToV1(a: unknown, opts: ConvertOptions, at: Path): { value: u
   const src = expectObject(a, at);
   expectOptional(src, "priority", "number", at);
   expectOptional(src, "audience", "array", at);
+  checkAnnotations(src, at);
   const { meta, env } = unstash(src._meta, 1);
   const out: Obj = { ...src };
   const stash = new Stash(2, opts);
@@ -166,6 +167,7 @@ function annotationsToV2(a: unknown, opts: ConvertOptions, at: Path): { value: u
   const src = expectObject(a, at);
   expectOptional(src, "priority", "number", at);
   expectOptional(src, "audience", "array", at);
+  checkAnnotations(src, at);
   if (Array.isArray(src.audience)) src.audience.forEach((r, i) => expectString(r, [...at, "audience", i]));
   const { meta, env } = unstash(src._meta, 2);
   const out: Obj = { ...src };
@@ -184,6 +186,8 @@ function annotationsToV2(a: unknown, opts: ConvertOptions, at: Path): { value: u
 // ---- validation of the known variants (a malformed known variant is an error, T §0.3) ----
 
 function checkKnownBlock(src: Obj, type: string, at: Path): void {
+  // Fields copied as they are must already have the type both versions give them.
+  expectOptional(src, "_meta", "object", at);
   switch (type) {
     case "text":
       expectString(src.text, [...at, "text"]);
@@ -192,16 +196,27 @@ function checkKnownBlock(src: Obj, type: string, at: Path): void {
     case "audio":
       expectString(src.data, [...at, "data"]);
       expectString(src.mimeType, [...at, "mimeType"]);
+      expectOptional(src, "uri", "string", at);
       return;
     case "resource_link":
       expectString(src.name, [...at, "name"]);
       expectString(src.uri, [...at, "uri"]);
+      for (const key of ["mimeType", "title", "description"]) expectOptional(src, key, "string", at);
+      expectOptional(src, "size", "number", at);
       return;
     case "resource": {
       const r = expectObject(src.resource, [...at, "resource"]);
       expectString(r.uri, [...at, "resource", "uri"]);
       if (!isString(r.text) && !isString(r.blob)) invalid([...at, "resource"], "expected_text_or_blob");
+      expectOptional(r, "mimeType", "string", [...at, "resource"]);
+      expectOptional(r, "_meta", "object", [...at, "resource"]);
       return;
     }
   }
+}
+
+/** What both versions' Annotations type: an optional string date and an object `_meta`. */
+function checkAnnotations(src: Obj, at: Path): void {
+  expectOptional(src, "lastModified", "string", at);
+  expectOptional(src, "_meta", "object", at);
 }

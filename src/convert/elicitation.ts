@@ -112,13 +112,29 @@ function checkSchema(rs: unknown): Obj {
   if (!isObject(rs)) bad("requestedSchema", "not_object");
   if (has(rs, "type") && rs.type !== "object") bad("requestedSchema.type", "not_object_type");
   if (has(rs, "properties") && !isObject(rs.properties)) bad("requestedSchema.properties", "not_object");
+  // Copied as they are: typed alike in both versions.
+  optionalStrings(rs, "requestedSchema");
+  const required = rs.required;
+  if (required !== undefined && required !== null) {
+    if (!Array.isArray(required)) bad("requestedSchema.required", "not_array");
+    const i = required.findIndex((r) => !isString(r));
+    if (i >= 0) bad(`requestedSchema.required[${i}]`, "not_string");
+  }
   return rs;
+}
+
+/** `title` and `description` strings, `_meta` an object, when present (schema and properties). */
+function optionalStrings(o: Obj, field: string): void {
+  for (const key of ["title", "description"])
+    if (o[key] !== undefined && o[key] !== null && !isString(o[key])) bad(`${field}.${key}`, "not_string");
+  if (o._meta !== undefined && o._meta !== null && !isObject(o._meta)) bad(`${field}._meta`, "not_object");
 }
 
 function propertiesOf(rs: Obj): [string, Obj][] {
   return Object.entries(isObject(rs.properties) ? rs.properties : {}).map(([name, p]) => {
     if (!isObject(p)) bad(propertiesField(name), "not_object");
     if (has(p, "type") && !isString(p.type)) bad(`${propertiesField(name)}.type`, "not_string");
+    optionalStrings(p, propertiesField(name));
     return [name, p];
   });
 }

@@ -77,6 +77,32 @@ function unsupported(index: number, type: string, name: unknown, reason: string)
   return rpcErrors.invalidParams(data, `Unsupported MCP server transport ${type}${who}`);
 }
 
+/**
+ * The fields both versions type and the converters copy as they are: `name`, and when present
+ * `command`, `url`, `args` (strings), `env` and `headers` (`{name, value}` strings), `_meta`.
+ */
+function fieldProblem(src: Record<string, unknown>, index: number): ConvertError | undefined {
+  if (typeof src.name !== "string") return malformed(index, "name", "not_string");
+  for (const key of ["command", "url"])
+    if (src[key] !== undefined && typeof src[key] !== "string") return malformed(index, key, "not_string");
+  const args = src.args;
+  if (args !== undefined && args !== null) {
+    if (!Array.isArray(args)) return malformed(index, "args", "not_array");
+    const i = args.findIndex((a) => typeof a !== "string");
+    if (i >= 0) return malformed(index, `args[${i}]`, "not_string");
+  }
+  for (const key of ["env", "headers"]) {
+    const list = src[key];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) return malformed(index, key, "not_array");
+    const i = list.findIndex((v) => !isObject(v) || typeof v.name !== "string" || typeof v.value !== "string");
+    if (i >= 0) return malformed(index, `${key}[${i}]`, "not_name_value");
+  }
+  if (src._meta !== undefined && src._meta !== null && !isObject(src._meta))
+    return malformed(index, "_meta", "not_object");
+  return undefined;
+}
+
 function stringList(x: unknown): string[] {
   return Array.isArray(x) ? x.filter((k): k is string => typeof k === "string") : [];
 }
@@ -91,7 +117,8 @@ export function mcpServerToV2(server: unknown, ctx: McpToV2Context, index = 0): 
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));
   const tag = src.type;
   if (tag !== undefined && typeof tag !== "string") return fail(malformed(index, "type", "not_string"));
-  if (typeof src.name !== "string") return fail(malformed(index, "name", "not_string"));
+  const problem = fieldProblem(src, index);
+  if (problem) return fail(problem);
   const row: McpTransport | undefined = transportOfV1(tag);
   const transport = row?.transport ?? tag ?? "stdio";
   if (!supports(ctx.agentMcp, transport)) {
@@ -132,6 +159,8 @@ export function mcpServerToV1(server: unknown, ctx: McpToV1Context, index = 0): 
   if (!isObject(src)) return fail(malformed(index, undefined, "not_object"));
   const tag = src.type;
   if (typeof tag !== "string") return fail(malformed(index, "type", "not_string"));
+  const problem = fieldProblem(src, index);
+  if (problem) return fail(problem);
   const row = mcpTransportTable.find((r) => r.transport === tag);
   if (!(row?.v1Baseline ?? false) && !supports(ctx.agentMcp, tag)) {
     return fail(unsupported(index, tag, src.name, mcpReasons.toV1));

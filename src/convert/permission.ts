@@ -72,6 +72,9 @@ function derivedTitle(toolCall: Obj, lastTitle?: string, lastKind?: string): str
 function checkOption(o: unknown, field: string): Obj & { kind: string } {
   if (!isObject(o)) bad(field, "not_object");
   if (!isString(o.kind)) bad(`${field}.kind`, "not_string");
+  // Both versions require these strings; the converters copy them as they are.
+  if (!isString(o.optionId)) bad(`${field}.optionId`, "not_string");
+  if (!isString(o.name)) bad(`${field}.name`, "not_string");
   return o as Obj & { kind: string };
 }
 

@@ -20,6 +20,9 @@ function checkEntry(entry: unknown, field: string): Obj {
   if (!isObject(entry)) bad(field, "not_object");
   if (!isString(entry.status)) bad(`${field}.status`, "not_string");
   if (!isString(entry.priority)) bad(`${field}.priority`, "not_string");
+  // Copied as they are: both versions want a string content and an object `_meta`.
+  if (!isString(entry.content)) bad(`${field}.content`, "not_string");
+  if (entry._meta !== undefined && entry._meta !== null && !isObject(entry._meta)) bad(`${field}._meta`, "not_object");
   return entry;
 }
 

@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
-import { isString } from "./json.js";
+import { isObject, isString } from "./json.js";
 import { isRfc3339 } from "./rfc3339.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
@@ -15,6 +15,7 @@ type Obj = Record<string, unknown>;
 export function sessionInfoToV1(u: v2.SessionInfoUpdate): Conv<v1.SessionInfoUpdate> {
   return attempt(() => {
     const src = expectObject(u, []);
+    checkTitle(src);
     const { meta, env } = unstash(src._meta, 1);
     const out: Obj = { ...src };
     if (hasResidual(env, "updatedAt")) out.updatedAt = residualOf(env, "updatedAt");
@@ -30,6 +31,7 @@ export function sessionInfoToV1(u: v2.SessionInfoUpdate): Conv<v1.SessionInfoUpd
 export function sessionInfoToV2(u: v1.SessionInfoUpdate, opts: ConvertOptions): Conv<v2.SessionInfoUpdate> {
   return attempt(() => {
     const src = expectObject(u, []);
+    checkTitle(src);
     const at = src.updatedAt;
     if (at !== undefined && at !== null && !isString(at)) invalid(["updatedAt"], "expected_string");
     const { meta } = unstash(src._meta, 2);
@@ -44,4 +46,10 @@ export function sessionInfoToV2(u: v1.SessionInfoUpdate, opts: ConvertOptions): 
     setMeta(out, stash.into(meta));
     return ok(out as v2.SessionInfoUpdate, lost);
   });
+}
+
+/** Both versions: `title` a string or `null`, `_meta` an object or `null` (copied as they are). */
+function checkTitle(src: Record<string, unknown>): void {
+  if (src.title !== undefined && src.title !== null && !isString(src.title)) invalid(["title"], "expected_string");
+  if (src._meta !== undefined && src._meta !== null && !isObject(src._meta)) invalid(["_meta"], "expected_object");
 }

@@ -635,6 +635,7 @@ function locToV1(x: unknown, opts: ConvertOptions, at: Path): Obj {
   const src = expectObject(x, at);
   expectString(src.path, [...at, "path"]);
   expectOptional(src, "line", "number", at);
+  expectOptional(src, "_meta", "object", at);
   const { meta, env } = unstash(src._meta, 1);
   const out: Obj = { ...src };
   if (hasResidual(env, "path")) out.path = residualOf(env, "path");
@@ -647,6 +648,7 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
   const src = expectObject(x, at);
   const path = expectString(src.path, [...at, "path"]);
   expectOptional(src, "line", "number", at);
+  expectOptional(src, "_meta", "object", at);
   const { meta } = unstash(src._meta, 2);
   const out: Obj = { ...src };
   const stash = new Stash(1, opts);

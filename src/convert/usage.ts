@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
-import { has, isObject } from "./json.js";
+import { has, isObject, isString } from "./json.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, isSynthetic, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -21,6 +21,7 @@ export function usageToV1(
 ): Conv<{ update: v1.UsageUpdate; lastCost: v2.Cost | undefined }> {
   return attempt(() => {
     const src = expectObject(u, []);
+    checkUsage(src);
     const { meta, env } = unstash(src._meta, 1);
     const out: Obj = { ...src };
     const stash = new Stash(2, opts);
@@ -65,6 +66,7 @@ export function usageToV2(
 ): Conv<{ update: v2.UsageUpdate; costForwarded: boolean }> {
   return attempt(() => {
     const src = expectObject(u, []);
+    checkUsage(src);
     if (src.cost !== undefined && src.cost !== null && !isObject(src.cost)) invalid(["cost"], "expected_object");
     const { meta, env } = unstash(src._meta, 2);
     const out: Obj = { ...src };
@@ -91,4 +93,21 @@ export function usageToV2(
     setMeta(out, stash.into(meta));
     return ok({ update: out as v2.UsageUpdate, costForwarded: forwarded }, lost);
   });
+}
+
+/** Copied as they are: `used` and `size` are integers in both versions, a cost has a string currency. */
+function checkUsage(src: Record<string, unknown>): void {
+  for (const key of ["used", "size"]) {
+    const n = src[key];
+    if (typeof n !== "number" || !Number.isInteger(n)) invalid([key], "expected_integer");
+    // v2 counts are unsigned: a negative v1 count has no v2 form.
+    if (n < 0) invalid([key], "negative");
+  }
+  const cost = src.cost;
+  if (isObject(cost)) {
+    if (typeof cost.amount !== "number") invalid(["cost", "amount"], "expected_number");
+    if (!isString(cost.currency)) invalid(["cost", "currency"], "expected_string");
+    if (cost._meta !== undefined && cost._meta !== null && !isObject(cost._meta))
+      invalid(["cost", "_meta"], "expected_object");
+  }
 }

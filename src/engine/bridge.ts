@@ -7,6 +7,7 @@ import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
 import {
+  type Classified,
   classify,
   errorResponse,
   type Id,
@@ -113,7 +114,7 @@ export class Bridge {
    */
   private unreadable(link: Link, envelope: Envelope, why: { message: string; data: ErrorData }): void {
     if (envelope.kind === "request" && envelope.id !== undefined) {
-      link.fail(envelope.id, rpcErrors.invalidRequest(why.message, why.data));
+      link.refuse(envelope.id, rpcErrors.invalidRequest(why.message, why.data));
     } else if (envelope.kind === "response" && envelope.id !== undefined) {
       const settled = link.deliver({
         jsonrpc: "2.0",
@@ -158,7 +159,7 @@ export class Bridge {
     try {
       value = JSON.parse(line.toString("utf8"));
     } catch {
-      from.fail(null, rpcErrors.parse({ reason: "invalid_json" }));
+      from.refuse(null, rpcErrors.parse({ reason: "invalid_json" }));
       return;
     }
     if (Array.isArray(value)) {
@@ -186,7 +187,7 @@ export class Bridge {
     for (const item of Array.isArray(value) ? value : [value]) {
       const c = classify(item);
       if (c.kind !== "request") continue;
-      this.client.fail(c.msg.id, error);
+      this.client.refuse(c.msg.id, error);
       this.refusedOne();
     }
   }
@@ -197,59 +198,75 @@ export class Bridge {
     if (c.kind === "invalid") {
       // Never reply to a response: a malformed answer settles the request it answers instead.
       if (looksLikeResponse(value)) this.malformedAnswer(from, c);
-      else from.fail(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
+      else from.refuse(c.id, rpcErrors.invalidRequest("Invalid Request", { reason: c.reason }));
       return;
     }
-    if (c.kind === "request" && this.speaksV2(from) && !isV2RequestId(c.msg.id)) {
+    if (c.kind === "request") {
+      const refusal = this.admission(from, c.msg.id, line);
+      if (refusal) return from.refuse(refusal.id, refusal.error);
+    }
+    this.dispatch(from, { ...c, line });
+  }
+
+  private dispatch(from: Link, m: Incoming): void {
+    if (from === this.client) this.fromClient(m);
+    else this.fromAgent(m);
+  }
+
+  /**
+   * Admit a request before it is handled, or say how to refuse it at once. Every admitted request
+   * gets exactly one answer under its own id; a refusal is written under `id` (null when the id
+   * itself is what is wrong), outside any batch collector.
+   */
+  private admission(from: Link, id: Id, line: Buffer | undefined): { id: Id; error: RpcError } | undefined {
+    if (this.speaksV2(from) && !isV2RequestId(id)) {
       // One rule in every mode (H §7.2): v2 request ids are strings or integers, never null.
-      from.fail(
-        null,
-        rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", {
-          reason: "invalid_id",
-          id: c.msg.id,
-        }),
-      );
-      return;
+      return {
+        id: null,
+        error: rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id", id }),
+      };
     }
-    const id = c.kind === "request" ? c.msg.id : undefined;
     if (typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id) && line) {
       // An integer id beyond 2^53 was rounded by JSON.parse: answer it with the token it came with.
       const scanner = new EnvelopeScanner();
       scanner.push(line);
       const token = scanner.token();
-      if (token !== undefined && !from.keepExactId(id, token)) {
-        from.fail(null, rpcErrors.invalidRequest("Request id collides with one in flight", { reason: "id_collision" }));
-        return;
-      }
+      if (token !== undefined && !from.keepExactId(id, token))
+        return {
+          id: null,
+          error: rpcErrors.invalidRequest("Request id collides with one in flight", { reason: "id_collision" }),
+        };
     }
-    if (c.kind === "request" && this.overPending(from)) {
-      // After the exact id was kept: the refusal carries the id as the peer wrote it.
+    if (this.overPending(from)) {
       const max = this.config.maxPendingRequests ?? limits.pendingRequests.default;
       this.config.log.warn(`refused a request from the ${from.name}: ${max} of its requests are unanswered`);
-      from.fail(c.msg.id, rpcErrors.limit(limits.pendingRequests, max));
-      return;
+      return { id, error: rpcErrors.limit(limits.pendingRequests, max) };
     }
-    const m: Incoming = { ...c, line };
-    if (from === this.client) this.fromClient(m);
-    else this.fromAgent(m);
+    // A reused id would make two answers indistinguishable (and a batch could collect the wrong
+    // one): the later request is refused at once, the earlier one keeps its single answer.
+    if (!from.admit(id))
+      return {
+        id,
+        error: rpcErrors.invalidRequest("Request id already in flight", { reason: "duplicate_id_in_flight" }),
+      };
+    return undefined;
   }
 
-  /** `from` has as many requests awaiting an answer as the limit allows. */
+  /** `from` has as many requests awaiting an answer as the limit allows (a batch's admitted ones count at once). */
   private overPending(from: Link): boolean {
-    if (this.phase !== "ready" || !this.translator) return false;
-    const route = from === this.client ? this.translator.pendingFromClient() : this.translator.pendingFromAgent();
-    return route.inbound.size >= (this.config.maxPendingRequests ?? limits.pendingRequests.default);
+    return from.unansweredCount >= (this.config.maxPendingRequests ?? limits.pendingRequests.default);
   }
 
   private batch(from: Link, items: unknown[]): void {
     if (items.length === 0) {
-      from.fail(null, rpcErrors.invalidRequest("Invalid Request", { reason: "empty_batch" }));
+      from.refuse(null, rpcErrors.invalidRequest("Invalid Request", { reason: "empty_batch" }));
       return;
     }
     const collector: BatchCollector = { ids: new Set(), replies: [], remaining: 0, sent: false };
     // Exactly one answer per request: a repeated id would make two answers indistinguishable, so
-    // each repetition gets its own error entry and is not processed.
-    const accepted: unknown[] = [];
+    // each repetition (in this batch, or of a request still in flight) gets its own error entry
+    // and is not processed. Whatever is refused at once is an entry here, never a line of its own.
+    const accepted: Exclude<Classified, { kind: "invalid" }>[] = [];
     for (const item of items) {
       const c = classify(item);
       if (c.kind === "invalid") {
@@ -260,28 +277,27 @@ export class Bridge {
           );
       } else if (c.kind === "request") {
         const key = idKey(c.msg.id);
-        if (collector.ids.has(key) || this.batchOwner(from, key)) {
-          collector.replies.push(
-            errorResponse(c.msg.id, rpcErrors.invalidRequest("Duplicate request id", { reason: "duplicate_id" })),
-          );
+        const refusal = collector.ids.has(key)
+          ? { id: c.msg.id, error: rpcErrors.invalidRequest("Duplicate request id", { reason: "duplicate_id" }) }
+          : this.admission(from, c.msg.id, undefined);
+        if (refusal) {
+          collector.replies.push(errorResponse(refusal.id, refusal.error));
           continue;
         }
         collector.ids.add(key);
         collector.remaining++;
-        accepted.push(item);
-      } else accepted.push(item);
+        accepted.push(c);
+      } else accepted.push(c);
     }
     if (collector.remaining > 0) this.collect(from, collector);
-    for (const item of accepted) this.one(from, item, undefined);
+    for (const c of accepted) {
+      this.config.onReceive?.(from.name, c.msg);
+      this.dispatch(from, { ...c, line: undefined });
+    }
     if (!collector.sent && collector.remaining === 0 && collector.replies.length > 0) {
       collector.sent = true;
       from.sendArray(collector.replies);
     }
-  }
-
-  /** The open batch of `link` waiting for an answer with this id key, if any. */
-  private batchOwner(link: Link, key: string): BatchCollector | undefined {
-    return this.batches.get(link)?.find((b) => b.ids.has(key));
   }
 
   private collect(link: Link, collector: BatchCollector): void {

@@ -5,6 +5,7 @@ import { isUtf8 } from "node:buffer";
 import { PendingRequests } from "../wire/ids.js";
 import {
   errorResponse,
+  isId,
   notification,
   request,
   resultResponse,
@@ -15,6 +16,7 @@ import {
 } from "../wire/jsonrpc.js";
 import { restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
+import { idKey } from "./relay.js";
 
 export interface Outlet {
   push(line: string | Buffer): void;
@@ -39,6 +41,12 @@ export class Link {
    * value: the original token, written back in the answer.
    */
   private readonly exactIds = new Map<number, string>();
+  /**
+   * This peer's requests the bridge admitted and has not answered yet, by `idKey`. Ids are unique
+   * among them (a request reusing one is refused, `admit`), so an answer, and a batch collecting
+   * answers by id, can never be taken for another request's. Bounded by the peer's open requests.
+   */
+  private readonly unanswered = new Set<string>();
 
   constructor(
     readonly name: "client" | "agent",
@@ -48,9 +56,44 @@ export class Link {
 
   send(message: object): void {
     const msg = this.orderVersion === undefined ? message : restoreKeyOrder(message, this.orderVersion);
+    this.settle(msg);
     if (this.intercept?.(msg)) return;
+    this.write(msg, true);
+  }
+
+  private write(msg: object, settles: boolean): void {
     this.onSend?.(msg);
-    this.out.push(this.exactIds.size > 0 ? this.withExactId(msg) : JSON.stringify(msg));
+    this.out.push(this.exactIds.size > 0 ? this.withExactId(msg, settles) : JSON.stringify(msg));
+  }
+
+  /** An answer going to this peer closes the request it answers. */
+  private settle(msg: object): void {
+    if (this.unanswered.size > 0 && !("method" in msg) && "id" in msg && isId(msg.id))
+      this.unanswered.delete(idKey(msg.id));
+  }
+
+  /** This peer's admitted requests not answered yet. */
+  get unansweredCount(): number {
+    return this.unanswered.size;
+  }
+
+  /**
+   * Admit a request of this peer before it is handled; false if a request with the same id is
+   * still unanswered (JSON-RPC wants ids unique among requests in flight): the caller refuses it.
+   */
+  admit(id: Id): boolean {
+    const key = idKey(id);
+    if (this.unanswered.has(key)) return false;
+    this.unanswered.add(key);
+    return true;
+  }
+
+  /**
+   * Answer a message of this peer that was never admitted (unreadable, invalid, a reused id): it
+   * settles no request, and no batch collects it as the answer of the request whose id it shares.
+   */
+  refuse(id: Id, error: RpcError): void {
+    this.write(errorResponse(id, error), false);
   }
 
   /**
@@ -64,12 +107,12 @@ export class Link {
     return true;
   }
 
-  /** Serialize, writing an answer's id with the token the peer sent. */
-  private withExactId(msg: object): string {
+  /** Serialize, writing an answer's id with the token the peer sent (kept for its request if `settles` is false). */
+  private withExactId(msg: object, settles: boolean): string {
     const o = msg as { id?: unknown; method?: unknown };
     const token = typeof o.id === "number" && o.method === undefined ? this.exactIds.get(o.id) : undefined;
     if (token === undefined) return JSON.stringify(msg);
-    this.exactIds.delete(o.id as number);
+    if (settles) this.exactIds.delete(o.id as number);
     const rest: Record<string, unknown> = { ...msg };
     delete rest.jsonrpc;
     delete rest.id;
@@ -92,6 +135,7 @@ export class Link {
         return;
       }
     }
+    if (typeof parsed === "object" && parsed !== null) this.settle(parsed);
     if (this.intercept?.(parsed)) return;
     this.onSend?.(parsed);
     this.out.push(line);

@@ -5,8 +5,10 @@ import {
   BRIDGE_METHOD_PREFIX,
   EXTENSION_PREFIX,
   refusal,
+  rowsFrom,
   type Direction,
   type Handlers,
+  type MethodRow,
   type Sender,
 } from "../../mappings/methods.js";
 import type { ConvertError } from "../convert/errors.js";
@@ -17,6 +19,7 @@ import { rpcErrors } from "../wire/jsonrpc.js";
 import { recordKeyOrder } from "../wire/key-order.js";
 import { isObject } from "../convert/json.js";
 import { dispatchTable } from "./dispatch.js";
+import { inputProblem, resultProblem } from "./guard.js";
 import type { Link } from "./link.js";
 import type { Outgoing } from "./outgoing.js";
 import { RequestRoute, type Answer } from "./relay.js";
@@ -33,10 +36,23 @@ export function dropped<T>(r: Conv<T>, log: Logger, what: string): r is Extract<
   return true;
 }
 
-/** A response whose schema is an object: `null` becomes `{}` (H §0, null results). */
+/**
+ * A response whose schema is an object: `null` becomes `{}` (H §0, null results); anything else
+ * that is not an object (or holds a `_meta` that is not one) is an error for the requester.
+ */
 export function objectResult(resp: ResponseMessage): Answer {
   if (resp.error) return { error: resp.error };
-  return { result: resp.result ?? {} };
+  const result = resp.result ?? {};
+  const problem = resultProblem(result);
+  if (problem)
+    return {
+      error: rpcErrors.internal("Malformed result", {
+        reason: "malformed_result",
+        field: problem.field,
+        detail: problem.reason,
+      }),
+    };
+  return { result };
 }
 
 /** The client's answer when the agent's result cannot be converted. */
@@ -53,6 +69,24 @@ export function malformed(method: string, detail: unknown): Answer {
  */
 function isExtension(method: string): boolean {
   return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX) && method !== "__proto__";
+}
+
+/** `table` with the input guard (guard.ts) around every handler of a method that crosses. */
+function guarded<H>(
+  d: Direction,
+  from: Sender,
+  kind: "request" | "notification",
+  table: ReadonlyMap<string, H>,
+  wrap: (handle: H, row: MethodRow) => H,
+): ReadonlyMap<string, H> {
+  const rows = rowsFrom(d, from, kind);
+  const out = new Map<string, H>();
+  for (const [method, handle] of table) {
+    const row = rows.get(method);
+    // A refused method keeps its -32601: what it carries does not matter.
+    out.set(method, row && row[d] !== "refuse" ? wrap(handle, row) : handle);
+  }
+  return out;
 }
 
 /** An engine's handler of one request method; `params` as the engine narrowed them. */
@@ -200,9 +234,17 @@ export abstract class TranslatingMode implements Translator {
   ): ReadonlyMap<string, RequestHandler<P>> {
     const route = from === "client" ? this.down : this.up;
     const sender = from === "client" ? this.client : this.agent;
-    return dispatchTable<D, S, "request", RequestHandler<P>>(d, from, "request", handlers, {
-      forward: () => (msg) => void route.forward(msg, msg.method, msg.params),
+    const rows = rowsFrom(d, from, "request");
+    const table = dispatchTable<D, S, "request", RequestHandler<P>>(d, from, "request", handlers, {
+      forward: () => (msg) =>
+        void route.forward(msg, msg.method, msg.params, rows.get(msg.method)?.opaqueResult ? undefined : objectResult),
       refuse: (row) => (msg) => sender.fail(msg.id, rpcErrors.methodNotFound(refusal(d, from, row))),
+    });
+    // An input the bridge cannot translate into a valid message is refused before its handler.
+    return guarded(d, from, "request", table, (handle, row) => (msg, params) => {
+      const problem = inputProblem(row, msg.params);
+      if (problem) sender.fail(msg.id, rpcErrors.invalidParams(problem));
+      else handle(msg, params);
     });
   }
 
@@ -213,10 +255,15 @@ export abstract class TranslatingMode implements Translator {
     handlers: Handlers<D, S, "notification", NotificationHandler<P>>,
   ): ReadonlyMap<string, NotificationHandler<P>> {
     const to = from === "client" ? this.agent : this.client;
-    return dispatchTable<D, S, "notification", NotificationHandler<P>>(d, from, "notification", handlers, {
+    const table = dispatchTable<D, S, "notification", NotificationHandler<P>>(d, from, "notification", handlers, {
       forward: () => (msg, _params, line) => this.pass(to, msg, line),
       refuse: (row) => (msg) =>
         this.log.debug(`dropped ${from} notification '${msg.method}': ${refusal(d, from, row).reason}`),
+    });
+    return guarded(d, from, "notification", table, (handle, row) => (msg, params, line) => {
+      const problem = inputProblem(row, msg.params);
+      if (problem) this.log.warn(`dropped ${from} notification '${msg.method}': it cannot be translated`, problem);
+      else handle(msg, params, line);
     });
   }
 

@@ -38,7 +38,7 @@ export type Classified =
   | { kind: "response"; msg: ResponseMessage }
   | { kind: "invalid"; id: Id; reason: string };
 
-function isId(x: unknown): x is Id {
+export function isId(x: unknown): x is Id {
   return typeof x === "string" || typeof x === "number" || x === null;
 }
 

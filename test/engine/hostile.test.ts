@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { silentLogger } from "../support/log.js";
-import { baseOptions, harness } from "../support/harness.js";
+import { baseOptions, handshakeB, harness, type Harness } from "../support/harness.js";
 
 const init1 = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
 
@@ -150,6 +150,157 @@ describe("batches: exactly one answer per request (item 2)", () => {
       { jsonrpc: "2.0", id: 2, result: { sessions: [] } },
     ]);
   });
+});
+
+/** A v2 client in front of a v1 agent (direction B). */
+async function directionB() {
+  const h = harness();
+  await handshakeB(h, { loadSession: true });
+  expect(h.bridge.mode).toBe("B");
+  return h;
+}
+
+async function passThroughV2() {
+  const h = harness();
+  h.client({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} },
+  });
+  await h.settle();
+  const [probe] = h.takeAgent() as { id: number }[];
+  h.agent({
+    jsonrpc: "2.0",
+    id: probe!.id,
+    result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] },
+  });
+  await h.settle();
+  h.takeClient();
+  expect(h.bridge.mode).toBe("pass");
+  return h;
+}
+
+const MODES: [string, () => Promise<Harness>][] = [
+  ["v1 pass-through", passThroughV1],
+  ["v2 pass-through", passThroughV2],
+  ["direction A", directionA],
+  ["direction B", directionB],
+];
+
+/** A client request every mode forwards to the agent as one request. */
+const newSession = (id: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "session/new",
+  params: { cwd: "/w", mcpServers: [] },
+});
+const inFlight = {
+  code: -32600,
+  message: "Request id already in flight",
+  data: { reason: "duplicate_id_in_flight" },
+};
+
+describe("a request id reused while a request with that id is in flight (item 2)", () => {
+  for (const [mode, connect] of MODES) {
+    it(`${mode}: refuses the second single at once and answers the first exactly once`, async () => {
+      const h = await connect();
+      h.client(newSession("x"));
+      const [fwd] = h.takeAgent() as { id: number }[];
+      h.client(newSession("x"));
+      expect(h.takeAgent()).toEqual([]);
+      expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: "x", error: inFlight }]);
+      h.agent({ jsonrpc: "2.0", id: fwd!.id, result: { sessionId: "s1" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ id: "x", result: { sessionId: "s1" } }]);
+      // Answered: the id is free again.
+      h.client(newSession("x"));
+      expect(h.takeAgent()).toHaveLength(1);
+      expect(h.violations).toEqual([]);
+    });
+
+    it(`${mode}: a batch entry reusing a single's id gets its own error entry; neither answer is mixed up`, async () => {
+      const h = await connect();
+      h.client(newSession("x"));
+      const [single] = h.takeAgent() as { id: number }[];
+      h.client([newSession("x"), newSession("y")]);
+      const fwd = h.takeAgent() as { id: number }[];
+      expect(fwd).toHaveLength(1);
+      h.agent({ jsonrpc: "2.0", id: fwd[0]!.id, result: { sessionId: "sy" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([
+        [
+          { id: "x", error: inFlight },
+          { id: "y", result: { sessionId: "sy" } },
+        ],
+      ]);
+      h.agent({ jsonrpc: "2.0", id: single!.id, result: { sessionId: "sx" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ id: "x", result: { sessionId: "sx" } }]);
+      expect(h.violations).toEqual([]);
+    });
+
+    it(`${mode}: a single reusing the id of a batch entry in flight is refused on its own line`, async () => {
+      const h = await connect();
+      h.client([newSession("x"), newSession("y")]);
+      const fwd = h.takeAgent() as { id: number }[];
+      expect(fwd).toHaveLength(2);
+      h.client(newSession("x"));
+      expect(h.takeAgent()).toEqual([]);
+      expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: "x", error: inFlight }]);
+      fwd.forEach((f, i) => h.agent({ jsonrpc: "2.0", id: f.id, result: { sessionId: `s${i}` } }));
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([
+        [
+          { id: "x", result: { sessionId: "s0" } },
+          { id: "y", result: { sessionId: "s1" } },
+        ],
+      ]);
+      expect(h.violations).toEqual([]);
+    });
+  }
+
+  const options = [{ optionId: "o", name: "Allow", kind: "allow_once" }];
+  const asks: [(typeof MODES)[number], unknown][] = [
+    [MODES[0]!, { sessionId: "s", toolCall: { toolCallId: "t" }, options }],
+    [MODES[2]!, { sessionId: "s", title: "Run", options }],
+  ];
+  for (const [[mode, connect], params] of asks)
+    it(`${mode}: refuses an agent request reusing the id of one the client has not answered`, async () => {
+      const h = await connect();
+      const ask = { jsonrpc: "2.0", id: 5, method: "session/request_permission", params };
+      h.agent(ask);
+      // Direction A shows the permission's subject first (a tool call update): the request is last.
+      const fwd = h.takeClient().at(-1) as { id: number; method: string };
+      expect(fwd.method).toBe("session/request_permission");
+      h.agent(ask);
+      expect(h.takeClient()).toEqual([]);
+      expect(h.takeAgent()).toEqual([{ jsonrpc: "2.0", id: 5, error: inFlight }]);
+      h.client({ jsonrpc: "2.0", id: fwd.id, result: { outcome: { outcome: "selected", optionId: "o" } } });
+      await h.settle();
+      expect(h.takeAgent()).toMatchObject([{ id: 5, result: { outcome: { outcome: "selected", optionId: "o" } } }]);
+      expect(h.violations).toEqual([]);
+    });
+});
+
+describe("a batch holding a request refused for its id (fuzz: v2 client, id 1.5)", () => {
+  for (const [mode, connect] of [MODES[1]!, MODES[3]!])
+    it(`${mode}: answers the batch with one array, the refused id as a null-id entry`, async () => {
+      const h = await connect();
+      h.client([newSession("t1"), { jsonrpc: "2.0", id: 1.5, method: "\u0000" }, newSession("t2")]);
+      const fwd = h.takeAgent() as { id: number }[];
+      expect(fwd).toHaveLength(2);
+      expect(h.takeClient()).toEqual([]);
+      fwd.forEach((f, i) => h.agent({ jsonrpc: "2.0", id: f.id, result: { sessionId: `s${i}` } }));
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([
+        [
+          { id: null, error: { code: -32600, data: { reason: "invalid_id", id: 1.5 } } },
+          { id: "t1", result: { sessionId: "s0" } },
+          { id: "t2", result: { sessionId: "s1" } },
+        ],
+      ]);
+    });
 });
 
 describe("additionalDirectories in pass-through (item 6)", () => {
@@ -316,5 +467,151 @@ describe("only valid output (item 3)", () => {
     const bytes = typeof out === "string" ? Buffer.from(out) : out;
     expect(isUtf8(bytes)).toBe(true);
     expect(JSON.parse(bytes.toString("utf8")).params.update.t).toBe("a\uFFFD\uFFFDb");
+  });
+});
+
+describe("translated garbage (item 3): an input the bridge cannot translate is refused", () => {
+  const translating: [string, () => Promise<Harness>][] = [
+    ["direction A", directionA],
+    ["direction B", directionB],
+  ];
+  const cancel = (params: unknown) => ({ jsonrpc: "2.0", method: "session/cancel", params });
+
+  for (const [mode, connect] of translating) {
+    it(`${mode}: drops a session/cancel whose sessionId is not a string or whose _meta is not an object`, async () => {
+      const h = await connect();
+      h.client(cancel({ sessionId: 5 }));
+      h.client(cancel({ sessionId: "s", _meta: 7 }));
+      h.client(cancel({}));
+      await h.settle();
+      expect(h.takeAgent()).toEqual([]);
+      expect(h.takeClient()).toEqual([]);
+      h.client(cancel({ sessionId: "s", _meta: null }));
+      await h.settle();
+      expect(h.takeAgent()).toMatchObject([{ method: "session/cancel", params: { sessionId: "s" } }]);
+      expect(h.violations).toEqual([]);
+    });
+
+    it(`${mode}: drops an elicitation/complete whose elicitationId is not a string or whose _meta is not an object`, async () => {
+      const h = await connect();
+      h.agent({ jsonrpc: "2.0", method: "elicitation/complete", params: { elicitationId: ["e"] } });
+      h.agent({ jsonrpc: "2.0", method: "elicitation/complete", params: { elicitationId: "e", _meta: "x" } });
+      await h.settle();
+      expect(h.takeClient()).toEqual([]);
+      h.agent({ jsonrpc: "2.0", method: "elicitation/complete", params: { elicitationId: "e" } });
+      await h.settle();
+      expect(h.takeClient()).toMatchObject([{ method: "elicitation/complete", params: { elicitationId: "e" } }]);
+      expect(h.violations).toEqual([]);
+    });
+
+    // The guard is shared (translating.ts); B's v1 agent updates reach the client at once.
+    it.runIf(mode === "direction B")(
+      `${mode}: drops a session/update whose _meta (or its update's) is not an object`,
+      async () => {
+        const h = await connect();
+        h.client(newSession("n"));
+        const [create] = h.takeAgent();
+        h.agent({ jsonrpc: "2.0", id: create.id, result: { sessionId: "s" } });
+        await h.settle();
+        h.takeClient();
+        const update = {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [{ name: "a", description: "A" }],
+        };
+        h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update, _meta: 1 } });
+        h.agent({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: { sessionId: "s", update: { ...update, _meta: [] } },
+        });
+        await h.settle(30);
+        expect(h.takeClient()).toEqual([]);
+        // The same update with a valid _meta goes through.
+        h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update, _meta: {} } });
+        await h.settle(100);
+        expect(h.takeClient()).toMatchObject([{ method: "session/update", params: { update } }]);
+        expect(h.violations).toEqual([]);
+      },
+    );
+  }
+
+  it("direction A: refuses authenticate with an object methodId, and a nested _meta that is not an object", async () => {
+    const h = await directionA();
+    h.client({ jsonrpc: "2.0", id: 1, method: "authenticate", params: { methodId: { x: 1 } } });
+    h.client({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/prompt",
+      params: { sessionId: "s", prompt: [{ type: "text", text: "hi", _meta: 1 }] },
+    });
+    h.client({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "session/set_config_option",
+      params: { sessionId: "s", configId: "c", value: "v", _meta: "m" },
+    });
+    h.client({ jsonrpc: "2.0", id: 4, method: "logout", params: [] });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient().map((m) => [m.id, m.error.code, m.error.data])).toEqual([
+      [1, -32602, { field: "methodId", reason: "not_string" }],
+      [2, -32602, { field: "prompt[0]._meta", reason: "not_object" }],
+      [3, -32602, { field: "_meta", reason: "not_object" }],
+      [4, -32602, { field: "params", reason: "not_object" }],
+    ]);
+    expect(h.violations).toEqual([]);
+  });
+
+  it("direction B: refuses auth/login with a numeric methodId and session/delete with a non-string sessionId", async () => {
+    const h = await directionB();
+    h.client({ jsonrpc: "2.0", id: 1, method: "auth/login", params: { methodId: 1 } });
+    h.client({ jsonrpc: "2.0", id: 2, method: "session/delete", params: { sessionId: null } });
+    h.client({ jsonrpc: "2.0", id: 3, method: "session/set_config_option", params: { sessionId: "s", configId: 4 } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient().map((m) => [m.id, m.error.code, m.error.data])).toEqual([
+      [1, -32602, { field: "methodId", reason: "not_string" }],
+      [2, -32602, { field: "sessionId", reason: "not_string" }],
+      [3, -32602, { field: "configId", reason: "not_string" }],
+    ]);
+    expect(h.violations).toEqual([]);
+  });
+
+  it("turns an agent result that is not an object into -32603 malformed_result (renamed and forwarded methods)", async () => {
+    const a = await directionA();
+    a.client({ jsonrpc: "2.0", id: 1, method: "authenticate", params: { methodId: "m" } });
+    const [login] = a.takeAgent();
+    a.agent({ jsonrpc: "2.0", id: login.id, result: "garbage" });
+    await a.settle();
+    expect(a.takeClient()).toMatchObject([
+      { id: 1, error: { code: -32603, data: { reason: "malformed_result", field: "", detail: "not_object" } } },
+    ]);
+    const b = await directionB();
+    b.client({ jsonrpc: "2.0", id: 2, method: "session/delete", params: { sessionId: "s" } });
+    const [del] = b.takeAgent();
+    b.agent({ jsonrpc: "2.0", id: del.id, result: { _meta: 3 } });
+    await b.settle();
+    expect(b.takeClient()).toMatchObject([
+      { id: 2, error: { code: -32603, data: { reason: "malformed_result", field: "_meta" } } },
+    ]);
+    expect([...a.violations, ...b.violations]).toEqual([]);
+  });
+
+  it("direction A: refuses a permission request whose option has a non-string optionId or name", async () => {
+    const h = await directionA();
+    for (const [id, option] of [
+      [1, { optionId: 5, name: "Allow", kind: "allow_once" }],
+      [2, { optionId: "o", name: null, kind: "allow_once" }],
+    ] as const)
+      h.agent({
+        jsonrpc: "2.0",
+        id,
+        method: "session/request_permission",
+        params: { sessionId: "s", title: "Run", options: [option] },
+      });
+    await h.settle();
+    expect(h.takeClient().filter((m) => m.method === "session/request_permission")).toEqual([]);
+    expect(h.takeAgent().map((m) => [m.id, m.error?.code, m.error?.data?.field])).toEqual([
+      [1, -32602, "options[0].optionId"],
+      [2, -32602, "options[0].name"],
+    ]);
   });
 });

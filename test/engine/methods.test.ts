@@ -235,7 +235,8 @@ describe("session/status in direction B", () => {
       ["session/set_title", REQUESTS["session/set_title"]!],
       ["session/archive", REQUESTS["session/archive"]!],
     ] as const) {
-      h.client({ jsonrpc: "2.0", id: 7, method, params: fixture.params });
+      // One id per request: a request reusing the id of one in flight is refused (issue 10).
+      h.client({ jsonrpc: "2.0", id: `7-${method}`, method, params: fixture.params });
       expect(h.takeAgent()[0]).toMatchObject({ method, params: fixture.params });
     }
     // A prompt on it is still refused by the bridge, as before.

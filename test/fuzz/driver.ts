@@ -39,6 +39,8 @@ export interface Figures {
   duplicateAnswers: number;
   invalidLines: number;
   schemaViolations: number;
+  /** Schema violations by class: side, method, and the path of the first problem. */
+  violations: Record<string, number>;
   examples: string[];
 }
 
@@ -82,7 +84,7 @@ export const COUNTERS = [
 ] as const;
 
 export function noFigures(mode: Mode): Figures {
-  const figures = { mode: mode.name, examples: [] as string[] } as Figures;
+  const figures = { mode: mode.name, examples: [] as string[], violations: {} } as Figures;
   for (const k of COUNTERS) figures[k] = 0;
   return figures;
 }
@@ -195,7 +197,9 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
         );
         if (problem) {
           figures.schemaViolations++;
-          note(`to ${side}: ${problem}`);
+          const cls = `to ${side}: ${violationClass(problem)}`;
+          if (figures.violations[cls] === undefined) note(`to ${side}: ${problem}`);
+          figures.violations[cls] = (figures.violations[cls] ?? 0) + 1;
         }
       }
       if (c.kind === "response" && typeof c.msg.id === "string" && c.msg.id.startsWith("t")) {
@@ -235,10 +239,18 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
     return { ...o, id };
   };
 
-  await send(
+  const init = fill(
     "client",
-    `${JSON.stringify(fill("client", { jsonrpc: "2.0", id: TRACK, method: "initialize", params: initParams(mode.client) }, true))}\n`,
+    { jsonrpc: "2.0", id: TRACK, method: "initialize", params: initParams(mode.client) },
+    true,
   );
+  await send("client", `${JSON.stringify(init)}\n`);
+  // Hostile traffic starts once the handshake is answered: a hostile agent answer racing the
+  // bridge's own `initialize` would fail it and let a later generated `initialize` pick another
+  // mode than the one this run reports.
+  const initId = (init as { id: string }).id;
+  for (const until = Date.now() + 10_000; (answers.get(initId) ?? 0) === 0 && !exited && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 5));
   const inputs = fc.sample(hostileTraffic({ client: v(mode.client), agent: v(mode.agent) }), { numRuns: count, seed });
   for (const input of inputs) {
     if (exited) break;
@@ -285,6 +297,22 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
   server.close();
   rmSync(dir, { recursive: true, force: true });
   return figures;
+}
+
+/** `method params|result path` of a schema problem (array indices as `*`), to group violations. */
+export function violationClass(problem: string): string {
+  const head = /^(\S+) (params|result|is)\b/.exec(problem);
+  const list = problem.indexOf(": [");
+  let path = "";
+  if (list >= 0) {
+    try {
+      const first = (JSON.parse(problem.slice(list + 2)) as { path?: unknown }[])[0];
+      if (typeof first?.path === "string") path = first.path.replace(/\/\d+(?=\/|$)/g, "/*") || "/";
+    } catch {
+      // Not the expected shape: the class is the head alone.
+    }
+  }
+  return `${head ? `${head[1]} ${head[2]}` : problem.slice(0, 60)} ${path}`.trim();
 }
 
 function encode(input: Input, fill: (msg: unknown, track: boolean) => unknown): Buffer {

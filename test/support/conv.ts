@@ -1,5 +1,6 @@
 // Unwrapping converter results in example tests: the value of a success, the error of a failure,
 // failing the test (with the other side printed) otherwise.
+import { fieldOf } from "../../src/convert/check.js";
 import type { Conv, Path } from "../../src/convert/result.js";
 import { DEFAULT_STASH_MAX_BYTES, type ConvertOptions } from "../../src/convert/stash.js";
 
@@ -38,11 +39,4 @@ export function within<T>(r: Conv<unknown>, prefix: Path, valuePath: Path = pref
     .filter((l) => prefix.every((k, i) => l.path[i] === k))
     .map((l) => ({ path: l.path.slice(prefix.length), reason: l.reason }));
   return { ok: true, value: item as T, lost };
-}
-
-/** `a.b[2].c` for a path, as converters name fields in their errors. */
-function fieldOf(path: Path): string {
-  let s = "";
-  for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? p : `.${p}`;
-  return s;
 }

@@ -246,7 +246,7 @@ export class DirectionB extends TranslatingMode {
   private sessionScoped(msg: RequestMessage, params: Obj): void {
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     this.down.forward(msg, msg.method, params, (resp) =>
-      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : { result: resp.result },
+      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : objectResult(resp),
     );
   }
 

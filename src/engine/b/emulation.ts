@@ -12,7 +12,7 @@ import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
 import { answer, NOTHING, notify, request, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
-import { malformed } from "../translating.js";
+import { malformed, objectResult } from "../translating.js";
 import { mcp, noSessionId, refused, rejected, roots, type EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates.js";
@@ -192,10 +192,11 @@ export function close(b: EngineB, msg: RequestMessage, params: Obj): readonly Ou
     const closedByAgent = (resp: ResponseMessage) => {
       if (entry.answered) return;
       // Clients treat -32002 on close as success (H §4.7).
-      const a =
-        resp.error && resp.error.code !== ErrorCodes.resourceNotFound
+      const a = resp.error
+        ? resp.error.code !== ErrorCodes.resourceNotFound
           ? { error: resp.error }
-          : { result: resp.result ?? {} };
+          : { result: {} }
+        : objectResult(resp);
       b.write(afterTurn(() => finish(a)));
     };
     return [...out, request("agent", "session/close", params, closedByAgent, (id) => (entry.outboundId = id))];

@@ -1,0 +1,174 @@
+// Translated garbage (issue 10, item 3): a field a converter copies as it is must already have the
+// type both versions give it; otherwise the conversion fails with -32602 naming the field, and the
+// engine refuses the request or drops the notification. One case per violation class the fuzz
+// suite found (test/fuzz, schema violations by method and path).
+import { describe, expect, it } from "vitest";
+import { availableCommandsToV1, availableCommandsToV2 } from "../../src/convert/command.js";
+import { configOptionToV2 } from "../../src/convert/config-option.js";
+import { contentBlockToV1, contentBlockToV2 } from "../../src/convert/content.js";
+import { elicitationRequestToV1 } from "../../src/convert/elicitation.js";
+import { mcpServerToV1, mcpServerToV2 } from "../../src/convert/mcp.js";
+import { plansToV1, planToV2Updates } from "../../src/convert/plan.js";
+import type { Conv } from "../../src/convert/result.js";
+import { sessionInfoToV1, sessionInfoToV2 } from "../../src/convert/session-info.js";
+import { defaultOptions as opts } from "../support/conv.js";
+import { locationToV1, locationToV2 } from "../../src/convert/tool-call.js";
+import { usageToV1, usageToV2 } from "../../src/convert/usage.js";
+
+/** A hostile raw value, passed where a converter takes the SDK type it has not checked yet. */
+const raw = (x: unknown): never => x as never;
+const mcp = { stdio: true, http: true, sse: true };
+
+const cases: [string, () => Conv<unknown>, string][] = [
+  ["content _meta (v1→v2)", () => contentBlockToV2(raw({ type: "text", text: "a", _meta: 1 }), opts), "_meta"],
+  [
+    "content mimeType (v2→v1)",
+    () => contentBlockToV1(raw({ type: "resource_link", name: "n", uri: "file:///a", mimeType: 5 }), opts),
+    "mimeType",
+  ],
+  [
+    "content annotations.lastModified",
+    () => contentBlockToV2(raw({ type: "text", text: "a", annotations: { lastModified: 1 } }), opts),
+    "annotations.lastModified",
+  ],
+  [
+    "content annotations._meta",
+    () => contentBlockToV1(raw({ type: "text", text: "a", annotations: { _meta: "m" } }), opts),
+    "annotations._meta",
+  ],
+  ["image uri", () => contentBlockToV1(raw({ type: "image", data: "d", mimeType: "image/png", uri: 3 }), opts), "uri"],
+  [
+    "resource mimeType",
+    () => contentBlockToV2(raw({ type: "resource", resource: { uri: "file:///a", text: "t", mimeType: [] } }), opts),
+    "resource.mimeType",
+  ],
+  [
+    "resource_link size",
+    () => contentBlockToV1(raw({ type: "resource_link", name: "n", uri: "file:///a", size: "1" }), opts),
+    "size",
+  ],
+  [
+    "MCP server name (v2→v1)",
+    () => mcpServerToV1(raw({ type: "stdio", name: 1, command: "c", args: [] }), { ...opts, agentMcp: mcp }),
+    "mcpServers[0].name",
+  ],
+  [
+    "MCP server args",
+    () => mcpServerToV1(raw({ type: "stdio", name: "n", command: "c", args: [1] }), { ...opts, agentMcp: mcp }),
+    "mcpServers[0].args[0]",
+  ],
+  [
+    "MCP server headers",
+    () => mcpServerToV1(raw({ type: "http", name: "n", url: "http://x", headers: [1] }), { ...opts, agentMcp: mcp }),
+    "mcpServers[0].headers[0]",
+  ],
+  [
+    "MCP server command (v1→v2)",
+    () =>
+      mcpServerToV2(raw({ name: "n", command: 5, args: [], env: [] }), {
+        ...opts,
+        agentMcp: mcp,
+        onUnsupported: "reject",
+      }),
+    "mcpServers[0].command",
+  ],
+  ["usage size (v1→v2)", () => usageToV2(raw({ used: 1, size: {} }), false, opts), "size"],
+  ["usage negative size (v1→v2)", () => usageToV2(raw({ used: 1, size: -1 }), false, opts), "size"],
+  ["location _meta (v1→v2)", () => locationToV2(raw({ path: "/a", _meta: 1 }), { opts }), "_meta"],
+  ["location _meta (v2→v1)", () => locationToV1(raw({ path: "/a", _meta: "m" }), opts), "_meta"],
+  ["usage used (v2→v1)", () => usageToV1(raw({ used: 1.5, size: 2 }), undefined, opts), "used"],
+  [
+    "usage cost currency",
+    () => usageToV1(raw({ used: 1, size: 2, cost: { amount: 1, currency: 3 } }), undefined, opts),
+    "cost.currency",
+  ],
+  ["session title (v1→v2)", () => sessionInfoToV2(raw({ title: 5 }), opts), "title"],
+  ["session info _meta (v2→v1)", () => sessionInfoToV1(raw({ title: "t", _meta: 1 })), "_meta"],
+  [
+    "plan entry content (v1→v2)",
+    () => planToV2Updates(raw({ entries: [{ content: 5, priority: "high", status: "pending" }] }), new Map(), opts),
+    "content",
+  ],
+  [
+    "plan entry _meta (v2→v1)",
+    () =>
+      plansToV1(
+        new Map([
+          [
+            "p",
+            raw({
+              type: "items",
+              planId: "p",
+              entries: [{ content: "c", priority: "high", status: "pending", _meta: 1 }],
+            }),
+          ],
+        ]),
+        undefined,
+        opts,
+      ),
+    "_meta",
+  ],
+  [
+    "command _meta (v1→v2)",
+    () => availableCommandsToV2(raw({ availableCommands: [{ name: "n", description: "d", _meta: 2 }] }), opts),
+    "_meta",
+  ],
+  [
+    "command _meta (v2→v1)",
+    () =>
+      availableCommandsToV1(
+        raw({ availableCommands: [{ type: "command", name: "n", description: "d", _meta: [] }] }),
+        opts,
+      ),
+    "_meta",
+  ],
+  [
+    "config option name (v1→v2)",
+    () =>
+      configOptionToV2(
+        { id: "c", name: 5, type: "select", currentValue: "a", options: [{ value: "a", name: "A" }] },
+        opts,
+      ),
+    "name",
+  ],
+  ...(
+    [
+      [{ value: 1, name: "A" }, "options[0].value"],
+      [{ value: "a", name: "A", _meta: 2 }, "options[0]._meta"],
+      [{ group: "g", name: "G", options: [{ value: "a", name: 3 }] }, "options[0].options[0].name"],
+    ] as const
+  ).map(([item, field]): [string, () => Conv<unknown>, string] => [
+    `config option ${field} (v1→v2)`,
+    () => configOptionToV2({ id: "c", name: "C", type: "select", currentValue: "a", options: [item] }, opts),
+    field,
+  ]),
+  ...(
+    [
+      [{ title: 5 }, "requestedSchema.title"],
+      [{ required: "a" }, "requestedSchema.required"],
+      [{ required: [1] }, "requestedSchema.required[0]"],
+      [{ _meta: 1 }, "requestedSchema._meta"],
+      [{ properties: { a: { type: "string", description: {} } } }, "requestedSchema.properties.a.description"],
+    ] as const
+  ).map(([schema, field]): [string, () => Conv<unknown>, string] => [
+    `elicitation ${field} (v2→v1)`,
+    () =>
+      elicitationRequestToV1(
+        raw({ sessionId: "s", mode: "form", message: "m", requestedSchema: { type: "object", ...schema } }),
+        { opts, requestIdToV1: () => undefined },
+      ),
+    field,
+  ]),
+];
+
+describe("converters refuse a copied field of the wrong type (-32602 with its field)", () => {
+  for (const [what, run, field] of cases)
+    it(what, () => {
+      const r = run();
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.error.code).toBe(-32602);
+        expect(String(r.error.data.field)).toMatch(new RegExp(`(^|\\.)${field.replace(/[[\]]/g, "\\$&")}$`));
+      }
+    });
+});
