@@ -2,18 +2,10 @@
 // nesting depth, checked before any recursive code touches it (JSON.stringify overflows the stack
 // on a value nested some thousands deep), and, for a line over the size limit, what kind of
 // message it is and its top-level `id`, found while the line streams past (never buffered).
+import { QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON, COMMA } from "./bytes.js";
 
 /** Nesting (arrays and objects) deeper than this is refused; real ACP traffic stays far below. */
 export const DEFAULT_MAX_DEPTH = 512;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 
 /** True if the JSON text nests arrays/objects deeper than `max` (strings are skipped). */
 export function nestsDeeperThan(line: Uint8Array, max: number): boolean {

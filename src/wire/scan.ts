@@ -3,21 +3,22 @@
 // original bytes on this proof alone (performance budget). The scan is conservative: whatever it
 // cannot prove (an escape in a key, a repeated key, a request, anything JSON.parse might refuse or
 // read otherwise) returns undefined, and the full path decides.
+import {
+  QUOTE,
+  BACKSLASH,
+  OPEN_OBJECT,
+  CLOSE_OBJECT,
+  OPEN_ARRAY,
+  CLOSE_ARRAY,
+  COLON,
+  COMMA,
+  MINUS,
+  PLUS,
+  DOT,
+  ZERO,
+  NINE,
+} from "./bytes.js";
 import { isUtf8 } from "node:buffer";
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const PLUS = 0x2b;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
 
 /** The last string scanned held an escape (module state: no allocation per line). */
 let escaped = false;

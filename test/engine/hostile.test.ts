@@ -419,23 +419,7 @@ describe("only valid output (item 3)", () => {
   });
 
   it("refuses null and fractional request ids from a v2 peer in every mode, and serves them from v1 peers", async () => {
-    const v2 = harness();
-    v2.client({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} },
-    });
-    await v2.settle();
-    const [probe] = v2.takeAgent() as { id: number }[];
-    v2.agent({
-      jsonrpc: "2.0",
-      id: probe!.id,
-      result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] },
-    });
-    await v2.settle();
-    v2.takeClient();
-    expect(v2.bridge.mode).toBe("pass");
+    const v2 = await passThroughV2();
     for (const id of [null, 1.5]) {
       v2.client({ jsonrpc: "2.0", id, method: "session/list", params: {} });
       v2.agent({ jsonrpc: "2.0", id, method: "session/request_permission", params: {} });
