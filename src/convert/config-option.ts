@@ -226,35 +226,6 @@ function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
   });
 }
 
-/**
- * A v2 option toward a v1 client (H §5.1, §5.4). `value` is `undefined` for an option of a type v1
- * does not know: lists omit it and stash it on their carrier (`configOptionsToV1`).
- * @internal Test entry to optionToV1, which the carriers (configOptionUpdateToV1, session results) run; exported for its property tests.
- */
-export function configOptionToV1(
-  option: unknown,
-  ctx: ToV1Context,
-  opts: ConvertOptions,
-): Conv<v1.SessionConfigOption | undefined> {
-  return attempt(() => {
-    const acc: Acc = { opts, lost: [] };
-    const out = optionToV1(option, [], ctx, acc);
-    if (out === undefined) acc.lost.push({ path: [], reason: "option type unknown to v1" });
-    return ok(out as v1.SessionConfigOption | undefined, acc.lost);
-  });
-}
-
-/**
- * A v1 option toward v2 (H §5.1; restores an A bridge's boolean-as-select).
- * @internal Test entry to optionToV2, which the carriers run; exported for its property tests.
- */
-export function configOptionToV2(option: unknown, opts: ConvertOptions): Conv<v2.SessionConfigOption> {
-  return attempt(() => {
-    const acc: Acc = { opts, lost: [] };
-    return ok(optionToV2(option, [], acc) as v2.SessionConfigOption, acc.lost);
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lists
 
@@ -319,21 +290,6 @@ export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: Convert
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     return ok(listToV1(list, [], ctx, acc), acc.lost);
-  });
-}
-
-/**
- * A v1 option list toward v2; `omitted` = the carrier's `residual.omittedConfigOptions`, if any.
- * @internal Test entry to listToV2, which the carriers run.
- */
-export function configOptionsToV2(
-  list: unknown,
-  opts: ConvertOptions,
-  omitted?: unknown,
-): Conv<v2.SessionConfigOption[]> {
-  return attempt(() => {
-    const acc: Acc = { opts, lost: [] };
-    return ok(listToV2(list, [], omitted, acc) as v2.SessionConfigOption[], acc.lost);
   });
 }
 

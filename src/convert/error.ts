@@ -6,16 +6,7 @@ import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, isString } from "./json.js";
 import { type Conv, fail, type Loss, ok } from "./result.js";
 import { type ConvertError, ErrorCodes, rpcErrors } from "./errors.js";
-import {
-  type ConvertOptions,
-  hasResidual,
-  isSynthetic,
-  residualOf,
-  Stash,
-  STASH_KEY,
-  STASH_VERSION,
-  unstash,
-} from "./stash.js";
+import { type ConvertOptions, Stash, STASH_KEY, STASH_VERSION, unstash } from "./stash.js";
 
 function badError(err: unknown): ConvertError | undefined {
   if (!isObject(err)) return rpcErrors.invalidParams({ reason: "expected_object" });
@@ -23,25 +14,6 @@ function badError(err: unknown): ConvertError | undefined {
     return rpcErrors.invalidParams({ field: "code", reason: "expected_integer" });
   if (!isString(err.message)) return rpcErrors.invalidParams({ field: "message", reason: "expected_string" });
   return undefined;
-}
-
-/**
- * v2 → v1: code, message and data unchanged; a `data` that B wrapped for -32002 gets its original
- * back (the wrapper's `_meta` carries the envelope).
- * @internal The reverse of errorToV2, the witness of its round-trip property. Direction A passes a v2 agent's error to the v1 client as it is, so B's -32002 data wrapping is not undone in a chain.
- */
-export function errorToV1(err: v2.Error): Conv<v1.Error> {
-  const bad = badError(err);
-  if (bad) return fail(bad);
-  const src = err as Record<string, unknown>;
-  const data = src.data;
-  if (!isObject(data)) return ok({ ...err });
-  const { env } = unstash(data._meta, 1);
-  if (!env || !(hasResidual(env, "data") || isSynthetic(env, "data"))) return ok({ ...err });
-  const out: Record<string, unknown> = { ...src };
-  if (hasResidual(env, "data")) out.data = residualOf(env, "data");
-  else delete out.data;
-  return ok(out as v1.Error);
 }
 
 export interface ErrorToV2Context {

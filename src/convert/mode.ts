@@ -304,17 +304,6 @@ function listOf(cfg: AgentConfig, acc: Acc): Obj[] {
 }
 
 /**
- * B: the full v2 option list for the agent's state: its options plus the synthetic mode option.
- * @internal Test entry to the list B's session results build; exported for its tests.
- */
-export function agentConfigToV2(cfg: AgentConfig, opts: ConvertOptions): Conv<v2.SessionConfigOption[]> {
-  return attempt(() => {
-    const acc: Acc = { opts, lost: [] };
-    return ok(listOf(cfg, acc) as v2.SessionConfigOption[], acc.lost);
-  });
-}
-
-/**
  * B: v2 `set_config_option` on the synthetic mode option → v1 `session/set_mode` (H §5.3). `type`
  * must be `"id"` and `value` one of the modes, else -32602 (the agent is not called).
  */

@@ -8,7 +8,7 @@ import type * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { downgrade, planTable } from "../../mappings/plan.js";
 import { has, isObject, isString, jsonEqual, omit } from "./json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
-import { isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
+import { isSynthetic, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { bad } from "./check.js";
 
 /** A↓ state: every plan the agent reported, by planId, in order of first sight. */
@@ -292,31 +292,5 @@ export function planUpdateToV1Native(
     }
     const { meta } = unstash(update._meta, 1);
     return ok(setMeta({ ...omit(update, "sessionUpdate"), plan }, meta) as unknown as v1u.PlanUpdate, lost);
-  });
-}
-
-/**
- * B↓ a v1 (unstable) `plan_update`: the shapes are v2's; a stash from A is restored.
- * @internal The reverse of planUpdateToV1Native, the witness of its round-trip property. B forwards a v1 plan_update as it is (no route in b/updates.ts calls this).
- */
-export function planUpdateToV2Native(update: v1u.PlanUpdate): Conv<v2u.PlanUpdate> {
-  return attempt(() => {
-    if (!isObject(update)) bad("update", "not_object");
-    const content = checkContent(update.plan, "plan");
-    const { meta: planMeta, env } = unstash(content._meta, 2);
-    const raw = residualOf(env, "raw");
-    const lost: Loss[] = [];
-    let plan: Obj;
-    if (isObject(raw) && isString(raw.type) && raw.planId === content.planId) plan = raw;
-    else if (content.type === planTable.itemsType) {
-      const entries = (content.entries as unknown[]).map((e, j) => {
-        const r = entryToV2(e, `plan.entries[${j}]`);
-        lost.push(...under(["plan", "entries", j], r.lost));
-        return r.value;
-      });
-      plan = setMeta({ ...content, entries }, planMeta);
-    } else plan = { ...content };
-    const { meta } = unstash(update._meta, 2);
-    return ok(setMeta({ ...omit(update, "sessionUpdate"), plan }, meta) as unknown as v2u.PlanUpdate, lost);
   });
 }

@@ -245,26 +245,9 @@ function chunkRest(c: Obj): Obj {
 
 // ---- tool calls, v1 → v2 (B↓) ----
 
-/**
- * A v1 `tool_call` → v2 `tool_call_update` (T §2.4 B↓-1): all fields for an unseen ID; for a seen one
- * (a wholesale replacement) absent fields become `null`.
- * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
- */
-export function toolCallToV2(tc: v1.ToolCall, ctx: ToolCallToV2Context): Conv<v2.ToolCallUpdate> {
-  return attempt(() => bodyToV2(tc, ctx, true) as Converted<v2.ToolCallUpdate>);
-}
-
 /** A v1 `tool_call_update` → v2 (T §2.4 B↓-2): v1 nulls (unchanged) are dropped, the stash restored. */
 export function toolCallUpdateToV2(u: v1.ToolCallUpdate, ctx: ToolCallToV2Context): Conv<v2.ToolCallUpdate> {
   return attempt(() => bodyToV2(u, ctx, false) as Converted<v2.ToolCallUpdate>);
-}
-
-/**
- * Whether a v1 tool call was invented by A to carry a non-tool-call permission subject (T §4).
- * @internal Reads the mark A puts on a stand-in tool call; exported for the chain tests.
- */
-export function isSyntheticToolCall(u: unknown): boolean {
-  return isSynthetic(unstash(metaOf(u), 2).env, "toolCall");
 }
 
 function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markUnseenUpdate = false): Converted<Obj> {
@@ -422,43 +405,12 @@ function asChunks(
 
 // ---- tool-call content (T §3.2, §2.5) ----
 
-/**
- * v2 content items → v1 (A↓): diffs via diff.ts, terminals rendered, unknown types as placeholders.
- * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
- */
-export function toolCallContentToV1(items: v2.ToolCallContent[], ctx: ToolCallToV1Context): Conv<v1.ToolCallContent[]> {
-  return attempt(() => contentListToV1(items, ctx, []) as Converted<v1.ToolCallContent[]>);
-}
-
-/**
- * v1 content items → v2 (B↓): restores stashed items and diff groups; client terminals as text.
- * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
- */
-export function toolCallContentToV2(items: v1.ToolCallContent[], ctx: ToolCallToV2Context): Conv<v2.ToolCallContent[]> {
-  return attempt(() => contentListToV2(items, ctx, []) as Converted<v2.ToolCallContent[]>);
-}
-
 /** What a v1 text item standing for a v2 terminal stashes (T §2.5, §7.2 `terminal` + `bytes`). */
 interface TerminalStash {
   /** `{terminalId, command?, cwd?, exitStatus?, size?}` as the A renderer kept it. */
   readonly terminal: Readonly<Obj> & { readonly terminalId: string };
   /** The raw output, base64 (only at `full`): B re-emits it as an `output` snapshot. */
   readonly bytes?: string;
-}
-
-/**
- * The v2 terminal a v1 text item stands for, so B can re-emit its `terminal_update` (T §2.5 B↓-3).
- * Looks at the item's stash and at its text block's.
- * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
- */
-export function terminalStashOf(item: v1.ToolCallContent): TerminalStash | undefined {
-  const src = item as Obj;
-  if (src.type !== "content") return undefined;
-  const block = src.content;
-  return (
-    terminalResidual(unstash(src._meta, 2).env) ??
-    (isObject(block) ? terminalResidual(unstash(block._meta, 2).env) : undefined)
-  );
 }
 
 function terminalResidual(env: Envelope | undefined): TerminalStash | undefined {
@@ -611,25 +563,6 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
 }
 
 // ---- locations (T §3.4) ----
-
-/**
- * A v2 location → v1 (A↓): passes; restores a stashed `line:0` or relative `path`.
- * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
- */
-export function locationToV1(loc: v2.ToolCallLocation, opts: ConvertOptions): Conv<v1.ToolCallLocation> {
-  return attempt(() => ok(locToV1(loc, opts, []) as v1.ToolCallLocation));
-}
-
-/**
- * A v1 location → v2 (B↓): `line:0` → `null`, a relative path resolved against `cwd`, both stashed.
- * @internal Test entry to the body the tool-call message converters run; exported for its property tests.
- */
-export function locationToV2(
-  loc: v1.ToolCallLocation,
-  ctx: { readonly opts: ConvertOptions; readonly cwd?: string | undefined },
-): Conv<v2.ToolCallLocation> {
-  return attempt(() => locToV2(loc, ctx.opts, ctx.cwd, []) as Converted<v2.ToolCallLocation>);
-}
 
 function locToV1(x: unknown, opts: ConvertOptions, at: Path): Obj {
   const src = expectObject(x, at);

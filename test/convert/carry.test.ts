@@ -1,15 +1,26 @@
 // Issue 7 item 3, "carry what the other side has a place for": capabilities that only the unstable
 // schemas define reach the other version in the shape its (unstable) schema has, whatever the peers.
 import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { initializeResponseToV1, initializeResponseToV2 } from "../../src/convert/initialize.js";
-import { agentConfigFromResult, agentConfigToV2 } from "../../src/convert/mode.js";
+import {
+  agentConfigFromResult,
+  setModeResponseToSetConfigOptionResponse,
+  type AgentConfig,
+} from "../../src/convert/mode.js";
 import { legacyModels, setConfigOptionToSetModel } from "../../src/convert/models.js";
 import { newSessionResponseToV1, newSessionResponseToV2 } from "../../src/convert/session-result.js";
-import { value } from "../support/conv.js";
+import { value, within } from "../support/conv.js";
 import { numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import type { ConvertOptions } from "../../src/convert/stash.js";
+
+/** B's full v2 option list for the agent's state, as its set_config_option answers carry it. */
+function agentConfigToV2(cfg: AgentConfig, opts: ConvertOptions) {
+  return within<v2.SessionConfigOption[]>(setModeResponseToSetConfigOptionResponse({}, cfg, opts), ["configOptions"]);
+}
 
 const off = options("off");
 const compact = options("compact");

@@ -4,7 +4,7 @@
 // suite found (test/fuzz, schema violations by method and path).
 import { describe, expect, it } from "vitest";
 import { availableCommandsToV1, availableCommandsToV2 } from "../../src/convert/command.js";
-import { configOptionToV2 } from "../../src/convert/config-option.js";
+import { configOptionUpdateToV2 } from "../../src/convert/config-option.js";
 import { contentBlockToV1, contentBlockToV2 } from "../../src/convert/content.js";
 import { elicitationRequestToV1 } from "../../src/convert/elicitation.js";
 import { mcpServerToV1, mcpServerToV2 } from "../../src/convert/mcp.js";
@@ -12,7 +12,7 @@ import { plansToV1, planToV2Updates } from "../../src/convert/plan.js";
 import type { Conv } from "../../src/convert/result.js";
 import { sessionInfoToV1, sessionInfoToV2 } from "../../src/convert/session-info.js";
 import { defaultOptions as opts } from "../support/conv.js";
-import { locationToV1, locationToV2 } from "../../src/convert/tool-call.js";
+import { toolCallUpdateToV1, toolCallUpdateToV2 } from "../../src/convert/tool-call.js";
 import { usageToV1, usageToV2 } from "../../src/convert/usage.js";
 
 /** A hostile raw value, passed where a converter takes the SDK type it has not checked yet. */
@@ -74,8 +74,16 @@ const cases: [string, () => Conv<unknown>, string][] = [
   ],
   ["usage size (v1→v2)", () => usageToV2(raw({ used: 1, size: {} }), false, opts), "size"],
   ["usage negative size (v1→v2)", () => usageToV2(raw({ used: 1, size: -1 }), false, opts), "size"],
-  ["location _meta (v1→v2)", () => locationToV2(raw({ path: "/a", _meta: 1 }), { opts }), "_meta"],
-  ["location _meta (v2→v1)", () => locationToV1(raw({ path: "/a", _meta: "m" }), opts), "_meta"],
+  [
+    "location _meta (v1→v2)",
+    () => toolCallUpdateToV2(raw({ toolCallId: "c", locations: [{ path: "/a", _meta: 1 }] }), { opts, seen: true }),
+    "_meta",
+  ],
+  [
+    "location _meta (v2→v1)",
+    () => toolCallUpdateToV1(raw({ toolCallId: "c", locations: [{ path: "/a", _meta: "m" }] }), { opts }),
+    "_meta",
+  ],
   ["usage used (v2→v1)", () => usageToV1(raw({ used: 1.5, size: 2 }), undefined, opts), "used"],
   [
     "usage cost currency",
@@ -125,8 +133,13 @@ const cases: [string, () => Conv<unknown>, string][] = [
   [
     "config option name (v1→v2)",
     () =>
-      configOptionToV2(
-        { id: "c", name: 5, type: "select", currentValue: "a", options: [{ value: "a", name: "A" }] },
+      configOptionUpdateToV2(
+        {
+          configOptions: [
+            { id: "c", name: 5, type: "select", currentValue: "a", options: [{ value: "a", name: "A" }] },
+          ],
+        },
+        {},
         opts,
       ),
     "name",
@@ -139,7 +152,12 @@ const cases: [string, () => Conv<unknown>, string][] = [
     ] as const
   ).map(([item, field]): [string, () => Conv<unknown>, string] => [
     `config option ${field} (v1→v2)`,
-    () => configOptionToV2({ id: "c", name: "C", type: "select", currentValue: "a", options: [item] }, opts),
+    () =>
+      configOptionUpdateToV2(
+        { configOptions: [{ id: "c", name: "C", type: "select", currentValue: "a", options: [item] }] },
+        {},
+        opts,
+      ),
     field,
   ]),
   ...(

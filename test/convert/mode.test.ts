@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import type { ConvertOptions } from "../../src/convert/stash.js";
 import { syntheticModeOption } from "../../src/convert/config-option.js";
 import {
   agentConfigFromResult,
-  agentConfigToV2,
   agentModeBinding,
   configOptionUpdateToV1Updates,
   currentModeUpdateFor,
@@ -22,7 +23,12 @@ import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { diffPaths, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
-import { value, error } from "../support/conv.js";
+import { value, error, within } from "../support/conv.js";
+
+/** B's full v2 option list for the agent's state, as its set_config_option answers carry it. */
+function agentConfigToV2(cfg: AgentConfig, opts: ConvertOptions) {
+  return within<v2.SessionConfigOption[]>(setModeResponseToSetConfigOptionResponse({}, cfg, opts), ["configOptions"]);
+}
 
 const compact = defaultOptions;
 const off = options("off");

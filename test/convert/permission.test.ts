@@ -17,7 +17,11 @@ import { rpcErrors } from "../../src/convert/errors.js";
 import type { Conv } from "../../src/convert/result.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
 import { defaultOptions } from "../support/conv.js";
-import { isPermissionPreAnnouncement, isSyntheticToolCall, toolCallMessageToV2 } from "../../src/convert/tool-call.js";
+import {
+  isPermissionAnnouncement,
+  isPermissionPreAnnouncement,
+  toolCallMessageToV2,
+} from "../../src/convert/tool-call.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid, type SchemaVersion } from "../support/schema.js";
@@ -432,7 +436,8 @@ function chain(
   const beforeV2: unknown[] = [];
   for (const m of a.before) {
     const r = value(toolCallMessageToV2(m, { opts, seen: seen.has(m.toolCallId) }));
-    if (!isSyntheticToolCall(m)) seen.add(m.toolCallId);
+    // What B's engine knows afterwards (b/updates.ts): not A's stand-in for a non-tool-call subject.
+    if (r.length > 0 || isPermissionAnnouncement(m)) seen.add(m.toolCallId);
     beforeV2.push(...r);
   }
   const b = toV2(a.params, ctxV2({ opts, seen: (id) => seen.has(id) }));
