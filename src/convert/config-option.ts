@@ -281,18 +281,6 @@ export function listToV2(list: unknown, at: Path, omitted: unknown, acc: Acc): O
   return out;
 }
 
-/**
- * A v2 option list toward a v1 client. The caller stashes `omitted` on the carrier's `_meta` as
- * `residual.omittedConfigOptions` (the carrier converters below do).
- * @internal Test entry to listToV1, which the carriers run.
- */
-export function configOptionsToV1(list: unknown, ctx: ToV1Context, opts: ConvertOptions): Conv<OptionsToV1> {
-  return attempt(() => {
-    const acc: Acc = { opts, lost: [] };
-    return ok(listToV1(list, [], ctx, acc), acc.lost);
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // B: the synthetic mode option (H §5.3)
 

@@ -521,14 +521,6 @@ export interface ChunkToV2Context {
   readonly sharedId?: boolean;
 }
 
-/**
- * B↓ one plain v1 chunk (T §2.1): the assigned `messageId`, blocks per T §3.1.
- * @internal Test entry to the plain-chunk path v1ChunkToV2Updates runs; exported for its property tests.
- */
-export function chunkToV2(chunk: v1.ContentChunk, ctx: ChunkToV2Context, opts: ConvertOptions): Conv<v2.ContentChunk> {
-  return attempt(() => plainChunkToV2(chunk, ctx, opts, unstash(isObject(chunk) ? chunk._meta : undefined, 2).meta));
-}
-
 function plainChunkToV2(
   chunk: unknown,
   ctx: ChunkToV2Context,
@@ -573,7 +565,7 @@ function rawV1Id(src: Obj): string | undefined {
  * B↓ one v1 chunk, restoring what an A bridge upstream marked (T §2.2 B↓ restore): op `upsert` /
  * `replace` (with `count`: the next chunks are gathered into one upsert, see `pending`), `clear`,
  * `meta`, a dropped redaction notice, or a v2 update A rendered as a chunk (`raw`). A plain chunk
- * converts as `chunkToV2`. `pending` is the upsert under reconstruction (`undefined` when none).
+ * converts on its own (`plainChunkToV2`). `pending` is the upsert under reconstruction (`undefined` when none).
  */
 export function v1ChunkToV2Updates(
   chunk: v1.ContentChunk,

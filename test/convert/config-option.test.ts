@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import {
-  configOptionsToV1,
   configOptionUpdateToV1,
   configOptionUpdateToV2,
   setConfigOptionRequestToV1,
@@ -224,11 +223,14 @@ describe("option lists and unknown option types (H §5.4, §7.6)", () => {
   const list = [modelV2, custom, boolV2];
 
   it("omits options of a type v1 does not know and reports them for the carrier's stash", () => {
-    const r = configOptionsToV1(list, v1BoolClient, compact);
+    // Through the carrier the product runs: the omitted option goes to its stash.
+    const r = configOptionUpdateToV1({ configOptions: list }, v1BoolClient, compact);
     const out = value(r);
-    expect(out.options.map((o) => o.id)).toEqual(["model", "web"]);
-    expect(out.omitted).toEqual([{ index: 1, raw: custom }]);
-    expect(r.ok && r.lost).toEqual([{ path: [], reason: expect.any(String) }]);
+    expect(out.configOptions.map((o) => o.id)).toEqual(["model", "web"]);
+    expect(out._meta).toMatchObject({
+      "acp-bridge": { residual: { omittedConfigOptions: [{ index: 1, raw: custom }] } },
+    });
+    expect(r.ok && r.lost).toEqual([{ path: ["configOptions"], reason: expect.any(String) }]);
   });
 
   it("puts omitted options back at their index toward v2", () => {
@@ -256,7 +258,10 @@ describe("option lists and unknown option types (H §5.4, §7.6)", () => {
   });
 
   it("refuses a list that is not an array", () => {
-    expect(error(configOptionsToV1({}, v1Client, compact)).data).toMatchObject({ reason: "not_array" });
+    expect(error(configOptionUpdateToV1({ configOptions: {} }, v1Client, compact)).data).toMatchObject({
+      field: "configOptions",
+      reason: "not_array",
+    });
     expect(error(setConfigOptionResponseToV1({ configOptions: null }, v1Client, compact)).data).toMatchObject({
       field: "configOptions",
       reason: "not_array",

@@ -6,8 +6,8 @@ import { messageTable, type MessageKind } from "../../mappings/message.js";
 import {
   assignChunkId,
   type ChunkIdState,
+  type ChunkToV2Context,
   chunkToV1,
-  chunkToV2,
   closeOpenMessage,
   flushPendingUpsert,
   initialChunkIds,
@@ -18,12 +18,23 @@ import {
   v1ChunkMessageId,
   v1ChunkToV2Updates,
 } from "../../src/convert/message.js";
+import type { Conv } from "../../src/convert/result.js";
 import type { ConvertOptions, StashLevel } from "../../src/convert/stash.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, norm, numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
 import { value } from "../support/conv.js";
 import { kindOfUpdate } from "../support/message-kinds.js";
+
+/** A plain v1 chunk through the path the product runs (`v1ChunkToV2Updates`), as the ContentChunk it carries. */
+function chunkToV2(chunk: unknown, ctx: ChunkToV2Context, o: ConvertOptions): Conv<v2.ContentChunk> {
+  const r = v1ChunkToV2Updates(chunk as v1.ContentChunk, undefined, ctx, o);
+  if (!r.ok) return r;
+  expect(r.value.updates).toHaveLength(1);
+  const chunkOf: Record<string, unknown> = { ...r.value.updates[0] };
+  delete chunkOf.sessionUpdate;
+  return { ...r, value: chunkOf as v2.ContentChunk };
+}
 
 const opts = options("compact");
 const off = options("off");
