@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { availableCommandsToV1, availableCommandsToV2 } from "../../src/convert/command.js";
 import { configOptionToV2 } from "../../src/convert/config-option.js";
 import { contentBlockToV1, contentBlockToV2 } from "../../src/convert/content.js";
-import { elicitationRequestToV1 } from "../../src/convert/elicitation.js";
+import { elicitationRequestToV1, elicitationRequestToV2 } from "../../src/convert/elicitation.js";
 import { mcpServerToV1, mcpServerToV2 } from "../../src/convert/mcp.js";
 import { plansToV1, planToV2Updates } from "../../src/convert/plan.js";
 import type { Conv } from "../../src/convert/result.js";
@@ -159,6 +159,58 @@ const cases: [string, () => Conv<unknown>, string][] = [
       ),
     field,
   ]),
+  ...(
+    [
+      [{ type: "string", default: 1 }, "default"],
+      [{ type: "string", pattern: 2 }, "pattern"],
+      [{ type: "string", minLength: -1 }, "minLength"],
+      [{ type: "string", oneOf: [{ const: "a", title: 1 }] }, "oneOf"],
+      [{ type: "string", format: 5 }, "format"],
+      [{ type: "number", minimum: "1" }, "minimum"],
+      [{ type: "integer", default: 1.5 }, "default"],
+      [{ type: "boolean", default: "yes" }, "default"],
+      [{ type: "array", items: { type: "string", enum: ["a"] }, minItems: 1.5 }, "minItems"],
+      [{ type: "array", items: { type: "string", enum: ["a"] }, maxItems: "2" }, "maxItems"],
+      [{ type: "array", items: { type: "string", enum: ["a"] }, default: [1] }, "default"],
+      [{ type: "array", items: { anyOf: [{ const: 1, title: "a" }] } }, "items"],
+      [{ type: "array", items: 7 }, "items"],
+    ] as const
+  )
+    .flatMap(([property, key]): [string, () => Conv<unknown>, string][] => {
+      const form = { mode: "form", message: "m", requestedSchema: { type: "object", properties: { p: property } } };
+      const field = `requestedSchema.properties.p.${key}`;
+      return [
+        [
+          `elicitation ${property.type} ${key} (v2→v1)`,
+          () => elicitationRequestToV1(raw({ sessionId: "s", ...form }), { opts, requestIdToV1: () => undefined }),
+          field,
+        ],
+        [
+          `elicitation ${property.type} ${key} (v1→v2)`,
+          () => elicitationRequestToV2(raw({ sessionId: "s", ...form }), { opts, requestIdToV2: () => undefined }),
+          field,
+        ],
+      ];
+    })
+    .filter(([what]) => what !== "elicitation string format (v1→v2)"),
+  [
+    "elicitation url (v2→v1)",
+    () =>
+      elicitationRequestToV1(raw({ sessionId: "s", mode: "url", message: "m", elicitationId: "e", url: "not a uri" }), {
+        opts,
+        requestIdToV1: () => undefined,
+      }),
+    "url",
+  ],
+  [
+    "elicitation url (v1→v2)",
+    () =>
+      elicitationRequestToV2(raw({ sessionId: "s", mode: "url", message: "m", elicitationId: "e", url: 5 }), {
+        opts,
+        requestIdToV2: () => undefined,
+      }),
+    "url",
+  ],
 ];
 
 describe("converters refuse a copied field of the wrong type (-32602 with its field)", () => {
