@@ -14,6 +14,7 @@ import { sessionInfoToV1, sessionInfoToV2 } from "../../src/convert/session-info
 import { defaultOptions as opts } from "../support/conv.js";
 import { locationToV1, locationToV2, toolCallContentToV1, toolCallContentToV2 } from "../../src/convert/tool-call.js";
 import { noticeToV2 } from "../../src/convert/notice.js";
+import { newSessionResponseToV2 } from "../../src/convert/session-result.js";
 import { usageToV1, usageToV2 } from "../../src/convert/usage.js";
 
 /** A hostile raw value, passed where a converter takes the SDK type it has not checked yet. */
@@ -299,6 +300,11 @@ const cases: [string, () => Conv<unknown>, string][] = [
     "input._meta",
   ],
   ["notice empty title", () => noticeToV2(raw({ severity: "info", title: "" })), "title"],
+  [
+    "session/new result without sessionId (v1→v2)",
+    () => newSessionResponseToV2({ modes: null }, {}, opts),
+    "sessionId",
+  ],
 ];
 
 describe("converters refuse a copied field of the wrong type (-32602 with its field)", () => {
