@@ -38,6 +38,7 @@ function commandToV1Inner(c: unknown, opts: ConvertOptions, at: Path): Converted
   const input = src.input;
   if (input !== undefined && input !== null) {
     const inp = expectObject(input, [...at, "input"]);
+    expectOptional(inp, "_meta", "object", [...at, "input"]);
     const inputType = expectString(inp.type, [...at, "input", "type"]);
     if (inputType === TEXT_INPUT) {
       expectString(inp.hint, [...at, "input", "hint"]);
@@ -68,6 +69,7 @@ function commandToV2Inner(c: unknown, opts: ConvertOptions, at: Path): Converted
   else if (src.input !== undefined && src.input !== null) {
     const inp = expectObject(src.input, [...at, "input"]);
     expectString(inp.hint, [...at, "input", "hint"]);
+    expectOptional(inp, "_meta", "object", [...at, "input"]);
     out.input = { type: TEXT_INPUT, ...inp };
   }
   setMeta(out, meta);

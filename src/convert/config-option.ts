@@ -127,7 +127,7 @@ function checkItems(items: readonly unknown[], groupKey: string, at: Path): void
     if (item.description !== undefined && item.description !== null)
       expectString(item.description, [...at, j, "description"]);
     if (item._meta !== undefined && item._meta !== null) expectObject(item._meta, [...at, j, "_meta"]);
-    if (isGroup && Array.isArray(item.options)) checkItems(item.options, groupKey, [...at, j, "options"]);
+    if (isGroup) checkItems(expectArray(item.options, [...at, j, "options"]), groupKey, [...at, j, "options"]);
   });
 }
 
@@ -145,6 +145,10 @@ function groupToV2(group: Obj, at: Path, acc: Acc): Obj {
 function optionToV1(x: unknown, at: Path, ctx: ToV1Context, acc: Acc): Obj | undefined {
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
+  // Copied as they are: strings and an object (or `null`) in both versions.
+  for (const key of ["description", "category"])
+    if (src[key] !== undefined && src[key] !== null) expectString(src[key], [...at, key]);
+  if (src._meta !== undefined && src._meta !== null) expectObject(src._meta, [...at, "_meta"]);
   expectString(src[OPTION.v2], [...at, OPTION.v2]);
   expectString(src.name, [...at, "name"]); // copied as it is: a string in both versions
   if (type === SELECT) {
@@ -182,6 +186,10 @@ function optionToV1(x: unknown, at: Path, ctx: ToV1Context, acc: Acc): Obj | und
 function optionToV2(x: unknown, at: Path, acc: Acc): Obj {
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
+  // Copied as they are: strings and an object (or `null`) in both versions.
+  for (const key of ["description", "category"])
+    if (src[key] !== undefined && src[key] !== null) expectString(src[key], [...at, key]);
+  if (src._meta !== undefined && src._meta !== null) expectObject(src._meta, [...at, "_meta"]);
   expectString(src[OPTION.v1], [...at, OPTION.v1]);
   expectString(src.name, [...at, "name"]); // copied as it is: a string in both versions
   if (type !== SELECT && type !== BOOLEAN) invalid([...at, "type"], "unknown_variant", { type });

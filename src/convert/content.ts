@@ -68,11 +68,12 @@ function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean):
     return ok(out as v1.ContentBlock, [{ path: [], reason: `v1 has no content block type "${type}"` }]);
   }
   checkKnownBlock(src, type, at);
+  if (prompt) checkV2Prompt(src, at);
   const { meta, env } = unstash(src._meta, 1);
   const out: Obj = { ...src };
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
-  if (hasResidual(env, "size")) out.size = residualOf(env, "size");
+  if (Number.isSafeInteger(residualOf(env, "size"))) out.size = residualOf(env, "size");
   if (isString(residualOf(env, "uri"))) out.uri = residualOf(env, "uri");
   if (isString(residualOf(env, "resourceUri")) && isObject(out.resource))
     out.resource = { ...out.resource, uri: residualOf(env, "resourceUri") };
@@ -203,6 +204,8 @@ function checkKnownBlock(src: Obj, type: string, at: Path): void {
       expectString(src.uri, [...at, "uri"]);
       for (const key of ["mimeType", "title", "description"]) expectOptional(src, key, "string", at);
       expectOptional(src, "size", "number", at);
+      // Both schemas' integer formats reject what a double cannot hold exactly.
+      if (typeof src.size === "number" && !Number.isSafeInteger(src.size)) invalid([...at, "size"], "expected_integer");
       return;
     case "resource": {
       const r = expectObject(src.resource, [...at, "resource"]);
@@ -213,6 +216,20 @@ function checkKnownBlock(src: Obj, type: string, at: Path): void {
       return;
     }
   }
+}
+
+/**
+ * A v2 prompt's block is also echoed to the v2 client as its `user_message` (T §2): what only v2
+ * constrains (URIs, unsigned sizes, priorities in [0, 1]) is refused rather than echoed invalid.
+ */
+function checkV2Prompt(src: Obj, at: Path): void {
+  if (isString(src.uri) && !isUri(src.uri)) invalid([...at, "uri"], "not_a_uri");
+  const r = src.resource;
+  if (isObject(r) && isString(r.uri) && !isUri(r.uri)) invalid([...at, "resource", "uri"], "not_a_uri");
+  if (typeof src.size === "number" && src.size < 0) invalid([...at, "size"], "negative");
+  const a = src.annotations;
+  if (isObject(a) && typeof a.priority === "number" && !(a.priority >= 0 && a.priority <= 1))
+    invalid([...at, "annotations", "priority"], "out_of_range");
 }
 
 /** What both versions' Annotations type: an optional string date and an object `_meta`. */

@@ -7,6 +7,7 @@ import { elicitationTable } from "../../mappings/permission.js";
 import { isObject, isString, jsonEqual } from "./json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
+import { fullFormats } from "ajv-formats/dist/formats.js";
 import { bad } from "./check.js";
 
 type Obj = Record<string, unknown>;
@@ -64,6 +65,85 @@ function itemsFitV2(items: Obj): boolean {
 }
 
 const propertiesField = (name: string) => `requestedSchema.properties.${name}`;
+
+// The very check the schema's `format: "uri"` applies (ajv-formats), so what passes here validates.
+const isUri = fullFormats.uri as (s: string) => boolean;
+
+const isNullOr = (x: unknown, test: (y: unknown) => boolean): boolean => x === undefined || x === null || test(x);
+const isMetaValue = (x: unknown): boolean => isNullOr(x, isObject);
+const isCount = (max: number) => (x: unknown) => Number.isSafeInteger(x) && Number(x) >= 0 && Number(x) <= max;
+const isStringList = (x: unknown): boolean => Array.isArray(x) && x.every(isString);
+
+/** Whether `x` is a list of `EnumOption`s (`const` and `title` strings), non-empty when `nonEmpty`. */
+function isOptionList(x: unknown, nonEmpty: boolean): boolean {
+  if (!Array.isArray(x) || (nonEmpty && x.length === 0)) return false;
+  return x.every(
+    (o) =>
+      isObject(o) &&
+      isString(o.const) &&
+      isString(o.title) &&
+      isNullOr(o.description, isString) &&
+      isMetaValue(o._meta),
+  );
+}
+
+/** Whether multi-select `items` fit `MultiSelectItems` of version `v` (v2 option lists are non-empty). */
+function isItems(items: unknown, v: 1 | 2): boolean {
+  if (!isObject(items)) return false;
+  if (isString(items.type) && items.type !== "string") return true; // open variant
+  if (!isMetaValue(items._meta)) return false;
+  const plain =
+    items.type === "string" &&
+    isStringList(items.enum) &&
+    (v === 1 || (Array.isArray(items.enum) && items.enum.length > 0));
+  return plain || isOptionList(items.anyOf, v === 2);
+}
+
+type KeywordCheck = (x: unknown, v: 1 | 2) => boolean;
+
+const isNumber = (x: unknown): boolean => typeof x === "number" && Number.isFinite(x);
+// What each known property type allows per keyword, after conversion (titles, descriptions and
+// `_meta` are checked on the input); other types are open variants and keep any keyword.
+const keywordChecks: Record<string, Record<string, KeywordCheck>> = {
+  string: {
+    minLength: (x) => isNullOr(x, isCount(0xffffffff)),
+    maxLength: (x) => isNullOr(x, isCount(0xffffffff)),
+    pattern: (x, v) => isNullOr(x, (y) => isString(y) && (v === 1 || isEcmaRegex(y))),
+    format: (x, v) => isNullOr(x, (y) => isString(y) && (v === 2 || elicitationTable.stringFormats.includes(y))),
+    default: (x) => isNullOr(x, isString),
+    enum: (x, v) => isNullOr(x, (y) => isStringList(y) && (v === 1 || (Array.isArray(y) && y.length > 0))),
+    oneOf: (x, v) => isNullOr(x, (y) => isOptionList(y, v === 2)),
+  },
+  number: {
+    minimum: (x) => isNullOr(x, isNumber),
+    maximum: (x) => isNullOr(x, isNumber),
+    default: (x) => isNullOr(x, isNumber),
+  },
+  integer: {
+    minimum: (x) => isNullOr(x, Number.isSafeInteger),
+    maximum: (x) => isNullOr(x, Number.isSafeInteger),
+    default: (x) => isNullOr(x, Number.isSafeInteger),
+  },
+  boolean: { default: (x) => isNullOr(x, (y) => typeof y === "boolean") },
+  array: {
+    minItems: (x) => isNullOr(x, isCount(Number.MAX_SAFE_INTEGER)),
+    maxItems: (x) => isNullOr(x, isCount(Number.MAX_SAFE_INTEGER)),
+    items: isItems,
+    default: (x) => isNullOr(x, isStringList),
+  },
+};
+
+/**
+ * Refuses a converted property its side's schema rejects (-32602 naming the keyword): elicitation
+ * is rare, so each keyword of a known type is checked by hand rather than trusted.
+ */
+function checkProperty(out: Obj, v: 1 | 2, name: string): void {
+  if (!isString(out.type)) bad(`${propertiesField(name)}.type`, "not_string");
+  const checks = Object.hasOwn(keywordChecks, out.type) ? keywordChecks[out.type] : undefined;
+  if (checks === undefined) return;
+  for (const [key, check] of Object.entries(checks))
+    if (!check(out[key], v)) bad(`${propertiesField(name)}.${key}`, "invalid_keyword");
+}
 
 function propertyToV1(p: Obj, opts: ConvertOptions, name: string): Converted<Obj> {
   const { meta, env } = unstash(p._meta, 1);
@@ -148,6 +228,7 @@ function schemaToV1(raw: unknown, opts: ConvertOptions): Converted<Obj> {
     const props: Obj = {};
     for (const [name, p] of propertiesOf(rs)) {
       const r = propertyToV1(p, opts, name);
+      checkProperty(r.value, 1, name);
       props[name] = r.value;
       lost.push(...under(["properties", name], r.lost));
     }
@@ -181,6 +262,7 @@ function schemaToV2(raw: unknown, opts: ConvertOptions): Converted<Obj> {
       continue;
     }
     const r = propertyToV2(p, opts);
+    checkProperty(r.value, 2, name);
     props[name] = r.value;
     lost.push(...under(["properties", name], r.lost));
   }
@@ -204,6 +286,8 @@ function schemaToV2(raw: unknown, opts: ConvertOptions): Converted<Obj> {
 function checkRequest(params: unknown): Obj & { mode: string } {
   if (!isObject(params)) bad("params", "not_object");
   if (!isString(params.mode)) bad("mode", "not_string");
+  if (params.mode === "url" && has(params, "url") && !(isString(params.url) && isUri(params.url)))
+    bad("url", "not_a_uri");
   return params as Obj & { mode: string };
 }
 

@@ -26,7 +26,8 @@ const COMPACTION_CHUNK = "compaction_summary_chunk";
 function checkNotice(n: unknown): Obj & { severity: string; title: string } {
   const src = expectObject(n, []);
   expectString(src.severity, ["severity"]);
-  expectString(src.title, ["title"]);
+  // Both versions require a non-empty title.
+  if (expectString(src.title, ["title"]) === "") invalid(["title"], "empty");
   if (src.description !== undefined && src.description !== null) expectString(src.description, ["description"]);
   return src as Obj & { severity: string; title: string };
 }

@@ -16,9 +16,12 @@ export function sessionInfoToV1(u: v2.SessionInfoUpdate): Conv<v1.SessionInfoUpd
   return attempt(() => {
     const src = expectObject(u, []);
     checkTitle(src);
+    if (src.updatedAt !== undefined && src.updatedAt !== null && !isString(src.updatedAt))
+      invalid(["updatedAt"], "expected_string");
     const { meta, env } = unstash(src._meta, 1);
     const out: Obj = { ...src };
-    if (hasResidual(env, "updatedAt")) out.updatedAt = residualOf(env, "updatedAt");
+    const stashed = residualOf(env, "updatedAt");
+    if (hasResidual(env, "updatedAt") && (stashed === null || isString(stashed))) out.updatedAt = stashed;
     setMeta(out, meta);
     return ok(out as v1.SessionInfoUpdate);
   });

@@ -11,6 +11,7 @@ import {
   buildModeOption,
   expectArray,
   expectObject,
+  expectString,
   listToV1,
   listToV2,
   modesRole,
@@ -106,6 +107,8 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     const src = !sessionIdRequired && (x === null || x === undefined) ? {} : expectObject(x, []);
+    // Copied as it is: both versions require the new session's id.
+    if (sessionIdRequired) expectString(src.sessionId, ["sessionId"]);
     const { meta, env } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
     const out: Obj = omit(src, "modes", "_meta");

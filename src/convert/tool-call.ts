@@ -436,6 +436,7 @@ function contentListToV1(items: unknown, ctx: ToolCallToV1Context, at: Path): Co
 function itemToV1(x: unknown, group: number, ctx: ToolCallToV1Context, at: Path): Converted<unknown[]> {
   const src = expectObject(x, at);
   const type = expectString(src.type, [...at, "type"]);
+  expectOptional(src, "_meta", "object", at);
   if (type === "diff") {
     const rendering = ctx.diffRendering ?? DEFAULT_DIFF_RENDERING;
     const dctx = { opts: ctx.opts, rendering, group, files: ctx.files, stage: ctx.diffStage };
@@ -520,6 +521,7 @@ function contentListToV2(items: unknown, ctx: ToolCallToV2Context, at: Path): Co
 
 function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unknown> {
   const type = src.type as string;
+  expectOptional(src, "_meta", "object", at);
   if (type === "diff") {
     const r = diffToV2(src as Parameters<typeof diffToV2>[0], {
       opts: ctx.opts,
@@ -564,15 +566,22 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
 
 // ---- locations (T §3.4) ----
 
+/** Both versions: a line is a `uint32` (v2's start at 1: a v1 `0` is converted, not refused). */
+function checkLine(line: unknown, at: Path): void {
+  if (typeof line === "number" && !(Number.isInteger(line) && line >= 0 && line <= 0xffffffff))
+    invalid([...at, "line"], "not_uint32");
+}
+
 function locToV1(x: unknown, opts: ConvertOptions, at: Path): Obj {
   const src = expectObject(x, at);
   expectString(src.path, [...at, "path"]);
   expectOptional(src, "line", "number", at);
   expectOptional(src, "_meta", "object", at);
+  checkLine(src.line, at);
   const { meta, env } = unstash(src._meta, 1);
   const out: Obj = { ...src };
   if (hasResidual(env, "path")) out.path = residualOf(env, "path");
-  if (hasResidual(env, "line")) out.line = residualOf(env, "line");
+  if (residualOf(env, "line") === 0) out.line = 0;
   // Nothing of a v2 location is lost on v1: the stash stays empty.
   return setMeta(out, new Stash(2, opts).into(meta));
 }
@@ -582,6 +591,7 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
   const path = expectString(src.path, [...at, "path"]);
   expectOptional(src, "line", "number", at);
   expectOptional(src, "_meta", "object", at);
+  checkLine(src.line, at);
   const { meta } = unstash(src._meta, 2);
   const out: Obj = { ...src };
   const stash = new Stash(1, opts);

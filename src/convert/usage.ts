@@ -99,7 +99,8 @@ export function usageToV2(
 function checkUsage(src: Record<string, unknown>): void {
   for (const key of ["used", "size"]) {
     const n = src[key];
-    if (typeof n !== "number" || !Number.isInteger(n)) invalid([key], "expected_integer");
+    // Safe integers only: the schemas' `uint64` / `int64` formats reject what a double cannot hold.
+    if (typeof n !== "number" || !Number.isSafeInteger(n)) invalid([key], "expected_integer");
     // v2 counts are unsigned: a negative v1 count has no v2 form.
     if (n < 0) invalid([key], "negative");
   }

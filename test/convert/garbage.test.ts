@@ -4,15 +4,17 @@
 // suite found (test/fuzz, schema violations by method and path).
 import { describe, expect, it } from "vitest";
 import { availableCommandsToV1, availableCommandsToV2 } from "../../src/convert/command.js";
-import { configOptionUpdateToV2 } from "../../src/convert/config-option.js";
-import { contentBlockToV1, contentBlockToV2 } from "../../src/convert/content.js";
-import { elicitationRequestToV1 } from "../../src/convert/elicitation.js";
+import { configOptionUpdateToV1, configOptionUpdateToV2 } from "../../src/convert/config-option.js";
+import { contentBlockToV1, contentBlockToV2, promptBlockToV1 } from "../../src/convert/content.js";
+import { elicitationRequestToV1, elicitationRequestToV2 } from "../../src/convert/elicitation.js";
 import { mcpServerToV1, mcpServerToV2 } from "../../src/convert/mcp.js";
 import { plansToV1, planToV2Updates } from "../../src/convert/plan.js";
 import type { Conv } from "../../src/convert/result.js";
 import { sessionInfoToV1, sessionInfoToV2 } from "../../src/convert/session-info.js";
 import { defaultOptions as opts } from "../support/conv.js";
 import { toolCallUpdateToV1, toolCallUpdateToV2 } from "../../src/convert/tool-call.js";
+import { noticeToV2 } from "../../src/convert/notice.js";
+import { newSessionResponseToV2 } from "../../src/convert/session-result.js";
 import { usageToV1, usageToV2 } from "../../src/convert/usage.js";
 
 /** A hostile raw value, passed where a converter takes the SDK type it has not checked yet. */
@@ -177,6 +179,171 @@ const cases: [string, () => Conv<unknown>, string][] = [
       ),
     field,
   ]),
+  ...(
+    [
+      [{ type: "string", default: 1 }, "default"],
+      [{ type: "string", pattern: 2 }, "pattern"],
+      [{ type: "string", minLength: -1 }, "minLength"],
+      [{ type: "string", oneOf: [{ const: "a", title: 1 }] }, "oneOf"],
+      [{ type: "string", format: 5 }, "format"],
+      [{ type: "number", minimum: "1" }, "minimum"],
+      [{ type: "integer", default: 1.5 }, "default"],
+      [{ type: "boolean", default: "yes" }, "default"],
+      [{ type: "array", items: { type: "string", enum: ["a"] }, minItems: 1.5 }, "minItems"],
+      [{ type: "array", items: { type: "string", enum: ["a"] }, maxItems: "2" }, "maxItems"],
+      [{ type: "array", items: { type: "string", enum: ["a"] }, default: [1] }, "default"],
+      [{ type: "array", items: { anyOf: [{ const: 1, title: "a" }] } }, "items"],
+      [{ type: "array", items: 7 }, "items"],
+    ] as const
+  )
+    .flatMap(([property, key]): [string, () => Conv<unknown>, string][] => {
+      const form = { mode: "form", message: "m", requestedSchema: { type: "object", properties: { p: property } } };
+      const field = `requestedSchema.properties.p.${key}`;
+      return [
+        [
+          `elicitation ${property.type} ${key} (v2→v1)`,
+          () => elicitationRequestToV1(raw({ sessionId: "s", ...form }), { opts, requestIdToV1: () => undefined }),
+          field,
+        ],
+        [
+          `elicitation ${property.type} ${key} (v1→v2)`,
+          () => elicitationRequestToV2(raw({ sessionId: "s", ...form }), { opts, requestIdToV2: () => undefined }),
+          field,
+        ],
+      ];
+    })
+    .filter(([what]) => what !== "elicitation string format (v1→v2)"),
+  [
+    "elicitation url (v2→v1)",
+    () =>
+      elicitationRequestToV1(raw({ sessionId: "s", mode: "url", message: "m", elicitationId: "e", url: "not a uri" }), {
+        opts,
+        requestIdToV1: () => undefined,
+      }),
+    "url",
+  ],
+  [
+    "elicitation url (v1→v2)",
+    () =>
+      elicitationRequestToV2(raw({ sessionId: "s", mode: "url", message: "m", elicitationId: "e", url: 5 }), {
+        opts,
+        requestIdToV2: () => undefined,
+      }),
+    "url",
+  ],
+  // Fuzz classes of session/update, session/prompt and session/request_permission (seed 20261125).
+  ["session updatedAt (v2→v1)", () => sessionInfoToV1(raw({ title: "t", updatedAt: {} })), "updatedAt"],
+  ["usage used beyond 2^53 (v2→v1)", () => usageToV1(raw({ used: 2 ** 60, size: 2 }), undefined, opts), "used"],
+  [
+    "resource_link size beyond 2^53 (v1→v2)",
+    () => contentBlockToV2(raw({ type: "resource_link", name: "n", uri: "file:///a", size: 2 ** 60 }), opts),
+    "size",
+  ],
+  ...(
+    [
+      [{ type: "image", data: "d", mimeType: "image/png", uri: "not a uri" }, "uri"],
+      [{ type: "resource", resource: { uri: "../etc", text: "t" } }, "resource.uri"],
+      [{ type: "resource_link", name: "n", uri: "file:///a", size: -1 }, "size"],
+      [{ type: "text", text: "a", annotations: { priority: 1.5 } }, "annotations.priority"],
+      [{ type: "text", text: "a", annotations: { priority: -0.5 } }, "annotations.priority"],
+    ] as const
+  ).map(([block, field]): [string, () => Conv<unknown>, string] => [
+    `v2 prompt block ${field} (echoed to the v2 client)`,
+    () => promptBlockToV1(raw(block), opts),
+    field,
+  ]),
+  [
+    "location line 1.5 (v1→v2)",
+    () => toolCallUpdateToV2(raw({ toolCallId: "c", locations: [{ path: "/a", line: 1.5 }] }), { opts, seen: true }),
+    "locations[0].line",
+  ],
+  [
+    "location line beyond uint32 (v2→v1)",
+    () => toolCallUpdateToV1(raw({ toolCallId: "c", locations: [{ path: "/a", line: 2 ** 33 }] }), { opts }),
+    "locations[0].line",
+  ],
+  [
+    "tool call content item _meta (v2→v1)",
+    () =>
+      toolCallUpdateToV1(
+        raw({ toolCallId: "c", content: [{ type: "content", content: { type: "text", text: "a" }, _meta: true }] }),
+        { opts },
+      ),
+    "content[0]._meta",
+  ],
+  [
+    "tool call content item _meta (v1→v2)",
+    () =>
+      toolCallUpdateToV2(
+        raw({ toolCallId: "c", content: [{ type: "content", content: { type: "text", text: "a" }, _meta: [1] }] }),
+        { opts, seen: true },
+      ),
+    "content[0]._meta",
+  ],
+  ...(
+    [
+      [{ description: {} }, "description"],
+      [{ category: 1.5 }, "category"],
+      [{ _meta: [] }, "_meta"],
+    ] as const
+  ).map(([extra, field]): [string, () => Conv<unknown>, string] => [
+    `config option ${field} (v1→v2)`,
+    () =>
+      configOptionUpdateToV2(
+        { configOptions: [{ id: "c", name: "C", type: "boolean", currentValue: true, ...extra }] },
+        {},
+        opts,
+      ),
+    field,
+  ]),
+  [
+    "config option group without options (v2→v1)",
+    () =>
+      configOptionUpdateToV1(
+        {
+          configOptions: [
+            {
+              configId: "c",
+              name: "C",
+              type: "select",
+              currentValue: "a",
+              options: [{ groupId: "g", name: "G", options: null }],
+            },
+          ],
+        },
+        { booleanOptions: true },
+        opts,
+      ),
+    "options[0].options",
+  ],
+  [
+    "command input _meta (v1→v2)",
+    () =>
+      availableCommandsToV2(
+        raw({ availableCommands: [{ name: "n", description: "d", input: { hint: "h", _meta: "x" } }] }),
+        opts,
+      ),
+    "input._meta",
+  ],
+  [
+    "command input _meta (v2→v1)",
+    () =>
+      availableCommandsToV1(
+        raw({
+          availableCommands: [
+            { type: "command", name: "n", description: "d", input: { type: "text", hint: "h", _meta: false } },
+          ],
+        }),
+        opts,
+      ),
+    "input._meta",
+  ],
+  ["notice empty title", () => noticeToV2(raw({ severity: "info", title: "" })), "title"],
+  [
+    "session/new result without sessionId (v1→v2)",
+    () => newSessionResponseToV2({ modes: null }, {}, opts),
+    "sessionId",
+  ],
 ];
 
 describe("converters refuse a copied field of the wrong type (-32602 with its field)", () => {

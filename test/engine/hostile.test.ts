@@ -519,6 +519,59 @@ describe("translated garbage (item 3): an input the bridge cannot translate is r
     );
   }
 
+  it("direction A: drops a session_info_update whose title or updatedAt is not a string (byte-for-byte path)", async () => {
+    const h = await directionA();
+    h.client(newSession(1));
+    const [create] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: create.id, result: { sessionId: "s" } });
+    await h.settle();
+    h.takeClient();
+    const info = (update: object) => ({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "session_info_update", ...update } },
+    });
+    h.agent(info({ title: {} }));
+    h.agent(info({ title: "t", updatedAt: 5 }));
+    await h.settle(30);
+    expect(h.takeClient()).toEqual([]);
+    h.agent(info({ title: "t", updatedAt: null }));
+    await h.settle(30);
+    expect(h.takeClient()).toMatchObject([{ params: { update: { title: "t", updatedAt: null } } }]);
+    expect(h.violations).toEqual([]);
+  });
+
+  it("direction B: converts the agent's echo of a prompt, dropping a block v2 cannot carry", async () => {
+    const h = await directionB();
+    h.client(newSession("n"));
+    const [create] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: create.id, result: { sessionId: "s" } });
+    await h.settle();
+    h.takeClient();
+    h.client({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/prompt",
+      params: { sessionId: "s", prompt: [{ type: "text", text: "hi" }] },
+    });
+    await h.settle();
+    h.takeAgent();
+    const echo = (content: object) => ({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "user_message_chunk", content } },
+    });
+    h.agent(echo({ type: "image", data: "d", mimeType: "image/png", annotations: "" }));
+    h.agent(echo({ type: "resource_link", name: "n", uri: "not a uri" }));
+    await h.settle(30);
+    const updates = h.takeClient().filter((m) => m.method === "session/update");
+    expect(updates.map((m) => m.params.update.content)).not.toContainEqual(
+      expect.objectContaining({ annotations: "" }),
+    );
+    expect(JSON.stringify(updates)).not.toContain('"uri":"not a uri"');
+    expect(h.violations).toEqual([]);
+  });
+
   it("direction A: refuses authenticate with an object methodId, and a nested _meta that is not an object", async () => {
     const h = await directionA();
     h.client({ jsonrpc: "2.0", id: 1, method: "authenticate", params: { methodId: { x: 1 } } });

@@ -119,6 +119,11 @@ function isUpdate<T extends string>(update: Obj, ...tags: T[]): update is Obj & 
   return tags.some((t) => t === update.sessionUpdate);
 }
 
+/** A string, `null` or absent: what both versions take for `session_info_update`'s fields. */
+function isTextOrNull(x: unknown): boolean {
+  return x === undefined || x === null || typeof x === "string";
+}
+
 /** A raw tool-call body (patch or view): its id is checked here, the rest by the converters. */
 function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
   return isObject(x) && typeof x.toolCallId === "string";
@@ -224,7 +229,9 @@ function renderUpdate(
     }
     case "session_info_update": {
       // Same shape in both versions (T §2.9): the original bytes, unless a chained B stashed something.
-      if (line && !isObject(update._meta)) return [raw("client", line.line, line.msg)];
+      // The original bytes only when the copied fields already have v1's types (constant-time check).
+      if (line && !isObject(update._meta) && isTextOrNull(update.title) && isTextOrNull(update.updatedAt))
+        return [raw("client", line.line, line.msg)];
       if (!isUpdate(update, "session_info_update")) return NOTHING;
       const r = sessionInfoToV1(update);
       if (dropped(r, ctx.log, "session_info_update")) return NOTHING;

@@ -4,6 +4,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV2 } from "../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../convert/config-option.js";
+import { contentBlockToV2 } from "../../convert/content.js";
 import { isObject, jsonEqual } from "../../convert/json.js";
 import { isSynthetic, unstash } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
@@ -192,9 +193,12 @@ function chunk(
   if (echo) {
     const own = v1ChunkMessageId(update);
     if (own !== undefined && own !== echo.messageId) s.alias.set(own, echo.messageId);
+    // The echo is the agent's block, not the client's: converted like any other (or dropped).
+    const conv = contentBlockToV2(update.content, ctx.opts);
+    if (dropped(conv, ctx.log, update.sessionUpdate)) return NOTHING;
     const body: Obj = { ...update };
     delete body.sessionUpdate;
-    const content = body.content;
+    const content = conv.value;
     delete body.messageId;
     const out = echo.first
       ? { ...body, sessionUpdate: "user_message", messageId: echo.messageId, content: [content] }
