@@ -6,5 +6,8 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 60_000,
+    // One worker per core: vitest's default leaves one core free, which on a 2-core machine runs
+    // every file in one worker while the e2e files mostly wait on child processes.
+    maxWorkers: "100%",
   },
 });
