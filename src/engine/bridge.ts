@@ -51,6 +51,11 @@ interface BatchCollector {
   sent: boolean;
 }
 
+/** An integer id JSON.parse could not hold exactly (beyond 2^53). */
+function inexactId(id: unknown): id is number {
+  return typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id);
+}
+
 export class Bridge {
   readonly client: Link;
   readonly agent: Link;
@@ -226,7 +231,7 @@ export class Bridge {
         error: rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id", id }),
       };
     }
-    if (typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id) && line) {
+    if (inexactId(id) && line) {
       // An integer id beyond 2^53 was rounded by JSON.parse: answer it with the token it came with.
       const scanner = new EnvelopeScanner();
       scanner.push(line);
@@ -279,7 +284,16 @@ export class Bridge {
         const key = idKey(c.msg.id);
         const refusal = collector.ids.has(key)
           ? { id: c.msg.id, error: rpcErrors.invalidRequest("Duplicate request id", { reason: "duplicate_id" }) }
-          : this.admission(from, c.msg.id, undefined);
+          : inexactId(c.msg.id)
+            ? // A batch entry has no line of its own to keep the id's exact token from: rather than
+              // answer under a rounded id (another request's), it is refused under null.
+              {
+                id: null,
+                error: rpcErrors.invalidRequest("Request id beyond 2^53 inside a batch", {
+                  reason: "inexact_id_in_batch",
+                }),
+              }
+            : this.admission(from, c.msg.id, undefined);
         if (refusal) {
           collector.replies.push(errorResponse(refusal.id, refusal.error));
           continue;

@@ -418,6 +418,30 @@ describe("only valid output (item 3)", () => {
     expect(toClient.map(String)).toEqual(['{"jsonrpc":"2.0","id":9007199254740993,"result":{"sessions":[]}}']);
   });
 
+  it("refuses a batch entry whose id is beyond 2^53 under null, never answering a rounded id", async () => {
+    const { bridge, toClient, toAgent } = await rawPassThroughV1();
+    bridge.clientLine(
+      Buffer.from(
+        '[{"jsonrpc":"2.0","id":9007199254740993,"method":"session/list","params":{}},' +
+          '{"jsonrpc":"2.0","id":"s","method":"session/list","params":{}}]',
+      ),
+    );
+    const fwd = JSON.parse(String(toAgent.shift())) as { id: number };
+    expect(toAgent).toEqual([]);
+    bridge.agentLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: fwd.id, result: { sessions: [] } })));
+    expect(toClient).toHaveLength(1);
+    const batch = JSON.parse(String(toClient[0])) as { id: unknown; error?: { data?: { reason?: string } } }[];
+    expect(batch).toHaveLength(2);
+    expect(batch).toContainEqual(
+      expect.objectContaining({
+        id: null,
+        error: expect.objectContaining({ data: { reason: "inexact_id_in_batch" } }),
+      }),
+    );
+    expect(batch).toContainEqual({ jsonrpc: "2.0", id: "s", result: { sessions: [] } });
+    expect(String(toClient[0])).not.toContain("9007199254740992");
+  });
+
   it("refuses null and fractional request ids from a v2 peer in every mode, and serves them from v1 peers", async () => {
     const v2 = await passThroughV2();
     for (const id of [null, 1.5]) {
