@@ -94,6 +94,13 @@ export const limits = {
       "a late update of a forgotten call is its first sighting again: a v1 `tool_call` with a fallback title (v1 client), " +
       "a v2 `tool_call_update` converted as new (v2 client)",
   },
+  toolCallContent: {
+    reason: "tool_call_content",
+    default: 512,
+    option: undefined,
+    what: "content items kept per tool call streamed in chunks to a v1 client (v1 replaces a tool call's whole content on each update)",
+    past: "the oldest items give way to one text item saying how many earlier items the bridge omitted; later chunks still show",
+  },
   terminals: {
     reason: "terminals",
     default: 64,

@@ -278,6 +278,61 @@ describe("tool calls remembered per session (limits.toolCalls)", () => {
   });
 });
 
+/** The content of the last update that carries one (a v1 update replaces the whole content). */
+function lastContent(out: { params: { update: { content?: unknown } } }[]): { content: { text: string } }[] {
+  const withContent = out.filter((m) => Array.isArray(m.params.update.content));
+  return withContent.at(-1)!.params.update.content as { content: { text: string } }[];
+}
+
+describe("content kept per streamed tool call (limits.toolCallContent)", () => {
+  it("keeps the newest items and one note of how many earlier ones it omitted", async () => {
+    const h = await connectA({});
+    await newSessionA(h, "s1");
+    h.agent(
+      update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", title: "Build", status: "in_progress" }),
+    );
+    const max = limits.toolCallContent.default;
+    const n = max + 88;
+    for (let i = 0; i < n; i++)
+      h.agent(
+        update("s1", {
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t",
+          content: { type: "content", content: text(`line ${i}`) },
+        }),
+      );
+    h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" }));
+    const content = lastContent(h.takeClient());
+    expect(content).toHaveLength(max);
+    expect(content[0]!.content.text).toBe(
+      `[acp-bridge: ${n - max + 1} earlier output items of this tool call omitted]`,
+    );
+    expect(content[1]!.content.text).toBe(`line ${n - max + 1}`);
+    expect(content.at(-1)!.content.text).toBe(`line ${n - 1}`);
+  });
+
+  it("keeps everything up to the limit", async () => {
+    const h = await connectA({});
+    await newSessionA(h, "s1");
+    h.agent(
+      update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", title: "Build", status: "in_progress" }),
+    );
+    const max = limits.toolCallContent.default;
+    for (let i = 0; i < max; i++)
+      h.agent(
+        update("s1", {
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t",
+          content: { type: "content", content: text(`line ${i}`) },
+        }),
+      );
+    h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" }));
+    const content = lastContent(h.takeClient());
+    expect(content).toHaveLength(max);
+    expect(content[0]!.content.text).toBe("line 0");
+  });
+});
+
 describe("user messages held while a prompt awaits its ack (limits.heldUserMessages)", () => {
   it("holds up to the limit, then forwards at once", async () => {
     const h = await connectA({});

@@ -28,6 +28,8 @@ export interface ToolCallView {
   /** The notification `_meta` of a pending chunk emitted alone. */
   pendingMeta: unknown;
   flushTimer: NodeJS.Timeout | undefined;
+  /** Streamed content items dropped from the head to keep the content bounded (limits.toolCallContent). */
+  omittedItems?: number;
 }
 
 export interface TerminalEntry extends TerminalState {

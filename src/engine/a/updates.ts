@@ -530,6 +530,17 @@ function isContentChunk(x: Obj): x is Obj & v2.ToolCallContentChunk {
   return typeof x.toolCallId === "string" && isObject(x.content);
 }
 
+/** The content item that stands for the items a bounded tool call dropped from its head. */
+function omittedNote(n: number): v2.ToolCallContent {
+  return {
+    type: "content",
+    content: {
+      type: "text",
+      text: `[acp-bridge: ${n} earlier output item${n === 1 ? "" : "s"} of this tool call omitted]`,
+    },
+  };
+}
+
 function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
   if (!isContentChunk(src)) {
     ctx.log.warn("dropped a malformed tool_call_content_chunk");
@@ -540,8 +551,18 @@ function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, meta: u
   // A notification with its own `_meta` is emitted alone, so that `_meta` rides on it (H §7.5).
   const own = meta !== undefined && meta !== null;
   const flushed = own ? flushToolCall(s, t, ctx) : NOTHING;
-  const content: unknown[] = Array.isArray(t.view.content) ? Array.from<unknown>(t.view.content) : [];
+  let content: unknown[] = Array.isArray(t.view.content) ? Array.from<unknown>(t.view.content) : [];
   content.push(src.content);
+  // v1 replaces the whole content on each update, so the bridge keeps what it shows: bounded, the
+  // oldest items give way to one visible note of how many were omitted (never a silent loss).
+  const max = limits.toolCallContent.default;
+  if (content.length > max) {
+    // Keep `max` items, the note first; an earlier note is among the dropped, not counted.
+    const noted = (t.omittedItems ?? 0) > 0 ? 1 : 0;
+    const drop = content.length - max + 1;
+    t.omittedItems = (t.omittedItems ?? 0) + drop - noted;
+    content = [omittedNote(t.omittedItems), ...content.slice(drop)];
+  }
   t.view.content = content;
   trackTerminalRefs(s, id, content);
   const chunk = { ...src };
