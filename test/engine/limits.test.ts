@@ -278,6 +278,21 @@ describe("tool calls remembered per session (limits.toolCalls)", () => {
   });
 });
 
+/** A tool call streaming `n` content items to the v1 client, then completing: its last content. */
+function streamTool(h: Harness, n: number): { content: { text: string } }[] {
+  h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", title: "Build", status: "in_progress" }));
+  for (let i = 0; i < n; i++)
+    h.agent(
+      update("s1", {
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t",
+        content: { type: "content", content: text(`line ${i}`) },
+      }),
+    );
+  h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" }));
+  return lastContent(h.takeClient());
+}
+
 /** The content of the last update that carries one (a v1 update replaces the whole content). */
 function lastContent(out: { params: { update: { content?: unknown } } }[]): { content: { text: string } }[] {
   const withContent = out.filter((m) => Array.isArray(m.params.update.content));
@@ -288,21 +303,9 @@ describe("content kept per streamed tool call (limits.toolCallContent)", () => {
   it("keeps the newest items and one note of how many earlier ones it omitted", async () => {
     const h = await connectA({});
     await newSessionA(h, "s1");
-    h.agent(
-      update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", title: "Build", status: "in_progress" }),
-    );
     const max = limits.toolCallContent.default;
     const n = max + 88;
-    for (let i = 0; i < n; i++)
-      h.agent(
-        update("s1", {
-          sessionUpdate: "tool_call_content_chunk",
-          toolCallId: "t",
-          content: { type: "content", content: text(`line ${i}`) },
-        }),
-      );
-    h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" }));
-    const content = lastContent(h.takeClient());
+    const content = streamTool(h, n);
     expect(content).toHaveLength(max);
     expect(content[0]!.content.text).toBe(
       `[acp-bridge: ${n - max + 1} earlier output items of this tool call omitted]`,
@@ -314,20 +317,8 @@ describe("content kept per streamed tool call (limits.toolCallContent)", () => {
   it("keeps everything up to the limit", async () => {
     const h = await connectA({});
     await newSessionA(h, "s1");
-    h.agent(
-      update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", title: "Build", status: "in_progress" }),
-    );
     const max = limits.toolCallContent.default;
-    for (let i = 0; i < max; i++)
-      h.agent(
-        update("s1", {
-          sessionUpdate: "tool_call_content_chunk",
-          toolCallId: "t",
-          content: { type: "content", content: text(`line ${i}`) },
-        }),
-      );
-    h.agent(update("s1", { sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" }));
-    const content = lastContent(h.takeClient());
+    const content = streamTool(h, max);
     expect(content).toHaveLength(max);
     expect(content[0]!.content.text).toBe("line 0");
   });
