@@ -152,14 +152,7 @@ export class DirectionB extends TranslatingMode {
   // ------------------------------------------------------------------ client → agent
 
   protected clientRequest(msg: RequestMessage): void {
-    // v2 request ids are strings or integers, never null (H §7.2).
-    if (msg.id === null || (typeof msg.id === "number" && !Number.isInteger(msg.id))) {
-      this.client.fail(
-        null,
-        rpcErrors.invalidRequest("ACP v2 request IDs must be strings or integers", { reason: "invalid_id" }),
-      );
-      return;
-    }
+    // v2 request ids (strings or integers, H §7.2) are checked by the bridge before any translator.
     const method = msg.method;
     const params = isObject(msg.params) ? msg.params : {};
     const s = this.b.known(params.sessionId);
