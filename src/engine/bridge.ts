@@ -403,7 +403,7 @@ export class Bridge {
     this.negotiated = outcome;
     this.translator = outcome.createTranslator(this.client, this.agent);
     if (!this.config.onReceive)
-      this.fast = fastPathFor(this.translator.mode, this.client, this.agent, this.config.maxDepth ?? DEFAULT_MAX_DEPTH);
+      this.fast = fastPathFor(this.translator, this.client, this.agent, this.config.maxDepth ?? DEFAULT_MAX_DEPTH);
     this.phase = "ready";
     this.config.log.info(
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,

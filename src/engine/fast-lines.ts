@@ -2,6 +2,7 @@
 // parsing (performance budget, issue 9). Each is proven byte-for-byte equal to the full path by a
 // property test (test/engine/fast-lines.test.ts); whatever a scan cannot prove takes the full path.
 import { notificationMethod } from "../wire/scan.js";
+import { scanUpdate } from "../wire/update-scan.js";
 import type { Link } from "./link.js";
 import type { Translator } from "./translator.js";
 
@@ -9,23 +10,32 @@ import type { Translator } from "./translator.js";
 export type FastPath = (from: Link, line: Buffer) => boolean;
 
 /**
- * The fast path of a negotiated mode, if it has one. Pass-through forwards every notification as
- * its bytes but `$/cancel_request`, whose request id it maps (passthrough.ts): here, a notification
- * proven so by the scan goes to the other side untouched, parsed by nobody.
- */
-/**
- * Longest line a fast path scans: the scan's byte loop costs more per byte than JSON.parse, and wins
- * by building nothing, which pays only on short lines (the bulk of a stream: chunks, tool updates).
+ * Longest line the pass-through scan takes: its byte loop costs more per byte than JSON.parse, and
+ * wins by building nothing, which pays only on short lines (the bulk of a stream: chunks, tool updates).
  */
 const MAX_FAST_LINE_BYTES = 1024;
+/**
+ * Longest line a translating mode scans: there the full path costs a parse, the engine's rendering
+ * and a serialization, so the scan pays on longer lines too (a chunk of a few kilobytes).
+ */
+const MAX_FAST_UPDATE_BYTES = 16 * 1024;
 
-export function fastPathFor(
-  mode: Translator["mode"],
-  client: Link,
-  agent: Link,
-  maxDepth: number,
-): FastPath | undefined {
-  if (mode !== "pass") return undefined;
+/**
+ * The fast path of a negotiated mode, if it has one. Pass-through forwards every notification as
+ * its bytes but `$/cancel_request`, whose request id it maps (passthrough.ts): here, a notification
+ * proven so by the scan goes to the other side untouched, parsed by nobody. A translating mode
+ * takes the agent's `session/update` lines of the shape update-scan.ts proves, when its engine can
+ * render them from the scan (`Translator.fastUpdate`).
+ */
+export function fastPathFor(translator: Translator, client: Link, agent: Link, maxDepth: number): FastPath | undefined {
+  const fastUpdate = translator.fastUpdate?.bind(translator);
+  if (fastUpdate !== undefined)
+    return (from, line) => {
+      if (from !== agent || line.length > MAX_FAST_UPDATE_BYTES) return false;
+      const u = scanUpdate(line, maxDepth);
+      return u !== undefined && fastUpdate(u);
+    };
+  if (translator.mode !== "pass") return undefined;
   return (from, line) => {
     if (line.length > MAX_FAST_LINE_BYTES) return false;
     const method = notificationMethod(line, maxDepth);

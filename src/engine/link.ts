@@ -152,6 +152,19 @@ export class Link {
     return true;
   }
 
+  /**
+   * No hook must see the parsed messages written to this peer: a translating fast path may write
+   * its bytes (`writeProven`). Asked before the fast path changes anything.
+   */
+  get takesProven(): boolean {
+    return this.intercept === undefined && this.onSend === undefined;
+  }
+
+  /** A notification a translating fast path rendered (fast-lines.ts): the very bytes the full path writes. */
+  writeProven(line: Buffer | string): void {
+    this.out.push(line);
+  }
+
   /** Reply to a received batch: the one place an array is written (never toward the other peer). */
   sendArray(items: unknown[]): void {
     for (const m of items) this.onSend?.(m);

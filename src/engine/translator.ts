@@ -1,5 +1,6 @@
 // What a mode (pass-through, direction A, direction B) implements once the handshake is done.
 import type { NotificationMessage, RequestMessage, ResponseMessage } from "../wire/jsonrpc.js";
+import type { ScannedUpdate } from "../wire/update-scan.js";
 import type { RequestRoute } from "./relay.js";
 
 /** A classified message; `line` is its original bytes when it arrived alone (not in a batch). */
@@ -25,4 +26,10 @@ export interface Translator {
   pendingFromClient(): RequestRoute;
   /** Requests the agent sent that are not answered yet. */
   pendingFromAgent(): RequestRoute;
+  /**
+   * The fast path of a translating mode (fast-lines.ts): an agent `session/update` the scan proved,
+   * handled exactly as the full path would handle its parsed form, and true; or false, having
+   * changed nothing, and the full path takes the line.
+   */
+  fastUpdate?(u: ScannedUpdate): boolean;
 }

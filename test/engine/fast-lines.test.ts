@@ -7,10 +7,16 @@ import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { fastPathFor } from "../../src/engine/fast-lines.js";
 import { Link } from "../../src/engine/link.js";
+import type { Translator } from "../../src/engine/translator.js";
 import { silentLogger } from "../support/log.js";
 import { arb, jsonValue } from "../support/arbitrary.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
+
+/** A mode with no fast update of its own: only what fastPathFor reads. */
+function stubTranslator(mode: Translator["mode"]): Translator {
+  return { mode } as unknown as Translator;
+}
 
 interface Wired {
   readonly bridge: Bridge;
@@ -92,11 +98,11 @@ describe("pass-through fast path", () => {
     const toClient: (string | Buffer)[] = [];
     const client = new Link("client", { push: (l) => toClient.push(l) });
     const agent = new Link("agent", { push: () => undefined });
-    const fast = fastPathFor("pass", client, agent, 512);
+    const fast = fastPathFor(stubTranslator("pass"), client, agent, 512);
     const text = Buffer.from('{ "jsonrpc": "2.0", "method": "session/update", "params": { "sessionId": "s" } }');
     expect(fast?.(agent, text)).toBe(true);
     expect(toClient).toEqual([text]);
     expect(fast?.(agent, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"x"}'))).toBe(false);
-    expect(fastPathFor("A", client, agent, 512)).toBeUndefined();
+    expect(fastPathFor(stubTranslator("A"), client, agent, 512)).toBeUndefined();
   });
 });

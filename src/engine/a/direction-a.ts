@@ -52,12 +52,14 @@ import { answer, fail, NOTHING, notify, type Outgoing } from "../outgoing.js";
 import { SessionTable } from "../bounded.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
+import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { failedConv, malformed, objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
 import {
   claimed,
   clientUpdate,
   endTurnTerminals,
+  fastUpdateToV1,
   flushSession,
   isAnnounced,
   markAnnounced,
@@ -610,6 +612,17 @@ export class DirectionA extends TranslatingMode {
     const s = this.session(sessionId);
     if (s.closed) return NOTHING; // nothing more for a closed session (H §4.7)
     return updateToV1(s, params, line ? { line, msg } : undefined, this.updates);
+  }
+
+  /** The fast path (fast-lines.ts): what updates.ts proves v1 gets unchanged goes out as its bytes. */
+  fastUpdate(u: ScannedUpdate): boolean {
+    // A bridge client gets key-order records and ext updates: always the full path.
+    if (this.clientFlags.bridgePeer || !this.client.takesProven) return false;
+    const sessionId = u.string("sessionId");
+    const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (s === undefined || s.closed || !fastUpdateToV1(s, u, this.updates)) return false;
+    this.client.writeProven(u.line);
+    return true;
   }
 
   agentGone(info: ExitInfo): void {

@@ -29,8 +29,10 @@ import {
   isPermissionPreAnnouncement,
   restoresV1ToolCall,
   restoresV1Update,
+  toolCallStatusToV1,
   toolCallToV1,
   toolCallUpdateToV1,
+  toolKindToV1,
   type ToolCallToV1Context,
 } from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
@@ -44,6 +46,7 @@ import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
 import { keepNewest } from "../bounded.js";
 import { limits } from "../../../mappings/limits.js";
+import type { ScannedUpdate } from "../../wire/update-scan.js";
 
 type Obj = Record<string, unknown>;
 
@@ -130,6 +133,34 @@ function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
 }
 
 /**
+ * The fast path's share of `updateToV1` (engine/fast-lines.ts), for an update the scan proved: a
+ * plain text chunk of an agent message or thought (the bulk of a stream), or a string-only change
+ * of an announced tool call (`fastToolCallUpdate`), with no tool call's content waiting to be
+ * flushed before it. True when it is recorded exactly as the full path
+ * records it, and its original bytes are what the client gets; false, having changed nothing, and
+ * the full path takes it.
+ */
+export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): boolean {
+  if (s.pendingTools.size > 0) return false;
+  const tag = u.string("sessionUpdate");
+  if (tag === "tool_call_update") return fastToolCallUpdate(s, u, ctx);
+  const message = messageKind(tag);
+  if (message === undefined || message.whole || message.kind === "user") return false;
+  if (u.keys.length !== 3 || u.contentKeys.length !== 2) return false;
+  const id = u.string("messageId");
+  const text = u.string("content.text");
+  if (id === undefined || text === undefined || u.string("content.type") !== "text") return false;
+  if (!takePlainChunk(s, message.kind, id, text)) return false;
+  s.lifecycle.tick();
+  return true;
+}
+
+/** The message variant a tag names (an own key only: `toString` is no variant). */
+function messageKind(tag: string | undefined): { kind: MessageKind; whole: boolean } | undefined {
+  return tag !== undefined && Object.hasOwn(MESSAGE_KINDS, tag) ? MESSAGE_KINDS[tag] : undefined;
+}
+
+/**
  * One `session/update` notification from the v2 agent: what the client gets for it, in order. The
  * coalesced chunks it flushes first keep their own `_meta`; what renders this notification carries its.
  */
@@ -164,7 +195,7 @@ function renderUpdate(
   // The notification's own `_meta` (trace context...) rides on whatever it becomes (H §7.5).
   const meta = params._meta;
   const lc = s.lifecycle;
-  const message = MESSAGE_KINDS[tag];
+  const message = messageKind(tag);
   if (message) {
     if (message.kind === "user") {
       const id = typeof update.messageId === "string" ? update.messageId : undefined;
@@ -291,6 +322,28 @@ function keyCount(o: Obj): number {
   return n;
 }
 
+/** The kind the message id `id` was first seen with (recorded now if this is its first sighting). */
+function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
+  const first = s.idKind.get(id);
+  if (first !== undefined) return first;
+  s.idKind.set(id, kind);
+  return kind;
+}
+
+/**
+ * A chunk of plain text (`{type:"text",text}` content, no other member, no `_meta`) that v1 shows
+ * unchanged: recorded as shown and true, and its original bytes go to the client. False when it
+ * needs rendering, and nothing changed but the id's first kind (recorded as the full path would).
+ * The full path and the fast path (`fastUpdateToV1`) both take chunks through here.
+ */
+function takePlainChunk(s: SessionA, kind: MessageKind, id: string, text: string): boolean {
+  const key = `${kind}:${id}`;
+  const next = plainTextChunkState(id, text, s.sent.get(key), { kind, firstKind: firstKindOf(s, id, kind) });
+  if (!next) return false;
+  s.sent.set(key, next);
+  return true;
+}
+
 function messageToV1(
   s: SessionA,
   update: Obj,
@@ -304,23 +357,14 @@ function messageToV1(
     ctx.log.warn("dropped a message update without a messageId");
     return NOTHING;
   }
-  const key = `${message.kind}:${id}`;
-  let firstKind = s.idKind.get(id);
-  if (firstKind === undefined) {
-    firstKind = message.kind;
-    s.idKind.set(id, firstKind);
-  }
-  const sent = s.sent.get(key);
-  // Fast path (the bulk of the traffic): a plain text chunk v1 sees unchanged goes out as the very
-  // bytes that came in, no serialization (performance budget, spec README).
+  // The bulk of the traffic: a plain text chunk v1 sees unchanged goes out as the very bytes that
+  // came in, no serialization (performance budget, spec README).
   const text = !message.whole && original ? plainText(params, update) : undefined;
-  if (text !== undefined && original) {
-    const next = plainTextChunkState(id, text, sent, { kind: message.kind, firstKind });
-    if (next) {
-      s.sent.set(key, next);
-      return [raw("client", original.line, original.msg)];
-    }
-  }
+  if (text !== undefined && original && takePlainChunk(s, message.kind, id, text))
+    return [raw("client", original.line, original.msg)];
+  const key = `${message.kind}:${id}`;
+  const firstKind = firstKindOf(s, id, message.kind);
+  const sent = s.sent.get(key);
   const meta = params._meta;
   if (message.whole) {
     if (!isUpdate(update, "user_message", "agent_message", "agent_thought")) return NOTHING;
@@ -523,6 +567,36 @@ function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown):
     s.toolCalls.retire(id);
   }
   return flushed.length === 0 ? emitted : [...flushed, ...emitted];
+}
+
+/**
+ * The fast path of `toolCallUpdate`: a `tool_call_update` of an announced tool call that changes
+ * only its `status`, `title` or `kind` to values v1 has, tag first. v1 gets it unchanged (T §2.4
+ * A↓-2: `toolCallUpdateToV1` copies such fields, and `clientUpdate` writes the tag first), so its
+ * original bytes go out; the view is patched as the full path patches it. False, having changed
+ * nothing, for anything else (a first sighting, content, a terminal the convention must show).
+ */
+function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): boolean {
+  if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return false;
+  const id = u.string("toolCallId");
+  const t = id === undefined ? undefined : s.toolCalls.get(id);
+  if (id === undefined || t === undefined || !t.announced || t.synthetic) return false;
+  if (t.flushTimer !== undefined || t.pendingChunks.length > 0) return false;
+  if (conventionMode(ctx) && referencedTerminals(t.view.content).length > 0) return false;
+  const patch: Obj = {};
+  for (const k of u.keys) {
+    if (k === "sessionUpdate" || k === "content") continue;
+    const value = u.string(k);
+    if (value === undefined) return false;
+    if (k === "status" && toolCallStatusToV1(value).changed) return false;
+    if (k === "kind" && toolKindToV1(value).changed) return false;
+    patch[k] = value;
+  }
+  s.lifecycle.tick();
+  applyToolCallPatch(t.view, patch);
+  trackTerminalRefs(s, id, t.view.content);
+  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) s.toolCalls.retire(id);
+  return true;
 }
 
 /** A raw `tool_call_content_chunk` body: its id and content item are checked here. */

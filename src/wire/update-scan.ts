@@ -1,0 +1,243 @@
+// The scan behind the translating modes' fast paths (performance budget, issue 9): one pass over a
+// `session/update` line that proves what JSON.parse would read from it, and what JSON.stringify of
+// that reading would write back, without building the message. Only the dominant shape is taken:
+// `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":{…}}}` in that key
+// order (the one every SDK writes and the bridge's own notifications have), no whitespace, an
+// update whose members are canonical strings from a short list and at most one `content` object
+// of canonical strings. Anything else (a `_meta`, a number, an escape JSON.stringify would not
+// write, a repeated key) returns undefined, and the full path decides.
+import { isUtf8 } from "node:buffer";
+import { BACKSLASH, CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE } from "./bytes.js";
+
+/** The update members a fast path may read (each a string), and `content`. */
+export type UpdateKey = "sessionUpdate" | "messageId" | "toolCallId" | "status" | "title" | "kind" | "content";
+const UPDATE_KEYS: readonly UpdateKey[] = [
+  "sessionUpdate",
+  "messageId",
+  "toolCallId",
+  "status",
+  "title",
+  "kind",
+  "content",
+];
+const CONTENT_KEYS = ["type", "text"] as const;
+
+/** Every string a scan records, by slot: `sessionId`, the update's members, `content`'s. */
+const SLOTS = {
+  sessionId: 0,
+  sessionUpdate: 1,
+  messageId: 2,
+  toolCallId: 3,
+  status: 4,
+  title: 5,
+  kind: 6,
+  "content.type": 7,
+  "content.text": 8,
+} as const;
+export type StringName = keyof typeof SLOTS;
+const SLOT_COUNT = 9;
+/** Strings this short are remembered per slot: ids and tags repeat from line to line. */
+const REMEMBERED_BYTES = 64;
+
+/**
+ * What the scan proved of a line; strings are decoded on demand. One instance serves every scan
+ * (the fast path consumes it before the next line is read): a line costs no allocation but its
+ * strings'.
+ */
+export class ScannedUpdate {
+  line: Buffer = Buffer.alloc(0);
+  /** The update's keys in the order they come. */
+  readonly keys: UpdateKey[] = [];
+  /** The content object's keys in order (empty without `content`). */
+  readonly contentKeys: ("type" | "text")[] = [];
+  /** Index of the update object's closing brace (where a key is appended). */
+  updateClose = -1;
+  /** Per slot: start (after the opening quote; -1: absent), end (at the closing quote), escaped. */
+  private readonly starts: number[] = new Array<number>(SLOT_COUNT).fill(-1);
+  private readonly ends: number[] = new Array<number>(SLOT_COUNT).fill(-1);
+  private readonly escapes: boolean[] = new Array<boolean>(SLOT_COUNT).fill(false);
+  /** The last short value decoded per slot, and its bytes. */
+  private readonly lastBytes: (Buffer | undefined)[] = new Array<Buffer | undefined>(SLOT_COUNT).fill(undefined);
+  private readonly lastValue: string[] = new Array<string>(SLOT_COUNT).fill("");
+
+  /** @internal Starts a scan of `line`. */
+  reset(line: Buffer): void {
+    this.line = line;
+    this.keys.length = 0;
+    this.contentKeys.length = 0;
+    this.updateClose = -1;
+    this.starts.fill(-1);
+  }
+
+  /** @internal The scan records each string member it proved. */
+  put(slot: number, start: number, end: number, hasEscape: boolean): void {
+    this.starts[slot] = start;
+    this.ends[slot] = end;
+    this.escapes[slot] = hasEscape;
+  }
+
+  /** A member's decoded value: `sessionId`, an update key's, or `content.type` / `content.text`. */
+  string(name: StringName): string | undefined {
+    const slot = SLOTS[name];
+    const start = this.starts[slot] ?? -1;
+    if (start < 0) return undefined;
+    const end = this.ends[slot] ?? start;
+    const line = this.line;
+    // With escapes, JSON.parse of the quoted bytes is both exact and the fastest decoder.
+    if (this.escapes[slot] === true) return JSON.parse(line.toString("utf8", start - 1, end + 1)) as string;
+    const short = end - start <= REMEMBERED_BYTES;
+    if (short) {
+      const last = this.lastBytes[slot];
+      if (last !== undefined && sameBytes(last, line, start, end)) return this.lastValue[slot];
+    }
+    const value = line.toString("utf8", start, end);
+    if (short) {
+      this.lastBytes[slot] = Buffer.from(line.subarray(start, end));
+      this.lastValue[slot] = value;
+    }
+    return value;
+  }
+}
+
+function sameBytes(a: Buffer, line: Buffer, start: number, end: number): boolean {
+  if (a.length !== end - start) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== line[start + k]) return false;
+  return true;
+}
+
+const scanned = new ScannedUpdate();
+
+/** The last string skipped held an escape (module state: no allocation per string). */
+let escaped = false;
+
+/** Bytes a string's body may hold as they are (0), and the ones that end or interrupt it (1). */
+const STOP = new Uint8Array(256);
+for (let b = 0; b < 0x20; b++) STOP[b] = 1;
+STOP[QUOTE] = 1;
+STOP[BACKSLASH] = 1;
+
+/** The one-letter escapes JSON.stringify writes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`). */
+const SHORT_ESCAPES = new Set([QUOTE, BACKSLASH, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+/** Control characters JSON.stringify writes with a one-letter escape, never as `\u00XX`. */
+const HAS_SHORT_FORM = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
+
+function lowerHex(b: number | undefined): number {
+  if (b === undefined) return -1;
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x61 && b <= 0x66) return b - 0x61 + 10;
+  return -1;
+}
+
+/**
+ * `i` at a string's opening quote: the index after its closing quote, or -1 unless JSON.stringify
+ * of the decoded string writes these very bytes (bytes >= 0x80 are checked once per line).
+ */
+function skipCanonicalString(line: Uint8Array, i: number): number {
+  escaped = false;
+  const n = line.length;
+  let j = i + 1;
+  for (;;) {
+    while (j < n && STOP[line[j] ?? 0] === 0) j++;
+    if (j >= n) return -1;
+    const c = line[j];
+    if (c === QUOTE) return j + 1;
+    if (c !== BACKSLASH) return -1;
+    escaped = true;
+    const e = line[j + 1] ?? 0;
+    if (SHORT_ESCAPES.has(e)) {
+      j += 2;
+      continue;
+    }
+    // `\u00XX`, lowercase, only for a control character without a short form.
+    if (e !== 0x75 || line[j + 2] !== 0x30 || line[j + 3] !== 0x30) return -1;
+    const hi = lowerHex(line[j + 4]);
+    const lo = lowerHex(line[j + 5]);
+    if (hi < 0 || hi > 1 || lo < 0 || HAS_SHORT_FORM.has(hi * 16 + lo)) return -1;
+    j += 6;
+  }
+}
+
+/** The literal `text` at `i`: the index after it, or -1. */
+function expect(line: Uint8Array, i: number, text: Uint8Array): number {
+  if (i + text.length > line.length) return -1;
+  for (let k = 0; k < text.length; k++) if (line[i + k] !== text[k]) return -1;
+  return i + text.length;
+}
+
+const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+const UPDATE = Buffer.from(',"update":{');
+
+const UPDATE_KEY_BYTES = UPDATE_KEYS.map((k) => Buffer.from(`"${k}":`));
+const CONTENT_KEY_BYTES = CONTENT_KEYS.map((k) => Buffer.from(`"${k}":`));
+
+/** Which of `keys` (each `"name":`, bytes) starts at `i`: its index, or -1. */
+function keyAt(line: Buffer, i: number, keys: readonly Buffer[]): number {
+  for (let k = 0; k < keys.length; k++) {
+    const bytes = keys[k];
+    if (bytes !== undefined && line[i + 1] === bytes[1] && expect(line, i, bytes) >= 0) return k;
+  }
+  return -1;
+}
+
+/** The content object at `i` (its `{`): the index after it, or -1. */
+function content(line: Buffer, i: number, out: ScannedUpdate): number {
+  i++;
+  for (;;) {
+    const k = keyAt(line, i, CONTENT_KEY_BYTES);
+    const name = CONTENT_KEYS[k];
+    if (name === undefined || out.contentKeys.includes(name)) return -1;
+    const at = i + (CONTENT_KEY_BYTES[k]?.length ?? 0);
+    const end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
+    if (end < 0) return -1;
+    out.contentKeys.push(name);
+    out.put(name === "type" ? SLOTS["content.type"] : SLOTS["content.text"], at + 1, end - 1, escaped);
+    if (line[end] === CLOSE_OBJECT) return end + 1;
+    if (line[end] !== COMMA) return -1;
+    i = end + 1;
+  }
+}
+
+/**
+ * The `session/update` a line holds, if the scan proves it has the fast paths' shape (above) and is
+ * valid UTF-8 nested within `maxDepth`; undefined otherwise (which says nothing of the line).
+ */
+export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
+  // Four levels: the message, params, the update, its content.
+  if (maxDepth < 4) return undefined;
+  let i = expect(line, 0, HEAD);
+  if (i < 0 || line[i] !== QUOTE) return undefined;
+  const out = scanned;
+  out.reset(line);
+  let end = skipCanonicalString(line, i);
+  if (end < 0) return undefined;
+  out.put(SLOTS.sessionId, i + 1, end - 1, escaped);
+  i = expect(line, end, UPDATE);
+  if (i < 0) return undefined;
+  for (;;) {
+    // A key is one of the list, spelled plainly (an escaped spelling matches none: not proven).
+    const k = keyAt(line, i, UPDATE_KEY_BYTES);
+    const name = UPDATE_KEYS[k];
+    if (name === undefined || out.keys.includes(name)) return undefined;
+    out.keys.push(name);
+    const at = i + (UPDATE_KEY_BYTES[k]?.length ?? 0);
+    if (name === "content") end = line[at] === OPEN_OBJECT ? content(line, at, out) : -1;
+    else {
+      end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
+      if (end >= 0) out.put(SLOTS[name], at + 1, end - 1, escaped);
+    }
+    if (end < 0) return undefined;
+    if (line[end] === CLOSE_OBJECT) {
+      out.updateClose = end;
+      i = end + 1;
+      break;
+    }
+    if (line[end] !== COMMA) return undefined;
+    i = end + 1;
+  }
+  // The update, then params and the message close; nothing after.
+  if (line[i] !== CLOSE_OBJECT || line[i + 1] !== CLOSE_OBJECT || i + 2 !== line.length) return undefined;
+  if (!out.keys.includes("sessionUpdate")) return undefined;
+  // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
+  if (!isUtf8(line)) return undefined;
+  return out;
+}
