@@ -1,0 +1,347 @@
+// Direction A's fast path (src/engine/a/updates.ts `fastUpdateToV1`, from the scan of
+// src/wire/update-scan.ts) against the full path: the same conversation through a bridge with fast
+// paths and one without (a receive hook turns them off, since it must see every parsed message)
+// writes the same bytes to both peers, in the same order, whatever the agent streams and however
+// its lines are spelled. Every message written to the client is schema-checked.
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Bridge } from "../../src/engine/bridge.js";
+import { createBridgeConfig } from "../../src/engine/config.js";
+import { scanUpdate } from "../../src/wire/update-scan.js";
+import { silentLogger } from "../support/log.js";
+import { baseOptions } from "../support/harness.js";
+import { numRuns } from "../support/properties.js";
+import { wireProblems } from "../support/wire-schema.js";
+
+interface Wired {
+  readonly bridge: Bridge;
+  readonly toClient: string[];
+  readonly toAgent: string[];
+}
+
+type Obj = Record<string, unknown>;
+
+/**
+ * The translation state of a bridge as plain data (maps as entry lists, no timers or functions): the
+ * fast path must leave exactly the state the full path leaves, even where no output shows it yet.
+ */
+function stateOf(bridge: Bridge): string {
+  const seen = new WeakSet<object>();
+  const plain = (v: unknown): unknown => {
+    if (typeof v === "function") return undefined;
+    if (typeof v !== "object" || v === null) return v;
+    // Timers, and the links and writers every session points back to, are not translation state.
+    const name = v.constructor.name;
+    if (name === "Timeout" || name === "Link" || name === "RequestRoute") return name;
+    if (seen.has(v)) return "[seen]";
+    seen.add(v);
+    if (v instanceof Map) return [...v.entries()].map(([k, x]) => [plain(k), plain(x)]);
+    if (v instanceof Set) return [...v.values()].map(plain);
+    if (Array.isArray(v)) return v.map(plain);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  };
+  const translator = (bridge as unknown as { translator: { sessions: unknown } }).translator;
+  return JSON.stringify(plain(translator.sessions));
+}
+
+/** The method of the client's request `id` in these conversations. */
+const methodOfClientId = (id: unknown): string =>
+  id === 0 ? "initialize" : id === 1 ? "session/new" : "session/prompt";
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+function wire(full: boolean): Wired {
+  const toClient: string[] = [];
+  const toAgent: string[] = [];
+  const config = createBridgeConfig(
+    { ...baseOptions, agentProtocol: 2, clientProtocol: 1 },
+    silentLogger,
+    full ? { onReceive: () => undefined } : {},
+  );
+  const bridge = new Bridge(
+    config,
+    { push: (l) => toClient.push(String(l)) },
+    { push: (l) => toAgent.push(String(l)) },
+  );
+  return { bridge, toClient, toAgent };
+}
+
+/** Feeds both bridges the same line from the same side. */
+function both(ws: readonly Wired[], side: "client" | "agent", line: string): void {
+  for (const w of ws)
+    if (side === "client") w.bridge.clientLine(Buffer.from(line));
+    else w.bridge.agentLine(Buffer.from(line));
+}
+
+/** The agent answers what each bridge asked it since the last call (the same ids in both). */
+function answerAgentRequests(ws: readonly Wired[], seen: number[]): void {
+  ws.forEach((w, k) => {
+    const fresh = w.toAgent.slice(seen[k]);
+    seen[k] = w.toAgent.length;
+    for (const l of fresh) {
+      const m = JSON.parse(l) as { id?: unknown; method?: string; params?: Obj };
+      if (m.id === undefined || m.method === undefined) continue;
+      let result: unknown = {};
+      if (m.method === "session/new") result = { sessionId: "s1" };
+      else if (m.method === "session/prompt") result = {};
+      w.bridge.agentLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: m.id, result })));
+    }
+  });
+}
+
+async function handshake(ws: readonly Wired[], clientCapabilities: Obj = {}): Promise<void> {
+  both(
+    ws,
+    "client",
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities },
+    }),
+  );
+  await settle();
+  for (const w of ws) {
+    const probe = JSON.parse(w.toAgent.at(-1) ?? "{}") as { id: number; params: { protocolVersion: number } };
+    const result = { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] };
+    w.bridge.agentLine(
+      Buffer.from(
+        JSON.stringify(
+          probe.params.protocolVersion === 2
+            ? { jsonrpc: "2.0", id: probe.id, result }
+            : {
+                jsonrpc: "2.0",
+                id: probe.id,
+                error: {
+                  code: -32022,
+                  message: "Unsupported protocol version",
+                  data: { requested: 1, supported: [2] },
+                },
+              },
+        ),
+      ),
+    );
+  }
+  await settle();
+  for (const w of ws) {
+    const probe = JSON.parse(w.toAgent.at(-1) ?? "{}") as { id: number; params: { protocolVersion: number } };
+    if (probe.params.protocolVersion === 2)
+      w.bridge.agentLine(
+        Buffer.from(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: probe.id,
+            result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] },
+          }),
+        ),
+      );
+  }
+  await settle();
+  for (const w of ws) expect(w.bridge.mode).toBe("A");
+}
+
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('say "hi"', "a\\b", "line\nbreak\ttab", "\u0001\u001f", "é ü 漢字 🙂", "\u2028\u2029", ""),
+);
+const messageId = fc.constantFrom("m1", "m2", "m3");
+const toolCallId = fc.constantFrom("t1", "t2");
+const status = fc.constantFrom("pending", "in_progress", "completed", "failed", "cancelled", "paused");
+const kind = fc.constantFrom("read", "edit", "execute", "think", "other", "switch_mode", "browse");
+
+const update: fc.Arbitrary<Obj> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      sessionUpdate: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"),
+      messageId,
+      content: fc.record({ type: fc.constant("text"), text }),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        sessionUpdate: fc.constant("tool_call_update"),
+        toolCallId,
+        status,
+        title: fc.oneof(text, fc.constant(null)),
+        kind,
+        content: fc.constantFrom(
+          [{ type: "content", content: { type: "text", text: "out" } }],
+          [{ type: "terminal", terminalId: "term1" }],
+        ),
+      },
+      { requiredKeys: ["sessionUpdate", "toolCallId"] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      sessionUpdate: fc.constant("tool_call_content_chunk"),
+      toolCallId,
+      content: fc.record({ type: fc.constant("content"), content: fc.record({ type: fc.constant("text"), text }) }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      sessionUpdate: fc.constantFrom("agent_message", "agent_thought"),
+      messageId,
+      content: fc.array(fc.record({ type: fc.constant("text"), text }), { maxLength: 2 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Obj>(
+      { sessionUpdate: "state_update", state: "running" },
+      { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+    ),
+  },
+);
+
+/** How a line is spelled: as JSON.stringify writes it, or otherwise (which the scan must not take wrongly). */
+const spelling = fc.constantFrom(
+  "plain",
+  "plain",
+  "plain",
+  "reordered",
+  "space",
+  "escapeU",
+  "escapeSlash",
+  "meta",
+  "otherSession",
+  "paramsReordered",
+);
+
+function spell(u: Obj, how: string): string {
+  let params: Obj = { sessionId: how === "otherSession" ? "s9" : "s1", update: u };
+  if (how === "reordered") params = { sessionId: "s1", update: Object.fromEntries(Object.entries(u).reverse()) };
+  if (how === "meta") params = { sessionId: "s1", update: { ...u, _meta: { x: 1 } } };
+  if (how === "paramsReordered") params = { update: u, sessionId: "s1" };
+  const line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params });
+  if (how === "space") return line.replace('"update":', '"update": ');
+  if (how === "escapeU") return line.replace(/"(text|title|messageId)":"/, '"$1":"\\u0041');
+  if (how === "escapeSlash") return line.replace(/"(text|title|messageId)":"/, '"$1":"\\/');
+  return line;
+}
+
+type Step =
+  { kind: "agent"; update: Obj; how: string } | { kind: "prompt" } | { kind: "cancel" } | { kind: "time"; ms: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 12, arbitrary: fc.record({ kind: fc.constant("agent" as const), update, how: spelling }) },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: "cancel" }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("time" as const), ms: fc.constantFrom(10, 60, 500) }) },
+);
+
+describe("direction A fast path", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("writes exactly what the full path writes, to both peers, for any stream", async () => {
+    let taken = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.boolean(), async (steps, convention) => {
+        const ws = [wire(false), wire(true)];
+        // A client that renders the `_meta` terminal convention changes how tool calls are shown (T §2.5).
+        await handshake(ws, convention ? { _meta: { terminal_output: true } } : {});
+        const seen = ws.map((w) => w.toAgent.length);
+        both(
+          ws,
+          "client",
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+        );
+        await settle();
+        answerAgentRequests(ws, seen);
+        await settle();
+        let id = 2;
+        for (const s of steps) {
+          if (s.kind === "agent") {
+            const line = spell(s.update, s.how);
+            if (scanUpdate(Buffer.from(line), 64) !== undefined) taken++;
+            both(ws, "agent", line);
+          } else if (s.kind === "prompt")
+            both(
+              ws,
+              "client",
+              JSON.stringify({
+                jsonrpc: "2.0",
+                id: id++,
+                method: "session/prompt",
+                params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
+              }),
+            );
+          else if (s.kind === "cancel")
+            both(
+              ws,
+              "client",
+              JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s1" } }),
+            );
+          else vi.advanceTimersByTime(s.ms);
+          await settle();
+          answerAgentRequests(ws, seen);
+          await settle();
+        }
+        vi.advanceTimersByTime(1000);
+        await settle();
+        const [fast, full] = ws as [Wired, Wired];
+        expect(fast.toClient).toEqual(full.toClient);
+        expect(fast.toAgent).toEqual(full.toAgent);
+        expect(stateOf(fast.bridge)).toBe(stateOf(full.bridge));
+        for (const l of fast.toClient) expect(wireProblems("v1", JSON.parse(l), methodOfClientId)).toBeUndefined();
+      }),
+      { numRuns: numRuns() },
+    );
+    // The generated streams do reach the fast path (not only its refusals).
+    expect(taken).toBeGreaterThan(0);
+  });
+
+  it("takes the bench's chunk and tool-call update lines without parsing", async () => {
+    const [w] = [wire(false)];
+    await handshake([w]);
+    const seen = [w.toAgent.length];
+    w.bridge.clientLine(
+      Buffer.from(
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+      ),
+    );
+    await settle();
+    answerAgentRequests([w], seen);
+    await settle();
+    // The session's first update opens its state on the full path.
+    w.bridge.agentLine(
+      Buffer.from(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: { sessionId: "s1", update: { sessionUpdate: "state_update", state: "running" } },
+        }),
+      ),
+    );
+    const parse = vi.spyOn(JSON, "parse");
+    const lines = [
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m-0","content":{"type":"text","text":"chunk 0"}}}}',
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","messageId":"th-0","content":{"type":"text","text":"hmm"}}}}',
+    ];
+    for (const l of lines) w.bridge.agentLine(Buffer.from(l));
+    expect(parse).not.toHaveBeenCalled();
+    expect(w.toClient.slice(-2)).toEqual(lines);
+    // A tool call's first sighting takes the full path (it becomes a v1 tool_call); its updates do not.
+    const announce =
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t-0","status":"in_progress","title":"Read"}}}';
+    w.bridge.agentLine(Buffer.from(announce));
+    parse.mockClear();
+    const next =
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t-0","status":"completed","title":"Read a.ts"}}}';
+    w.bridge.agentLine(Buffer.from(next));
+    expect(parse).not.toHaveBeenCalled();
+    expect(w.toClient.at(-1)).toBe(next);
+    parse.mockRestore();
+  });
+});
