@@ -9,6 +9,8 @@
 export class LruMap<K, V> {
   private readonly live = new Map<K, V>();
   private readonly retired = new Map<K, V>();
+  /** The key last written to `live` (its last entry, unless deleted or retired since). */
+  private newest: K | undefined;
 
   constructor(readonly limit: number) {}
 
@@ -21,9 +23,15 @@ export class LruMap<K, V> {
   }
 
   set(key: K, value: V): void {
+    // The newest entry written again (a streamed message, chunk after chunk): it stays newest.
+    if (key === this.newest && this.live.has(key)) {
+      this.live.set(key, value);
+      return;
+    }
     this.live.delete(key);
     this.retired.delete(key);
     this.live.set(key, value);
+    this.newest = key;
     this.trim();
   }
 

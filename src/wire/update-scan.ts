@@ -38,6 +38,8 @@ export type StringName = keyof typeof SLOTS;
 const SLOT_COUNT = 9;
 /** Strings this short are remembered per slot: ids and tags repeat from line to line. */
 const REMEMBERED_BYTES = 64;
+/** The slots whose value repeats from line to line (ids, tags), and only those, are remembered. */
+const REMEMBERED = [true, true, true, true, true, false, true, true, false];
 
 /**
  * What the scan proved of a line; strings are decoded on demand. One instance serves every scan
@@ -76,6 +78,16 @@ export class ScannedUpdate {
     this.escapes[slot] = hasEscape;
   }
 
+  /** The line with the bytes of a string member's value (between its quotes) replaced by `bytes`. */
+  splice(name: StringName, bytes: Uint8Array): Buffer {
+    const slot = SLOTS[name];
+    const start = this.starts[slot] ?? -1;
+    const end = this.ends[slot] ?? -1;
+    if (start < 0) throw new Error(`splice: no ${name} in the scanned line`);
+    const line = this.line;
+    return Buffer.concat([line.subarray(0, start), bytes, line.subarray(end)]);
+  }
+
   /** A member's decoded value: `sessionId`, an update key's, or `content.type` / `content.text`. */
   string(name: StringName): string | undefined {
     const slot = SLOTS[name];
@@ -85,7 +97,7 @@ export class ScannedUpdate {
     const line = this.line;
     // With escapes, JSON.parse of the quoted bytes is both exact and the fastest decoder.
     if (this.escapes[slot] === true) return JSON.parse(line.toString("utf8", start - 1, end + 1)) as string;
-    const short = end - start <= REMEMBERED_BYTES;
+    const short = REMEMBERED[slot] === true && end - start <= REMEMBERED_BYTES;
     if (short) {
       const last = this.lastBytes[slot];
       if (last !== undefined && sameBytes(last, line, start, end)) return this.lastValue[slot];
@@ -132,11 +144,23 @@ function lowerHex(b: number | undefined): number {
  * `i` at a string's opening quote: the index after its closing quote, or -1 unless JSON.stringify
  * of the decoded string writes these very bytes (bytes >= 0x80 are checked once per line).
  */
-function skipCanonicalString(line: Uint8Array, i: number): number {
+function skipCanonicalString(line: Buffer, i: number): number {
   escaped = false;
   const n = line.length;
+  const words = wordsView;
+  const base = wordsBase;
   let j = i + 1;
   for (;;) {
+    // Four bytes at a time while none of them is a quote, a backslash or a control character
+    // (SWAR: a byte's high bit is set in the mask where it is below 0x20 or equal to 0x22 / 0x5c;
+    // bytes >= 0x80 never set it). Then byte by byte to the exact stop.
+    while (j + 4 <= n) {
+      const x = words.getUint32(base + j, true);
+      const q = x ^ 0x22222222;
+      const b = x ^ 0x5c5c5c5c;
+      if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080) break;
+      j += 4;
+    }
     while (j < n && STOP[line[j] ?? 0] === 0) j++;
     if (j >= n) return -1;
     const c = line[j];
@@ -155,6 +179,20 @@ function skipCanonicalString(line: Uint8Array, i: number): number {
     if (hi < 0 || hi > 1 || lo < 0 || HAS_SHORT_FORM.has(hi * 16 + lo)) return -1;
     j += 6;
   }
+}
+
+/** A view of the memory under the line being scanned (lines of one read share it), and where the line starts in it. */
+let wordsMemory: ArrayBufferLike | undefined;
+let wordsView: DataView = new DataView(new ArrayBuffer(0));
+let wordsBase = 0;
+
+function viewWords(line: Buffer): void {
+  const memory = line.buffer;
+  if (memory !== wordsMemory) {
+    wordsMemory = memory;
+    wordsView = new DataView(memory);
+  }
+  wordsBase = line.byteOffset;
 }
 
 /** The literal `text` at `i`: the index after it, or -1. */
@@ -208,6 +246,7 @@ export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | unde
   if (i < 0 || line[i] !== QUOTE) return undefined;
   const out = scanned;
   out.reset(line);
+  viewWords(line);
   let end = skipCanonicalString(line, i);
   if (end < 0) return undefined;
   out.put(SLOTS.sessionId, i + 1, end - 1, escaped);

@@ -332,11 +332,12 @@ describe("direction A fast path", () => {
     for (const l of lines) w.bridge.agentLine(Buffer.from(l));
     expect(parse).not.toHaveBeenCalled();
     expect(w.toClient.slice(-2)).toEqual(lines);
-    // A tool call's first sighting takes the full path (it becomes a v1 tool_call); its updates do not.
+    // A tool call's first sighting becomes a v1 tool_call (the tag spliced); its updates go as they are.
     const announce =
       '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t-0","status":"in_progress","title":"Read"}}}';
     w.bridge.agentLine(Buffer.from(announce));
-    parse.mockClear();
+    expect(parse).not.toHaveBeenCalled();
+    expect(w.toClient.at(-1)).toBe(announce.replace('"tool_call_update"', '"tool_call"'));
     const next =
       '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t-0","status":"completed","title":"Read a.ts"}}}';
     w.bridge.agentLine(Buffer.from(next));

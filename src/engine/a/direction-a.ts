@@ -620,8 +620,9 @@ export class DirectionA extends TranslatingMode {
     if (this.clientFlags.bridgePeer || !this.client.takesProven) return false;
     const sessionId = u.string("sessionId");
     const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
-    if (s === undefined || s.closed || !fastUpdateToV1(s, u, this.updates)) return false;
-    this.client.writeProven(u.line);
+    const bytes = s === undefined || s.closed ? undefined : fastUpdateToV1(s, u, this.updates);
+    if (bytes === undefined) return false;
+    this.client.writeProven(bytes);
     return true;
   }
 

@@ -134,25 +134,24 @@ function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
 
 /**
  * The fast path's share of `updateToV1` (engine/fast-lines.ts), for an update the scan proved: a
- * plain text chunk of an agent message or thought (the bulk of a stream), or a string-only change
- * of an announced tool call (`fastToolCallUpdate`), with no tool call's content waiting to be
- * flushed before it. True when it is recorded exactly as the full path
- * records it, and its original bytes are what the client gets; false, having changed nothing, and
- * the full path takes it.
+ * plain text chunk of an agent message or thought (the bulk of a stream), or a string-only tool call
+ * update (`fastToolCallUpdate`), with no tool call's content waiting to be flushed before it.
+ * Returns the bytes the client gets, having recorded the update exactly as the full path records
+ * it; undefined, having changed nothing, and the full path takes it.
  */
-export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): boolean {
-  if (s.pendingTools.size > 0) return false;
+export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): Buffer | undefined {
+  if (s.pendingTools.size > 0) return undefined;
   const tag = u.string("sessionUpdate");
   if (tag === "tool_call_update") return fastToolCallUpdate(s, u, ctx);
   const message = messageKind(tag);
-  if (message === undefined || message.whole || message.kind === "user") return false;
-  if (u.keys.length !== 3 || u.contentKeys.length !== 2) return false;
+  if (message === undefined || message.whole || message.kind === "user") return undefined;
+  if (u.keys.length !== 3 || u.contentKeys.length !== 2) return undefined;
   const id = u.string("messageId");
   const text = u.string("content.text");
-  if (id === undefined || text === undefined || u.string("content.type") !== "text") return false;
-  if (!takePlainChunk(s, message.kind, id, text)) return false;
+  if (id === undefined || text === undefined || u.string("content.type") !== "text") return undefined;
+  if (!takePlainChunk(s, message.kind, id, text)) return undefined;
   s.lifecycle.tick();
-  return true;
+  return u.line;
 }
 
 /** The message variant a tag names (an own key only: `toString` is no variant). */
@@ -570,34 +569,46 @@ function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown):
 }
 
 /**
- * The fast path of `toolCallUpdate`: a `tool_call_update` of an announced tool call that changes
- * only its `status`, `title` or `kind` to values v1 has, tag first. v1 gets it unchanged (T §2.4
- * A↓-2: `toolCallUpdateToV1` copies such fields, and `clientUpdate` writes the tag first), so its
- * original bytes go out; the view is patched as the full path patches it. False, having changed
- * nothing, for anything else (a first sighting, content, a terminal the convention must show).
+ * The fast path of `toolCallUpdate`: a `tool_call_update`, tag first, that only sets `status`,
+ * `title` or `kind` to values v1 has. Of an announced tool call, v1 gets it unchanged (T §2.4 A↓-2:
+ * `toolCallUpdateToV1` copies such fields, and `clientUpdate` writes the tag first): its original
+ * bytes. Of an unknown one with a title, it is the first sighting (A↓-1): the same fields as a v1
+ * `tool_call`, the tag's value spliced. The view is patched as the full path patches it. Undefined,
+ * having changed nothing, for anything else (content, a permission's tool call, a terminal the
+ * convention must show).
  */
-function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): boolean {
-  if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return false;
+function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): Buffer | undefined {
+  if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return undefined;
   const id = u.string("toolCallId");
-  const t = id === undefined ? undefined : s.toolCalls.get(id);
-  if (id === undefined || t === undefined || !t.announced || t.synthetic) return false;
-  if (t.flushTimer !== undefined || t.pendingChunks.length > 0) return false;
-  if (conventionMode(ctx) && referencedTerminals(t.view.content).length > 0) return false;
+  if (id === undefined) return undefined;
+  const known = s.toolCalls.get(id);
+  if (known === undefined ? !u.keys.includes("title") : !known.announced || known.synthetic) return undefined;
+  if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
+  if (known !== undefined && conventionMode(ctx) && referencedTerminals(known.view.content).length > 0)
+    return undefined;
   const patch: Obj = {};
   for (const k of u.keys) {
     if (k === "sessionUpdate" || k === "content") continue;
     const value = u.string(k);
-    if (value === undefined) return false;
-    if (k === "status" && toolCallStatusToV1(value).changed) return false;
-    if (k === "kind" && toolKindToV1(value).changed) return false;
+    if (value === undefined) return undefined;
+    if (k === "status" && toolCallStatusToV1(value).changed) return undefined;
+    if (k === "kind" && toolKindToV1(value).changed) return undefined;
     patch[k] = value;
   }
   s.lifecycle.tick();
+  const t = known ?? claimed(s, id);
   applyToolCallPatch(t.view, patch);
   trackTerminalRefs(s, id, t.view.content);
+  if (known === undefined) {
+    t.announced = true;
+    t.synthetic = false;
+  }
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) s.toolCalls.retire(id);
-  return true;
+  return known === undefined ? u.splice("sessionUpdate", TOOL_CALL_TAG) : u.line;
 }
+
+/** The tag of a v1 first sighting, as the bytes spliced in. */
+const TOOL_CALL_TAG = Buffer.from("tool_call");
 
 /** A raw `tool_call_content_chunk` body: its id and content item are checked here. */
 function isContentChunk(x: Obj): x is Obj & v2.ToolCallContentChunk {
