@@ -4,6 +4,8 @@
 import { createInterface } from "node:readline";
 
 const version = Number(process.env.BENCH_AGENT_VERSION ?? 2);
+/** Lines per tool call id: two of every ten lines update the current one (10: a tool call per 10 lines). */
+const TOOL_SPAN = Number(process.env.BENCH_TOOL_SPAN ?? 20);
 const out = process.stdout;
 
 function send(msg: unknown): boolean {
@@ -25,7 +27,7 @@ function updateLine(i: number, sessionId: string): string {
   } else if (kind < 9) {
     update = {
       sessionUpdate: "tool_call_update",
-      toolCallId: `t-${Math.floor(i / 20)}`,
+      toolCallId: `t-${Math.floor(i / TOOL_SPAN)}`,
       status: "in_progress",
       title: `Read file src/module-${i % 97}.ts`,
     };

@@ -3,7 +3,8 @@
 // agent, v2 client → v1 agent, v1 ↔ v1 pass-through): throughput of a session/update stream against
 // a raw NDJSON relay and a parse-and-stringify relay, request p99 at a fixed rate against the raw
 // relay, spawn → first `initialize` answered and RSS at start against the raw relay; then RSS growth
-// under a slow client, and `acp-bridge --version`.
+// under a slow client over the issue's load (1,000,000 updates, a tool call per ten), the raw
+// relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
 // (interleaved rounds, median taken, default 3), BENCH_ONLY (a|b|pass: one path), BENCH_RATE and
@@ -23,7 +24,7 @@ const N = Number(process.env.BENCH_UPDATES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 2);
-const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 300_000);
+const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 1_000_000);
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
@@ -101,11 +102,14 @@ class Driver {
   private idleWaiter: (() => void) | undefined;
   readonly spawnedAt = performance.now();
 
-  constructor(readonly target: Target) {
+  constructor(
+    readonly target: Target,
+    agentEnv: Record<string, string> = {},
+  ) {
     const [cmd, ...args] = target.argv;
     this.child = spawn(cmd!, args, {
       stdio: ["pipe", "pipe", "inherit"],
-      env: { ...process.env, BENCH_AGENT_VERSION: String(target.agentVersion) },
+      env: { ...process.env, ...agentEnv, BENCH_AGENT_VERSION: String(target.agentVersion) },
     });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (chunk: string) => this.data(chunk));
@@ -245,7 +249,8 @@ async function start(t: Target): Promise<{ ms: number; cpuMs: number; rssMiB: nu
 
 /** The bridge's RSS growth while a client reads slowly and the agent floods. */
 async function slowClient(t: Target, n: number): Promise<{ growthMiB: number; ms: number }> {
-  const d = new Driver(t);
+  // The issue's load: a tool call per ten lines (100,000 over 1,000,000 updates).
+  const d = new Driver(t, { BENCH_TOOL_SPAN: "10" });
   const sid = await d.handshake();
   const pid = d.child.pid!;
   const base = rssKiB(pid);
@@ -352,9 +357,11 @@ async function main(): Promise<void> {
     );
   out("\n");
   if (SLOW_UPDATES > 0) {
+    // The raw relay's growth under the same load is node's own share (young generation, buffers).
+    const relayGrowth = await slowClient(paths[0]!.raw, SLOW_UPDATES);
     const slow = await slowClient(paths[0]!.bridge, SLOW_UPDATES);
     out(
-      `slow client (v1 client, v2 agent): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates (${(slow.ms / 1000).toFixed(1)} s)\n`,
+      `slow client (v1 client, v2 agent): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates with ${SLOW_UPDATES / 10} tool calls (${(slow.ms / 1000).toFixed(1)} s); raw relay ${relayGrowth.growthMiB.toFixed(1)} MiB\n`,
     );
   }
   out(

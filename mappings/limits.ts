@@ -63,12 +63,13 @@ export const limits = {
   },
   shownTextChars: {
     reason: "shown_text_chars",
-    default: 8192,
+    default: 0,
     option: undefined,
     what: "characters of one message kept verbatim to compute upserts (v1 client, v2 agent)",
+    // 0: a stream's text is never retained (memory budget, issue 9); hashes give the same answers.
     past:
-      "only the shown length and two 32-bit hashes are kept: an upsert that extends the shown text still becomes its suffix, " +
-      "anything else becomes a replacement, exactly as below the bound (barring a hash collision, about 1 in 2^64 by chance)",
+      "beyond it (by default at once) only the shown length and two 32-bit hashes are kept: an upsert that extends the shown text still becomes its suffix, " +
+      "anything else becomes a replacement, exactly as with the text kept (barring a hash collision, about 1 in 2^64 by chance)",
   },
   gatheredBlocks: {
     reason: "gathered_blocks",

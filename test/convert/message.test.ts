@@ -120,7 +120,9 @@ class BEngine {
 describe("message chunks A↓ (T §2.1)", () => {
   it("forwards a chunk with its messageId and content unchanged", () => {
     const c = { sessionUpdate: "agent_message_chunk", messageId: "m-1", content: text("Running the tests.") };
-    const r = value(chunkToV1(c as never, undefined, { kind: "agent", firstKind: undefined }, opts));
+    const r = value(
+      chunkToV1(c as never, undefined, { kind: "agent", firstKind: undefined, shownMaxChars: 8192 }, opts),
+    );
     expect(r.update).toEqual(c);
     expect(r.sent).toEqual({ v1Id: "m-1", blocks: [c.content], size: 18, started: true, rev: 0 });
     expectValid("v1", "SessionUpdate", r.update);
