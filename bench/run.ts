@@ -313,8 +313,12 @@ async function measure(path: Path): Promise<Row> {
       initCpu[k].push(s.cpuMs);
       rss[k].push(s.rssMiB);
     }
-  const lr = await latency(path.raw);
-  const lb = await latency(path.bridge);
+  // Latency interleaved too, the median of each round's p50 and p99: one run's p99 is a handful of
+  // samples, which a neighbour's burst on a shared machine can move.
+  const lat = { raw: [] as { p50: number; p99: number }[], bridge: [] as { p50: number; p99: number }[] };
+  for (let r = 0; r < ROUNDS; r++) for (const k of ["raw", "bridge"] as const) lat[k].push(await latency(path[k]));
+  const lr = { p50: median(lat.raw.map((l) => l.p50)), p99: median(lat.raw.map((l) => l.p99)) };
+  const lb = { p50: median(lat.bridge.map((l) => l.p50)), p99: median(lat.bridge.map((l) => l.p99)) };
   return {
     path,
     rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
