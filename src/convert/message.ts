@@ -471,13 +471,16 @@ export function assignChunkId(
   kind: MessageKind,
   v1Id: string | undefined,
 ): { messageId: string; synthetic: boolean; state: ChunkIdState } {
-  if (v1Id !== undefined)
+  const open = state.open;
+  if (v1Id !== undefined) {
+    // A chunk of the open message leaves the state as it is (the per-chunk hot path builds nothing).
+    const same = open?.kind === kind && open.messageId === v1Id && !open.generated;
     return {
       messageId: v1Id,
       synthetic: false,
-      state: { ...state, open: { kind, messageId: v1Id, generated: false } },
+      state: same ? state : { ...state, open: { kind, messageId: v1Id, generated: false } },
     };
-  const open = state.open;
+  }
   // An ID-less chunk continues the open message of its kind; one inheriting a v1 agent's id is marked.
   if (open?.kind === kind) return { messageId: open.messageId, synthetic: !open.generated, state };
   const g = nextGeneratedId(state, sessionId, kind);
