@@ -478,7 +478,7 @@ export function assignChunkId(
     return {
       messageId: v1Id,
       synthetic: false,
-      state: same ? state : { ...state, open: { kind, messageId: v1Id, generated: false } },
+      state: same ? state : { open: { kind, messageId: v1Id, generated: false }, counter: state.counter },
     };
   }
   // An ID-less chunk continues the open message of its kind; one inheriting a v1 agent's id is marked.
@@ -493,7 +493,7 @@ export function assignChunkId(
 
 /** A boundary (T §2.1 B↓-3: another kind, tool call, plan, permission, turn end, replay) closes it. */
 export function closeOpenMessage(state: ChunkIdState): ChunkIdState {
-  return state.open === undefined ? state : { ...state, open: undefined };
+  return state.open === undefined ? state : { open: undefined, counter: state.counter };
 }
 
 /** B↓ the v2 id a v1 chunk names: the original A stashed, a marker's target, or its own `messageId`. */

@@ -76,6 +76,16 @@ export class ScannedUpdate {
     this.escapes[slot] = hasEscape;
   }
 
+  /**
+   * Whether a member is present with the value `literal`, compared as bytes (nothing decoded or
+   * copied: the per-line test of a tag).
+   */
+  is(name: StringName, literal: Literal): boolean {
+    const slot = SLOTS[name];
+    const start = this.starts[slot] ?? -1;
+    return start >= 0 && sameBytes(literal.bytes, this.line, start, this.ends[slot] ?? start);
+  }
+
   /** A member's decoded value: `sessionId`, an update key's, or `content.type` / `content.text`. */
   string(name: StringName): string | undefined {
     const slot = SLOTS[name];
@@ -99,7 +109,19 @@ export class ScannedUpdate {
   }
 }
 
-function sameBytes(a: Buffer, line: Buffer, start: number, end: number): boolean {
+/**
+ * A value to test a member against without decoding it (`ScannedUpdate.is`): the bytes
+ * JSON.stringify writes between its quotes. A scanned string is canonical, and the canonical form
+ * of a string is unique, so equal bytes mean an equal value.
+ */
+export class Literal {
+  readonly bytes: Buffer;
+  constructor(readonly value: string) {
+    this.bytes = Buffer.from(JSON.stringify(value).slice(1, -1));
+  }
+}
+
+function sameBytes(a: Uint8Array, line: Buffer, start: number, end: number): boolean {
   if (a.length !== end - start) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== line[start + k]) return false;
   return true;

@@ -16,7 +16,7 @@ import {
   type ChunkIdState,
   type MessageKind,
 } from "../../convert/message.js";
-import { generatedMessageId, messageTable } from "../../../mappings/message.js";
+import { generatedMessageId, kindInfo, messageTable } from "../../../mappings/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
@@ -37,7 +37,7 @@ import type { Logger } from "../../log.js";
 import { notify, NOTHING, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
 import type { SessionB, ToolSeen } from "./session.js";
-import type { ScannedUpdate } from "../../wire/update-scan.js";
+import { Literal, type ScannedUpdate } from "../../wire/update-scan.js";
 
 type Obj = Record<string, unknown>;
 
@@ -204,11 +204,16 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
  */
 export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefined {
   if (s.suppressHistory || s.pendingUpsert !== undefined) return undefined;
-  const tag = u.string("sessionUpdate");
-  if (tag === "tool_call_update") return fastToolCallUpdate(s, u) ? u.line : undefined;
-  const kind = chunkKind(tag);
-  return kind === undefined || kind === "user" ? undefined : fastChunk(s, u, kind);
+  // Tags are compared as bytes: decoding one per line costs more than the rest of the fast path.
+  if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u) ? u.line : undefined;
+  for (const c of FAST_CHUNKS) if (u.is("sessionUpdate", c.tag)) return fastChunk(s, u, c.kind);
+  return undefined;
 }
+
+const TOOL_CALL_UPDATE = new Literal("tool_call_update");
+const TEXT = new Literal("text");
+/** The chunks the fast path takes: an agent's message or thought (a user chunk may be an echo). */
+const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
 
 /**
  * A v1 chunk `{sessionUpdate, messageId?, content:{type:"text",text}}` (keys in any order) of an
@@ -219,7 +224,7 @@ export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefine
 function fastChunk(s: SessionB, u: ScannedUpdate, kind: MessageKind): Buffer | undefined {
   const n = u.keys.length;
   if (!u.keys.includes("content") || n !== (u.keys.includes("messageId") ? 3 : 2)) return undefined;
-  if (u.contentKeys.length !== 2 || u.string("content.type") !== "text") return undefined;
+  if (u.contentKeys.length !== 2 || !u.is("content.type", TEXT)) return undefined;
   const raw = u.string("messageId");
   if (raw !== undefined && s.alias.has(raw)) return undefined;
   s.prompts.closeEcho();
