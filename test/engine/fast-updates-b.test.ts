@@ -40,7 +40,12 @@ function lastRequest(out: readonly (string | Buffer)[], method: string): Obj | u
 }
 
 /** A v2 client and a v1 agent through one bridge, past the handshake and `session/new`. */
-async function wire(full: boolean, options: Partial<BridgeOptions> = {}): Promise<Wired> {
+async function wire(
+  full: boolean,
+  options: Partial<BridgeOptions> = {},
+  clientMeta?: Obj,
+  agentMeta?: Obj,
+): Promise<Wired> {
   const toClient: (string | Buffer)[] = [];
   const toAgent: (string | Buffer)[] = [];
   const config = createBridgeConfig(
@@ -57,10 +62,15 @@ async function wire(full: boolean, options: Partial<BridgeOptions> = {}): Promis
     agent: (t) => bridge.agentLine(typeof t === "string" ? Buffer.from(t) : t),
     lastPromptId: () => lastRequest(toAgent, "session/prompt")?.id,
   };
-  const init = { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} };
+  const init = {
+    protocolVersion: 2,
+    info: { name: "zed", version: "1" },
+    capabilities: {},
+    ...(clientMeta ? { _meta: clientMeta } : {}),
+  };
   w.client(line({ jsonrpc: "2.0", id: 0, method: "initialize", params: init }));
   await tick();
-  const v1 = { protocolVersion: 1, agentCapabilities: {}, authMethods: [] };
+  const v1 = { protocolVersion: 1, agentCapabilities: {}, authMethods: [], ...(agentMeta ? { _meta: agentMeta } : {}) };
   for (let probe = 0; probe < 2; probe++) {
     const req = lastRequest(toAgent, "initialize");
     w.agent(line({ jsonrpc: "2.0", id: req?.id, result: v1 }));
@@ -399,6 +409,19 @@ describe("direction B fast path (issue 9)", () => {
     stashed.agent(chunkLine);
     expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
     expect(String(stashed.toClient[0])).toContain("_meta");
+    // A client that is itself a bridge (an A bridge: its marker), even with no stash: the full path.
+    fast.mockClear();
+    const marker = { bridge: { name: "acp-bridge", version: "0" }, clientProtocol: 1, agentProtocol: 2 };
+    const chained = await wire(false, { stash: "off" }, { [STASH_KEY]: marker });
+    chained.agent(chunkLine);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
+    expect(chained.toClient).toHaveLength(1);
+    // An agent that is an A bridge reports the lifecycle itself (T §5.5): the full path.
+    fast.mockClear();
+    const behind = await wire(false, { stash: "off" }, undefined, { [STASH_KEY]: marker });
+    behind.agent(chunkLine);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
+    expect(behind.toClient).toHaveLength(1);
   });
 
   it("forwards a tag named like an Object member as an unknown variant (no chunk kind)", async () => {
