@@ -26,6 +26,8 @@ interface Wired {
   agent(text: string | Buffer): void;
   /** The id of the last v1 `session/prompt` the bridge sent the agent. */
   lastPromptId(): unknown;
+  /** The id of the last v1 `session/load` the bridge sent the agent. */
+  lastLoadId(): unknown;
 }
 
 const line = (m: unknown): Buffer => Buffer.from(JSON.stringify(m));
@@ -40,12 +42,16 @@ function lastRequest(out: readonly (string | Buffer)[], method: string): Obj | u
 }
 
 /** A v2 client and a v1 agent through one bridge, past the handshake and `session/new`. */
-async function wire(
-  full: boolean,
-  options: Partial<BridgeOptions> = {},
-  clientMeta?: Obj,
-  agentMeta?: Obj,
-): Promise<Wired> {
+interface Setup {
+  readonly options?: Partial<BridgeOptions>;
+  /** `_meta` of the client's `initialize` request / the agent's result (a bridge's marker). */
+  readonly clientMeta?: Obj;
+  readonly agentMeta?: Obj;
+  readonly agentCapabilities?: Obj;
+}
+
+async function wire(full: boolean, setup: Setup = {}): Promise<Wired> {
+  const { options = {}, clientMeta, agentMeta, agentCapabilities = {} } = setup;
   const toClient: (string | Buffer)[] = [];
   const toAgent: (string | Buffer)[] = [];
   const config = createBridgeConfig(
@@ -61,6 +67,7 @@ async function wire(
     client: (t) => bridge.clientLine(typeof t === "string" ? Buffer.from(t) : t),
     agent: (t) => bridge.agentLine(typeof t === "string" ? Buffer.from(t) : t),
     lastPromptId: () => lastRequest(toAgent, "session/prompt")?.id,
+    lastLoadId: () => lastRequest(toAgent, "session/load")?.id,
   };
   const init = {
     protocolVersion: 2,
@@ -70,7 +77,7 @@ async function wire(
   };
   w.client(line({ jsonrpc: "2.0", id: 0, method: "initialize", params: init }));
   await tick();
-  const v1 = { protocolVersion: 1, agentCapabilities: {}, authMethods: [], ...(agentMeta ? { _meta: agentMeta } : {}) };
+  const v1 = { protocolVersion: 1, agentCapabilities, authMethods: [], ...(agentMeta ? { _meta: agentMeta } : {}) };
   for (let probe = 0; probe < 2; probe++) {
     const req = lastRequest(toAgent, "initialize");
     w.agent(line({ jsonrpc: "2.0", id: req?.id, result: v1 }));
@@ -245,6 +252,10 @@ type Step =
   | { readonly kind: "echo"; readonly first: string; readonly second: string }
   | { readonly kind: "answer"; readonly stop: "end_turn" | "cancelled" | "error" }
   | { readonly kind: "prompt" }
+  /** A resume the bridge runs as a v1 `session/load` (its replay is not forwarded), and its answer. */
+  | { readonly kind: "resume" }
+  | { readonly kind: "loaded" }
+  | { readonly kind: "close" }
   | { readonly kind: "cancel" };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -254,6 +265,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.constantFrom("end_turn", "cancelled", "error").map((stop): Step => ({ kind: "answer", stop })),
   },
   { weight: 1, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
+  { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: "resume" }, { kind: "loaded" }, { kind: "close" }) },
   {
     weight: 1,
     arbitrary: fc
@@ -298,6 +310,17 @@ function play(w: Wired, steps: readonly Step[]): void {
         w.agent(update("agent_message_chunk", s.second));
         break;
       }
+      case "resume":
+        w.client(line({ jsonrpc: "2.0", id: "r", method: "session/resume", params: { sessionId: S, cwd: "/w" } }));
+        break;
+      case "close":
+        w.client(line({ jsonrpc: "2.0", id: "c", method: "session/close", params: { sessionId: S } }));
+        break;
+      case "loaded": {
+        const id = w.lastLoadId();
+        if (id !== undefined) w.agent(line({ jsonrpc: "2.0", id, result: {} }));
+        break;
+      }
       case "cancel":
         w.client(line({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } }));
         break;
@@ -315,7 +338,12 @@ function play(w: Wired, steps: readonly Step[]): void {
     }
 }
 
-const settings = fc.constantFrom<Partial<BridgeOptions>>({}, {}, { ackGraceMs: 0 }, { stash: "full" });
+const settings = fc.constantFrom<Setup>(
+  {},
+  { agentCapabilities: { loadSession: true } },
+  { options: { ackGraceMs: 0 } },
+  { options: { stash: "full" } },
+);
 
 // ---------------------------------------------------------------- tests
 
@@ -327,9 +355,9 @@ describe("direction B fast path (issue 9)", () => {
   it("writes exactly what the full path writes, to both peers, for any conversation", async () => {
     const fast = vi.spyOn(DirectionB.prototype, "fastUpdate");
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 40 }), settings, async (steps, options) => {
-        const withFast = await wire(false, options);
-        const full = await wire(true, options);
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), settings, async (steps, setup) => {
+        const withFast = await wire(false, setup);
+        const full = await wire(true, setup);
         play(withFast, steps);
         play(full, steps);
         await tick();
@@ -405,20 +433,20 @@ describe("direction B fast path (issue 9)", () => {
     for (const m of out) expect(wireProblems("v2", m, () => "session/prompt")).toBeUndefined();
     // A client that gets a stash: every update takes the full path.
     fast.mockClear();
-    const stashed = await wire(false, { stash: "full" });
+    const stashed = await wire(false, { options: { stash: "full" } });
     stashed.agent(chunkLine);
     expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
     expect(String(stashed.toClient[0])).toContain("_meta");
     // A client that is itself a bridge (an A bridge: its marker), even with no stash: the full path.
     fast.mockClear();
     const marker = { bridge: { name: "acp-bridge", version: "0" }, clientProtocol: 1, agentProtocol: 2 };
-    const chained = await wire(false, { stash: "off" }, { [STASH_KEY]: marker });
+    const chained = await wire(false, { options: { stash: "off" }, clientMeta: { [STASH_KEY]: marker } });
     chained.agent(chunkLine);
     expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
     expect(chained.toClient).toHaveLength(1);
     // An agent that is an A bridge reports the lifecycle itself (T §5.5): the full path.
     fast.mockClear();
-    const behind = await wire(false, { stash: "off" }, undefined, { [STASH_KEY]: marker });
+    const behind = await wire(false, { options: { stash: "off" }, agentMeta: { [STASH_KEY]: marker } });
     behind.agent(chunkLine);
     expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
     expect(behind.toClient).toHaveLength(1);
