@@ -471,13 +471,16 @@ export function assignChunkId(
   kind: MessageKind,
   v1Id: string | undefined,
 ): { messageId: string; synthetic: boolean; state: ChunkIdState } {
-  if (v1Id !== undefined)
+  const open = state.open;
+  if (v1Id !== undefined) {
+    // A chunk of the open message leaves the state as it is (the per-chunk hot path builds nothing).
+    const same = open?.kind === kind && open.messageId === v1Id && !open.generated;
     return {
       messageId: v1Id,
       synthetic: false,
-      state: { ...state, open: { kind, messageId: v1Id, generated: false } },
+      state: same ? state : { open: { kind, messageId: v1Id, generated: false }, counter: state.counter },
     };
-  const open = state.open;
+  }
   // An ID-less chunk continues the open message of its kind; one inheriting a v1 agent's id is marked.
   if (open?.kind === kind) return { messageId: open.messageId, synthetic: !open.generated, state };
   const g = nextGeneratedId(state, sessionId, kind);
@@ -490,7 +493,7 @@ export function assignChunkId(
 
 /** A boundary (T §2.1 B↓-3: another kind, tool call, plan, permission, turn end, replay) closes it. */
 export function closeOpenMessage(state: ChunkIdState): ChunkIdState {
-  return state.open === undefined ? state : { ...state, open: undefined };
+  return state.open === undefined ? state : { open: undefined, counter: state.counter };
 }
 
 /** B↓ the v2 id a v1 chunk names: the original A stashed, a marker's target, or its own `messageId`. */

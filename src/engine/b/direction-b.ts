@@ -38,7 +38,8 @@ import { PeerTurns } from "./peer.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
 import { SessionB } from "./session.js";
 import { LocalTurns, type TurnStrategy } from "./turns.js";
-import { clientUpdate, updateToV2, type UpdateContextB } from "./updates.js";
+import { clientUpdate, fastUpdateToV2, updateToV2, type UpdateContextB } from "./updates.js";
+import type { ScannedUpdate } from "../../wire/update-scan.js";
 
 export { DEFAULT_ACK_GRACE_MS, DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
 
@@ -75,6 +76,11 @@ export class DirectionB extends TranslatingMode {
   private readonly io: TurnIO;
   /** What the handler modules share (context.ts). */
   private readonly b: EngineB;
+  /**
+   * The fast path is off for a bridge on either side (stashes, key-order records, lifecycle states
+   * from the peer) and whenever the client gets a stash (its marks ride on what the fast path copies).
+   */
+  private readonly fastOff: boolean;
 
   constructor(
     client: Link,
@@ -94,6 +100,7 @@ export class DirectionB extends TranslatingMode {
     );
     const toClient: ConvertOptions = optionsToward(config.stash, clientIsBridge);
     const toAgent: ConvertOptions = optionsToward(config.stash, peer);
+    this.fastOff = peer || clientIsBridge || toClient.stash !== "off";
     this.keepKeyOrder(2, {
       client: clientIsBridge && toClient.stash !== "off",
       agent: peer && toAgent.stash !== "off",
@@ -396,6 +403,19 @@ export class DirectionB extends TranslatingMode {
       ...this.b.turns.heard(s, isObject(params.update) ? params.update : undefined),
       ...updateToV2(s, params, this.b.updates),
     ];
+  }
+
+  /** The fast path (fast-lines.ts): what updates.ts proves the full path writes, written as bytes. */
+  fastUpdate(u: ScannedUpdate): boolean {
+    if (this.fastOff || !this.client.takesProven) return false;
+    const sessionId = u.string("sessionId");
+    const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    // T §1.4-2 (a): an update that acks a prompt takes the full path.
+    if (s === undefined || s.closed || s.prompts.awaitsAck) return false;
+    const bytes = fastUpdateToV2(s, u);
+    if (bytes === undefined) return false;
+    this.client.writeProven(bytes);
+    return true;
   }
 
   agentGone(info: ExitInfo): void {

@@ -101,6 +101,11 @@ export class PromptLifecycleB {
     return this.turn === undefined && this.queue.length === 0 && !this.loadInFlight;
   }
 
+  /** Rule 2: a turn waits for its ack trigger (`heard` would ack it). */
+  get awaitsAck(): boolean {
+    return this.turn?.phase.name === "sent";
+  }
+
   /** Rule 7: the running turn was cancelled by the client. */
   get cancelRequested(): boolean {
     return this.turn?.cancelRequested === true;

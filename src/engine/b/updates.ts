@@ -1,7 +1,6 @@
 // Direction B, agent → client: every v1 `session/update` variant rendered for a v2 client (T §2):
 // message ids synthesized, tool calls turned into upserts, plans, modes as a config option.
 import type * as v1 from "@agentclientprotocol/sdk";
-import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV2 } from "../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../convert/config-option.js";
 import { contentBlockToV2 } from "../../convert/content.js";
@@ -17,14 +16,19 @@ import {
   type ChunkIdState,
   type MessageKind,
 } from "../../convert/message.js";
-import { generatedMessageId } from "../../../mappings/message.js";
+import { generatedMessageId, kindInfo, messageTable } from "../../../mappings/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
 import { sessionInfoToV2 } from "../../convert/session-info.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import { commandOf, conventionOf, conventionToV2Updates, type ConventionEvent } from "../../convert/terminal.js";
-import { isPermissionAnnouncement, toolCallMessageToV2, type V1ToolCallMessage } from "../../convert/tool-call.js";
+import {
+  isPermissionAnnouncement,
+  toolCallMessageToV2,
+  type V1ToolCallMessage,
+  type V2ToolCallMessage,
+} from "../../convert/tool-call.js";
 import { usageToV2 } from "../../convert/usage.js";
 import type { FileTexts } from "../../convert/diff.js";
 import { diffStageOf } from "../../../mappings/diff.js";
@@ -32,7 +36,8 @@ import { diffFiles } from "../files.js";
 import type { Logger } from "../../log.js";
 import { notify, NOTHING, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
-import type { SessionB } from "./session.js";
+import type { SessionB, ToolSeen } from "./session.js";
+import { Literal, type ScannedUpdate } from "../../wire/update-scan.js";
 
 type Obj = Record<string, unknown>;
 
@@ -57,6 +62,14 @@ const CHUNK_KINDS: Record<string, MessageKind> = {
   agent_message_chunk: "agent",
   agent_thought_chunk: "thought",
 };
+
+/** The message kind a chunk tag names (an own key only: `constructor` is no chunk). */
+function chunkKind(tag: string | undefined): MessageKind | undefined {
+  return tag !== undefined && Object.hasOwn(CHUNK_KINDS, tag) ? CHUNK_KINDS[tag] : undefined;
+}
+
+/** How every generated id starts, whatever its session and kind (`generatedMessageId`). */
+const GENERATED_HEAD = messageTable.generatedIdPrefix + messageTable.generatedIdSeparator;
 
 /** Kept while a resume is answered through `session/load` (H §2.3): the rest is history. */
 const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
@@ -97,7 +110,7 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
   const tag = update.sessionUpdate;
   if (s.suppressHistory && !KEPT_DURING_SUPPRESSED_REPLAY.has(tag)) return NOTHING;
   const meta = params._meta;
-  const kind = CHUNK_KINDS[tag];
+  const kind = chunkKind(tag);
   if (kind) return chunk(s, update as v1.ContentChunk & { sessionUpdate: string }, kind, ctx, meta);
   switch (tag) {
     case "tool_call":
@@ -181,6 +194,83 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
   }
 }
 
+/**
+ * The fast path's share of `updateToV2` (engine/fast-lines.ts), for an update the scan proved and
+ * a client that gets no stash (the engine checks that, and that nothing acks a prompt first): a
+ * plain text chunk of an agent message or thought (`fastChunk`), or a string-only
+ * `tool_call_update` (`fastToolCallUpdate`), with no gathered upsert to flush before it. The bytes
+ * the full path would write, with the state recorded as it records it; undefined, having changed
+ * nothing, and the full path takes it.
+ */
+export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefined {
+  if (s.suppressHistory || s.pendingUpsert !== undefined) return undefined;
+  // Tags are compared as bytes: decoding one per line costs more than the rest of the fast path.
+  if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u) ? u.line : undefined;
+  for (const c of FAST_CHUNKS) if (u.is("sessionUpdate", c.tag)) return fastChunk(s, u, c.kind);
+  return undefined;
+}
+
+const TOOL_CALL_UPDATE = new Literal("tool_call_update");
+const TEXT = new Literal("text");
+/** The chunks the fast path takes: an agent's message or thought (a user chunk may be an echo). */
+const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
+
+/**
+ * A v1 chunk `{sessionUpdate, messageId?, content:{type:"text",text}}` (keys in any order) of an
+ * agent message or thought: v2 gets it unchanged (`plainChunkToV2` copies it; a text block has
+ * nothing to convert), with `messageId` appended when it has none. The echo window closes, as
+ * `chunk` closes it for a non-user chunk. An id the echo aliased is renamed: the full path's.
+ */
+function fastChunk(s: SessionB, u: ScannedUpdate, kind: MessageKind): Buffer | undefined {
+  const n = u.keys.length;
+  if (!u.keys.includes("content") || n !== (u.keys.includes("messageId") ? 3 : 2)) return undefined;
+  if (u.contentKeys.length !== 2 || !u.is("content.type", TEXT)) return undefined;
+  const raw = u.string("messageId");
+  if (raw !== undefined && s.alias.has(raw)) return undefined;
+  s.prompts.closeEcho();
+  const id = takeChunkId(s, kind, raw, true);
+  if (raw !== undefined) return u.line;
+  // `plainChunkToV2` sets the id on a copy of the chunk: it comes last, before the closing brace.
+  const line = u.line;
+  const at = u.updateClose;
+  const member = idMember(id.messageId);
+  const out = Buffer.allocUnsafe(line.length + member.length);
+  line.copy(out, 0, 0, at);
+  member.copy(out, at);
+  line.copy(out, at + member.length, at);
+  return out;
+}
+
+/** The last `,"messageId":…` member spliced (id-less chunks of one message repeat it). */
+let lastMember: { readonly id: string; readonly bytes: Buffer } = { id: "", bytes: Buffer.alloc(0) };
+
+function idMember(id: string): Buffer {
+  if (lastMember.id !== id || lastMember.bytes.length === 0)
+    lastMember = { id, bytes: Buffer.from(`,"messageId":${JSON.stringify(id)}`) };
+  return lastMember.bytes;
+}
+
+/**
+ * A v1 `tool_call_update` of string fields only (`toolCallId`, `status`, `title`, `kind`), tag
+ * first: v2 gets it unchanged (`toolCallMessageToV2` copies such fields, tag first; its mark of an
+ * unseen tool call is a stash, which this client does not get), the tool call known or not.
+ */
+function fastToolCallUpdate(s: SessionB, u: ScannedUpdate): boolean {
+  if (u.keys[0] !== "sessionUpdate" || u.keys.includes("content") || u.keys.includes("messageId")) return false;
+  const id = u.string("toolCallId");
+  if (id === undefined) return false;
+  const src: Obj = { sessionUpdate: "tool_call_update" };
+  for (const k of u.keys) if (k === "title" || k === "kind") src[k] = u.string(k);
+  // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
+  boundary(s);
+  s.prompts.closeEcho();
+  rememberTool(s, id, s.tools.get(id), src, NOTHING_EMITTED);
+  return true;
+}
+
+/** A string-only update emits no content: nothing for `rememberTool` to take from it. */
+const NOTHING_EMITTED: readonly V2ToolCallMessage[] = [];
+
 function chunk(
   s: SessionB,
   update: v1.ContentChunk & { sessionUpdate: string },
@@ -205,29 +295,44 @@ function chunk(
       : { ...body, sessionUpdate: "user_message_chunk", messageId: echo.messageId, content };
     return [clientUpdate(s.sessionId, out, meta)];
   }
-  const out: Outgoing[] = [];
   const raw = v1ChunkMessageId(update);
+  const id = takeChunkId(s, kind, raw, update.messageId === raw);
+  const r = v1ChunkToV2Updates(
+    update,
+    s.pendingUpsert,
+    { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId: id.sharedId },
+    ctx.opts,
+  );
+  if (dropped(r, ctx.log, update.sessionUpdate)) return id.flushed;
+  s.pendingUpsert = r.value.pending;
+  return [...id.flushed, ...updatesOf(s, r.value.updates, meta)];
+}
+
+/**
+ * The v2 id of a non-echo chunk of `kind` whose v1 id is `raw` (`own`: the chunk's own
+ * `messageId`, not one restored from a stash), recorded as the session's open message (T §2.1
+ * B↓-1..5); `flushed` is what the boundary of a change of kind emitted. The full path and the fast
+ * path (`fastUpdateToV2`) both take chunks through here.
+ */
+function takeChunkId(
+  s: SessionB,
+  kind: MessageKind,
+  raw: string | undefined,
+  own: boolean,
+): { messageId: string; synthetic: boolean; sharedId: boolean; flushed: readonly Outgoing[] } {
   const v1Id = raw !== undefined ? (s.alias.get(raw) ?? raw) : undefined;
   if (v1Id !== undefined) s.chunkIds = countGenerated(s.chunkIds, s.sessionId, kind, v1Id);
-  if (s.chunkIds.open && s.chunkIds.open.kind !== kind) out.push(...boundary(s));
+  const flushed = s.chunkIds.open && s.chunkIds.open.kind !== kind ? boundary(s) : NOTHING;
   const id = assignChunkId(s.chunkIds, s.sessionId, kind, v1Id);
   s.chunkIds = id.state;
   let sharedId = false;
   // The agent's own id (not one an A bridge upstream restored from its stash, nor an alias).
-  if (raw !== undefined && v1Id === raw && update.messageId === raw) {
+  if (raw !== undefined && v1Id === raw && own) {
     const first = s.v1IdKinds.get(raw);
     if (first === undefined) s.v1IdKinds.set(raw, kind);
     else sharedId = first !== kind;
   }
-  const r = v1ChunkToV2Updates(
-    update,
-    s.pendingUpsert,
-    { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId },
-    ctx.opts,
-  );
-  if (dropped(r, ctx.log, update.sessionUpdate)) return out;
-  s.pendingUpsert = r.value.pending;
-  return [...out, ...updatesOf(s, r.value.updates, meta)];
+  return { messageId: id.messageId, synthetic: id.synthetic, sharedId, flushed };
 }
 
 /**
@@ -235,6 +340,8 @@ function chunk(
  * its number: later id-less messages then get the numbers they had live (T §2.1 B↓-5).
  */
 function countGenerated(state: ChunkIdState, sessionId: string, kind: MessageKind, id: string): ChunkIdState {
+  // Most ids are the agent's own: rejected before any id is built (the per-chunk hot path).
+  if (!id.startsWith(GENERATED_HEAD)) return state;
   const prefix = generatedMessageId(sessionId, kind, 0).slice(0, -1);
   if (!id.startsWith(prefix)) return state;
   const n = Number(id.slice(prefix.length));
@@ -266,27 +373,37 @@ function toolCall(s: SessionB, original: Obj, ctx: UpdateContextB, meta: unknown
     diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
   });
   if (dropped(r, ctx.log, String(src.sessionUpdate))) return out;
-  const state: {
-    title?: string | undefined;
-    kind?: string | undefined;
-    lastContent?: v2.ToolCallContent[] | undefined;
-  } = seen ?? {};
+  // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
+  const known = r.value.length > 0 || isPermissionAnnouncement(m);
+  if (known) rememberTool(s, id, seen, src, r.value);
+  return [...out, ...updatesOf(s, r.value, meta)];
+}
+
+/**
+ * What the session keeps of tool call `id` (`seen`: what it had) once `emitted` went out for the
+ * v1 `src`. The full path and the fast path (`fastToolCallUpdate`) both record through here.
+ */
+function rememberTool(
+  s: SessionB,
+  id: string,
+  seen: ToolSeen | undefined,
+  src: Obj,
+  emitted: readonly V2ToolCallMessage[],
+): void {
+  const state: ToolSeen = seen ?? {};
   // A v1 tool_call replaces the whole tool call: what it omits is gone (T §2.4 B↓-1).
   const whole = src.sessionUpdate === "tool_call";
   if (typeof src.title === "string" || whole) state.title = typeof src.title === "string" ? src.title : undefined;
   if (typeof src.kind === "string" || whole) state.kind = typeof src.kind === "string" ? src.kind : undefined;
-  for (const u of r.value) {
+  for (const u of emitted) {
     if (u.sessionUpdate === "tool_call_update" && Array.isArray(u.content)) state.lastContent = u.content;
     else if (u.sessionUpdate === "tool_call_update" && u.content === null) state.lastContent = [];
     else if (u.sessionUpdate === "tool_call_content_chunk")
       state.lastContent = [...(state.lastContent ?? []), u.content];
   }
   // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
-  // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
-  const known = r.value.length > 0 || isPermissionAnnouncement(m);
-  if (whole && state.lastContent === undefined && known && !Array.isArray(src.content)) state.lastContent = [];
-  if (known) s.tools.set(id, state);
-  return [...out, ...updatesOf(s, r.value, meta)];
+  if (whole && state.lastContent === undefined && !Array.isArray(src.content)) state.lastContent = [];
+  s.tools.set(id, state);
 }
 
 // ---------------------------------------------------------------- terminals (T §2.5 B↓-1)

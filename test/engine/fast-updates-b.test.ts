@@ -1,0 +1,463 @@
+// Direction B's fast path (DirectionB.fastUpdate, fastUpdateToV2 in src/engine/b/updates.ts) against
+// the full path: the same conversation through a bridge with it and one without (a receive hook
+// turns fast paths off, since it must see every parsed message) writes the same bytes to both
+// peers, in the same order (issue 9: every fast path is proven byte-for-byte equal).
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { DirectionB } from "../../src/engine/b/direction-b.js";
+import { Bridge } from "../../src/engine/bridge.js";
+import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
+import { STASH_KEY, STASH_VERSION } from "../../src/convert/stash.js";
+import { silentLogger } from "../support/log.js";
+import { baseOptions } from "../support/harness.js";
+import { numRuns } from "../support/properties.js";
+import { wireProblems } from "../support/wire-schema.js";
+
+type Obj = Record<string, unknown>;
+
+const S = "s1";
+
+interface Wired {
+  readonly bridge: Bridge;
+  /** What the bridge wrote to each peer, as written (Buffer or string). */
+  readonly toClient: (string | Buffer)[];
+  readonly toAgent: (string | Buffer)[];
+  client(text: string | Buffer): void;
+  agent(text: string | Buffer): void;
+  /** The id of the last v1 `session/prompt` the bridge sent the agent. */
+  lastPromptId(): unknown;
+  /** The id of the last v1 `session/load` the bridge sent the agent. */
+  lastLoadId(): unknown;
+}
+
+const line = (m: unknown): Buffer => Buffer.from(JSON.stringify(m));
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+function lastRequest(out: readonly (string | Buffer)[], method: string): Obj | undefined {
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = JSON.parse(String(out[i])) as Obj;
+    if (m.method === method && m.id !== undefined) return m;
+  }
+  return undefined;
+}
+
+/** A v2 client and a v1 agent through one bridge, past the handshake and `session/new`. */
+interface Setup {
+  readonly options?: Partial<BridgeOptions>;
+  /** `_meta` of the client's `initialize` request / the agent's result (a bridge's marker). */
+  readonly clientMeta?: Obj;
+  readonly agentMeta?: Obj;
+  readonly agentCapabilities?: Obj;
+}
+
+async function wire(full: boolean, setup: Setup = {}): Promise<Wired> {
+  const { options = {}, clientMeta, agentMeta, agentCapabilities = {} } = setup;
+  const toClient: (string | Buffer)[] = [];
+  const toAgent: (string | Buffer)[] = [];
+  const config = createBridgeConfig(
+    { ...baseOptions, ...options },
+    silentLogger,
+    full ? { onReceive: () => undefined } : {},
+  );
+  const bridge = new Bridge(config, { push: (l) => toClient.push(l) }, { push: (l) => toAgent.push(l) });
+  const w: Wired = {
+    bridge,
+    toClient,
+    toAgent,
+    client: (t) => bridge.clientLine(typeof t === "string" ? Buffer.from(t) : t),
+    agent: (t) => bridge.agentLine(typeof t === "string" ? Buffer.from(t) : t),
+    lastPromptId: () => lastRequest(toAgent, "session/prompt")?.id,
+    lastLoadId: () => lastRequest(toAgent, "session/load")?.id,
+  };
+  const init = {
+    protocolVersion: 2,
+    info: { name: "zed", version: "1" },
+    capabilities: {},
+    ...(clientMeta ? { _meta: clientMeta } : {}),
+  };
+  w.client(line({ jsonrpc: "2.0", id: 0, method: "initialize", params: init }));
+  await tick();
+  const v1 = { protocolVersion: 1, agentCapabilities, authMethods: [], ...(agentMeta ? { _meta: agentMeta } : {}) };
+  for (let probe = 0; probe < 2; probe++) {
+    const req = lastRequest(toAgent, "initialize");
+    w.agent(line({ jsonrpc: "2.0", id: req?.id, result: v1 }));
+    await tick();
+  }
+  expect(bridge.mode).toBe("B");
+  w.client(line({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w" } }));
+  await tick();
+  w.agent(line({ jsonrpc: "2.0", id: lastRequest(toAgent, "session/new")?.id, result: { sessionId: S } }));
+  await tick();
+  toClient.splice(0);
+  toAgent.splice(0);
+  return w;
+}
+
+// ---------------------------------------------------------------- generated traffic
+
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: "grapheme", maxLength: 6 }),
+  fc.string({ unit: "binary", maxLength: 6 }),
+  fc.constantFrom('say "hi"', "back\\slash", "line\nfeed\ttab", "ctl \u0001\u001f\u007f", "é ✓ 😀", "\u2028/</", ""),
+);
+const messageId = fc.option(fc.constantFrom("m1", "m2", "th1", `acpb:${S}:a:1`, `acpb:${S}:t:7`, "u1"), {
+  nil: undefined,
+});
+const toolCallId = fc.constantFrom("t1", "t2", "t3");
+
+/** An object with `keys` in a shuffled order (sometimes). */
+function maybeShuffled(o: Obj): fc.Arbitrary<Obj> {
+  const keys = Object.keys(o);
+  return fc.shuffledSubarray(keys, { minLength: keys.length }).map((order) => {
+    const out: Obj = {};
+    for (const k of order) out[k] = o[k];
+    return out;
+  });
+}
+
+const chunk = fc
+  .record({
+    tag: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"),
+    id: messageId,
+    text,
+    // Mostly text; an unknown type passes to v2 as it is, an image without data is dropped.
+    type: fc.constantFrom("text", "text", "text", "image", "made_up"),
+    textFirst: fc.boolean(),
+    idFirst: fc.boolean(),
+    extra: fc.option(fc.constantFrom({ title: "t" }, { status: "x" }), { freq: 8, nil: {} }),
+  })
+  .map(({ tag, id, text: t, type, textFirst, idFirst, extra }): Obj => {
+    const content = textFirst ? { text: t, type } : { type, text: t };
+    if (id === undefined) return { sessionUpdate: tag, content, ...extra };
+    return idFirst
+      ? { messageId: id, sessionUpdate: tag, content, ...extra }
+      : { sessionUpdate: tag, messageId: id, content, ...extra };
+  });
+
+const toolFields = fc.record(
+  {
+    status: fc.constantFrom("pending", "in_progress", "completed", "failed", "weird"),
+    title: text,
+    kind: fc.constantFrom("read", "edit", "execute", "other", "fetch", "made_up"),
+  },
+  { requiredKeys: [] },
+);
+
+const toolCallUpdate = fc
+  .tuple(toolCallId, toolFields, fc.boolean())
+  .chain(([id, fields, tagFirst]) =>
+    tagFirst
+      ? fc.constant<Obj>({ sessionUpdate: "tool_call_update", toolCallId: id, ...fields })
+      : maybeShuffled({ sessionUpdate: "tool_call_update", toolCallId: id, ...fields }),
+  );
+
+const otherUpdate = fc.oneof(
+  fc
+    .tuple(toolCallId, text, toolFields)
+    .map(([id, title, fields]): Obj => ({ sessionUpdate: "tool_call", toolCallId: id, ...fields, title })),
+  toolCallId.map((id): Obj => ({
+    sessionUpdate: "tool_call_update",
+    toolCallId: id,
+    content: [{ type: "content", content: { type: "text", text: "out" } }],
+  })),
+  fc.constant<Obj>({
+    sessionUpdate: "plan",
+    entries: [{ content: "step", priority: "high", status: "pending" }],
+  }),
+  fc.constant<Obj>({
+    sessionUpdate: "agent_message_chunk",
+    messageId: "m1",
+    content: { type: "image", data: "", mimeType: "image/png" },
+  }),
+  fc.constant<Obj>({ sessionUpdate: "session_info_update", title: "t" }),
+  // An A bridge's first chunk of an upsert fanned out into three: the next two are gathered.
+  fc.constantFrom("m1", "m2").map((id): Obj => ({
+    sessionUpdate: "agent_message_chunk",
+    messageId: id,
+    content: { type: "text", text: "first" },
+    _meta: { [STASH_KEY]: { v: STASH_VERSION, from: 2, hadMeta: false, residual: { op: "upsert", count: 3 } } },
+  })),
+  fc.constant<Obj>({ sessionUpdate: "constructor", content: { type: "text", text: "x" } }),
+  messageId.map((id): Obj => ({
+    sessionUpdate: "agent_message_chunk",
+    ...(id === undefined ? {} : { messageId: id }),
+    content: { type: "text", text: "meta" },
+    _meta: { trace: 1 },
+  })),
+);
+
+const update = fc.oneof(
+  { weight: 5, arbitrary: chunk },
+  { weight: 3, arbitrary: toolCallUpdate },
+  { weight: 2, arbitrary: otherUpdate },
+);
+
+/** A byte edit the scan must refuse (or see through): whitespace, escapes, order, extra members. */
+const edit = fc.constantFrom(
+  "space-after-colon",
+  "escape-A",
+  "escape-slash",
+  "params-meta",
+  "method-last",
+  "raw-ff",
+  "truncate",
+  "upper-hex",
+);
+
+function applyEdit(text: string, e: string): Buffer {
+  switch (e) {
+    case "space-after-colon":
+      return Buffer.from(text.replace('"update":', '"update": '));
+    case "escape-A":
+      return Buffer.from(text.replace('"text":"', '"text":"\\u0041'));
+    case "escape-slash":
+      return Buffer.from(text.replace('"text":"', '"text":"\\/'));
+    case "params-meta":
+      return Buffer.from(text.replace(`"params":{`, `"params":{"_meta":{"k":1},`));
+    case "method-last":
+      return Buffer.from(text.replace(`"method":"session/update",`, "").replace(/}$/, `,"method":"session/update"}`));
+    case "raw-ff": {
+      const b = Buffer.from(text);
+      const at = b.indexOf('"text":"');
+      return at < 0 ? b : Buffer.concat([b.subarray(0, at + 8), Buffer.from([0xff]), b.subarray(at + 8)]);
+    }
+    case "truncate":
+      return Buffer.from(text.slice(0, -1));
+    default:
+      // JSON.stringify writes lowercase hex for a control character.
+      return Buffer.from(text.replace("\\u001f", "\\u001F"));
+  }
+}
+
+const updateLine = fc
+  .record({
+    update,
+    session: fc.oneof({ weight: 9, arbitrary: fc.constant(S) }, { weight: 1, arbitrary: fc.constant("other") }),
+    // One line in five edited.
+    edit: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: edit }),
+  })
+  .map(({ update: u, session, edit: e }) => {
+    const text = JSON.stringify({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: session, update: u },
+    });
+    return e === undefined ? Buffer.from(text) : applyEdit(text, e);
+  });
+
+type Step =
+  | { readonly kind: "update"; readonly line: Buffer }
+  /** The agent echoes the prompt under two ids, then uses the second for its answer (an alias). */
+  | { readonly kind: "echo"; readonly first: string; readonly second: string }
+  | { readonly kind: "answer"; readonly stop: "end_turn" | "cancelled" | "error" }
+  | { readonly kind: "prompt" }
+  /** A resume the bridge runs as a v1 `session/load` (its replay is not forwarded), and its answer. */
+  | { readonly kind: "resume" }
+  | { readonly kind: "loaded" }
+  | { readonly kind: "close" }
+  | { readonly kind: "cancel" };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 12, arbitrary: updateLine.map((l): Step => ({ kind: "update", line: l })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("end_turn", "cancelled", "error").map((stop): Step => ({ kind: "answer", stop })),
+  },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
+  { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: "resume" }, { kind: "loaded" }, { kind: "close" }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom("u1", "m1"), fc.constantFrom("m1", "m2"))
+      .map(([first, second]): Step => ({ kind: "echo", first, second })),
+  },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: "cancel" }) },
+);
+
+function play(w: Wired, steps: readonly Step[]): void {
+  let prompts = 0;
+  const prompt = () =>
+    w.client(
+      line({
+        jsonrpc: "2.0",
+        id: `p${String(++prompts)}`,
+        method: "session/prompt",
+        params: { sessionId: S, prompt: [{ type: "text", text: "go" }] },
+      }),
+    );
+  prompt();
+  for (const s of steps)
+    switch (s.kind) {
+      case "update":
+        w.agent(s.line);
+        break;
+      case "prompt":
+        prompt();
+        break;
+      case "echo": {
+        const update = (tag: string, id: string) =>
+          line({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: {
+              sessionId: S,
+              update: { sessionUpdate: tag, messageId: id, content: { type: "text", text: "e" } },
+            },
+          });
+        w.agent(update("user_message_chunk", s.first));
+        w.agent(update("user_message_chunk", s.second));
+        w.agent(update("agent_message_chunk", s.second));
+        break;
+      }
+      case "resume":
+        w.client(line({ jsonrpc: "2.0", id: "r", method: "session/resume", params: { sessionId: S, cwd: "/w" } }));
+        break;
+      case "close":
+        w.client(line({ jsonrpc: "2.0", id: "c", method: "session/close", params: { sessionId: S } }));
+        break;
+      case "loaded": {
+        const id = w.lastLoadId();
+        if (id !== undefined) w.agent(line({ jsonrpc: "2.0", id, result: {} }));
+        break;
+      }
+      case "cancel":
+        w.client(line({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: S } }));
+        break;
+      case "answer": {
+        const id = w.lastPromptId();
+        w.agent(
+          line(
+            s.stop === "error"
+              ? { jsonrpc: "2.0", id, error: { code: -32603, message: "boom" } }
+              : { jsonrpc: "2.0", id, result: { stopReason: s.stop } },
+          ),
+        );
+        break;
+      }
+    }
+}
+
+const settings = fc.constantFrom<Setup>(
+  {},
+  { agentCapabilities: { loadSession: true } },
+  { options: { ackGraceMs: 0 } },
+  { options: { stash: "full" } },
+);
+
+// ---------------------------------------------------------------- tests
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("direction B fast path (issue 9)", () => {
+  it("writes exactly what the full path writes, to both peers, for any conversation", async () => {
+    const fast = vi.spyOn(DirectionB.prototype, "fastUpdate");
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), settings, async (steps, setup) => {
+        const withFast = await wire(false, setup);
+        const full = await wire(true, setup);
+        play(withFast, steps);
+        play(full, steps);
+        await tick();
+        expect(withFast.toClient.map(String)).toEqual(full.toClient.map(String));
+        expect(withFast.toAgent.map(String)).toEqual(full.toAgent.map(String));
+      }),
+      { numRuns: numRuns() },
+    );
+    // Not vacuous: the fast path took lines.
+    expect(fast.mock.results.some((r) => r.value === true)).toBe(true);
+  });
+
+  it("takes the bench's lines itself: chunks with an id as their very bytes, id-less ones spliced", async () => {
+    const fast = vi.spyOn(DirectionB.prototype, "fastUpdate");
+    const w = await wire(false);
+    const update = (u: Obj) => line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+    const withId = update({
+      sessionUpdate: "agent_message_chunk",
+      messageId: "m-0",
+      content: { type: "text", text: "chunk 0: the quick brown fox" },
+    });
+    const idless = update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: 'more "text"\n' } });
+    const tool = update({ sessionUpdate: "tool_call_update", toolCallId: "t-0", status: "in_progress", title: "Read" });
+    const thought = update({
+      sessionUpdate: "agent_thought_chunk",
+      messageId: "th-0",
+      content: { type: "text", text: "considering" },
+    });
+    const fresh = update({ sessionUpdate: "agent_message_chunk", content: { text: "after", type: "text" } });
+    for (const l of [withId, idless, tool, thought, fresh]) w.agent(l);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([true, true, true, true, true]);
+    // Forwarded as the very buffers that came in, where the translation is the identity.
+    expect(w.toClient[0]).toBe(withId);
+    expect(w.toClient[2]).toBe(tool);
+    expect(w.toClient[3]).toBe(thought);
+    const out = w.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
+    // An id-less chunk continues the open message; after a tool call a new one gets a generated id.
+    expect(out[1]?.params.update).toEqual({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: 'more "text"\n' },
+      messageId: "m-0",
+    });
+    expect(out[4]?.params.update).toEqual({
+      sessionUpdate: "agent_message_chunk",
+      content: { text: "after", type: "text" },
+      messageId: `acpb:${S}:a:1`,
+    });
+    for (const m of out) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();
+  });
+
+  it("leaves to the full path what it cannot prove: the ack, a stash, a bridge, another shape", async () => {
+    const fast = vi.spyOn(DirectionB.prototype, "fastUpdate");
+    const chunkLine = line({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: S, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } } },
+    });
+    // A turn waiting for its ack: the update acks it (T §1.4-2a), through the full path.
+    const w = await wire(false);
+    play(w, []);
+    w.toClient.splice(0);
+    w.agent(chunkLine);
+    w.agent(chunkLine);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([false, true]);
+    const out = w.toClient.map((l) => JSON.parse(String(l)) as Obj);
+    expect(out.map((m) => ("id" in m ? "answer" : (m.params as { update: Obj }).update.sessionUpdate))).toEqual([
+      "answer",
+      "user_message",
+      "state_update",
+      "agent_message_chunk",
+      "agent_message_chunk",
+    ]);
+    for (const m of out) expect(wireProblems("v2", m, () => "session/prompt")).toBeUndefined();
+    // A client that gets a stash: every update takes the full path.
+    fast.mockClear();
+    const stashed = await wire(false, { options: { stash: "full" } });
+    stashed.agent(chunkLine);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
+    expect(String(stashed.toClient[0])).toContain("_meta");
+    // A client that is itself a bridge (an A bridge: its marker), even with no stash: the full path.
+    fast.mockClear();
+    const marker = { bridge: { name: "acp-bridge", version: "0" }, clientProtocol: 1, agentProtocol: 2 };
+    const chained = await wire(false, { options: { stash: "off" }, clientMeta: { [STASH_KEY]: marker } });
+    chained.agent(chunkLine);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
+    expect(chained.toClient).toHaveLength(1);
+    // An agent that is an A bridge reports the lifecycle itself (T §5.5): the full path.
+    fast.mockClear();
+    const behind = await wire(false, { options: { stash: "off" }, agentMeta: { [STASH_KEY]: marker } });
+    behind.agent(chunkLine);
+    expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
+    expect(behind.toClient).toHaveLength(1);
+  });
+
+  it("forwards a tag named like an Object member as an unknown variant (no chunk kind)", async () => {
+    const w = await wire(true);
+    const u = { sessionUpdate: "constructor", content: { type: "text", text: "x" } };
+    w.agent(line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } }));
+    expect(w.toClient.map((l) => JSON.parse(String(l)) as Obj)).toEqual([
+      { jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } },
+    ]);
+  });
+});
