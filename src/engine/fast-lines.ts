@@ -38,6 +38,9 @@ export function fastPathFor(translator: Translator, client: Link, agent: Link, m
   if (translator.mode !== "pass") return undefined;
   return (from, line) => {
     if (line.length > MAX_FAST_LINE_BYTES) return false;
+    // The dominant line (an SDK's plain chunk or tool update) is proven fastest by the update scan:
+    // what it takes is a `session/update` notification the general scan would take too.
+    if (scanUpdate(line, maxDepth) !== undefined) return (from === client ? agent : client).forwardVerbatim(line);
     const method = notificationMethod(line, maxDepth);
     if (method === undefined || method === "$/cancel_request") return false;
     return (from === client ? agent : client).forwardVerbatim(line);

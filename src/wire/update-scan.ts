@@ -173,20 +173,8 @@ function lowerHex(b: number | undefined): number {
 function skipCanonicalString(line: Buffer, i: number): number {
   escaped = false;
   const n = line.length;
-  const words = wordsView;
-  const base = wordsBase;
   let j = i + 1;
   for (;;) {
-    // Four bytes at a time while none of them is a quote, a backslash or a control character
-    // (SWAR: a byte's high bit is set in the mask where it is below 0x20 or equal to 0x22 / 0x5c;
-    // bytes >= 0x80 never set it). Then byte by byte to the exact stop.
-    while (j + 4 <= n) {
-      const x = words.getUint32(base + j, true);
-      const q = x ^ 0x22222222;
-      const b = x ^ 0x5c5c5c5c;
-      if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080) break;
-      j += 4;
-    }
     while (j < n && STOP[line[j] ?? 0] === 0) j++;
     if (j >= n) return -1;
     const c = line[j];
@@ -205,20 +193,6 @@ function skipCanonicalString(line: Buffer, i: number): number {
     if (hi < 0 || hi > 1 || lo < 0 || HAS_SHORT_FORM.has(hi * 16 + lo)) return -1;
     j += 6;
   }
-}
-
-/** A view of the memory under the line being scanned (lines of one read share it), and where the line starts in it. */
-let wordsMemory: ArrayBufferLike | undefined;
-let wordsView: DataView = new DataView(new ArrayBuffer(0));
-let wordsBase = 0;
-
-function viewWords(line: Buffer): void {
-  const memory = line.buffer;
-  if (memory !== wordsMemory) {
-    wordsMemory = memory;
-    wordsView = new DataView(memory);
-  }
-  wordsBase = line.byteOffset;
 }
 
 /** The literal `text` at `i`: the index after it, or -1. */
@@ -272,7 +246,6 @@ export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | unde
   if (i < 0 || line[i] !== QUOTE) return undefined;
   const out = scanned;
   out.reset(line);
-  viewWords(line);
   let end = skipCanonicalString(line, i);
   if (end < 0) return undefined;
   out.put(SLOTS.sessionId, i + 1, end - 1, escaped);

@@ -52,7 +52,31 @@ async function passThrough(full: boolean, version: 1 | 2): Promise<Wired> {
   return { bridge, toClient, toAgent };
 }
 
+/** The dominant shape, as SDKs write it (the update scan's): plain chunks and string-only tool updates. */
+const sdkUpdate = fc
+  .tuple(
+    fc.constantFrom("s", "s\u0001", "ü"),
+    fc.oneof(
+      fc.record({
+        sessionUpdate: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"),
+        messageId: fc.constantFrom("m1", 'm"2'),
+        content: fc.record({ type: fc.constantFrom("text", "image"), text: fc.string({ maxLength: 40 }) }),
+      }),
+      fc.record(
+        {
+          sessionUpdate: fc.constantFrom("tool_call_update", "tool_call"),
+          toolCallId: fc.constantFrom("t1", "t2"),
+          status: fc.constantFrom("pending", "completed"),
+          title: fc.string({ maxLength: 20 }),
+        },
+        { requiredKeys: ["sessionUpdate"] },
+      ),
+    ),
+  )
+  .map(([sessionId, u]) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: u } }));
+
 const update = fc.oneof(
+  sdkUpdate,
   arb("v1", "SessionNotification").map((params) => ({ jsonrpc: "2.0", method: "session/update", params })),
   fc.record({ jsonrpc: fc.constant("2.0"), method: fc.constantFrom("_x/note", "$/cancel_request"), params: jsonValue }),
   fc.record({
@@ -66,12 +90,19 @@ const update = fc.oneof(
 
 /** A line as sent: the message's JSON, or that JSON with a byte edit (malformed input too). */
 const line = fc
-  .tuple(update, fc.option(fc.tuple(fc.nat(), fc.constantFrom("", "}", '"', ",", "\\", '"id":9,', "\u00ff"))))
-  .map(([m, edit]) => {
-    const s = JSON.stringify(m);
-    if (!edit) return s;
-    const at = edit[0] % s.length;
-    return s.slice(0, at) + edit[1] + s.slice(at + 1);
+  .tuple(
+    update,
+    fc.option(fc.tuple(fc.nat(), fc.constantFrom("", "}", '"', ",", "\\", '"id":9,', "\u00ff"))),
+    fc.option(fc.constantFrom("}", " ", "x", ",{}")),
+  )
+  .map(([m, edit, tail]) => {
+    let s = JSON.stringify(m);
+    if (edit) {
+      const at = edit[0] % s.length;
+      s = s.slice(0, at) + edit[1] + s.slice(at + 1);
+    }
+    // Bytes after the message: whitespace is JSON, anything else is not.
+    return tail === null ? s : s + tail;
   });
 
 const traffic = fc.array(fc.tuple(fc.boolean(), line), { maxLength: 25 });
