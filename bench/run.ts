@@ -211,7 +211,8 @@ async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
   return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
 }
 
-async function latency(t: Target): Promise<{ p50: number; p99: number }> {
+/** Round-trip times of `_bench/ping` requests at RATE per second for LATENCY_S seconds, in ms. */
+async function latency(t: Target): Promise<number[]> {
   const d = new Driver(t);
   await d.handshake();
   for (let i = 0; i < 200; i++) await d.request("_bench/ping", {});
@@ -229,8 +230,12 @@ async function latency(t: Target): Promise<{ p50: number; p99: number }> {
   }
   await Promise.all(pending);
   await d.close();
-  rtts.sort((a, b) => a - b);
-  return { p50: rtts[Math.floor(rtts.length * 0.5)]!, p99: rtts[Math.floor(rtts.length * 0.99)]! };
+  return rtts;
+}
+
+function percentile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length * q)] ?? NaN;
 }
 
 function rssKiB(pid: number): number {
@@ -313,12 +318,12 @@ async function measure(path: Path): Promise<Row> {
       initCpu[k].push(s.cpuMs);
       rss[k].push(s.rssMiB);
     }
-  // Latency interleaved too, the median of each round's p50 and p99: one run's p99 is a handful of
-  // samples, which a neighbour's burst on a shared machine can move.
-  const lat = { raw: [] as { p50: number; p99: number }[], bridge: [] as { p50: number; p99: number }[] };
-  for (let r = 0; r < ROUNDS; r++) for (const k of ["raw", "bridge"] as const) lat[k].push(await latency(path[k]));
-  const lr = { p50: median(lat.raw.map((l) => l.p50)), p99: median(lat.raw.map((l) => l.p99)) };
-  const lb = { p50: median(lat.bridge.map((l) => l.p50)), p99: median(lat.bridge.map((l) => l.p99)) };
+  // Latency interleaved too, percentiles over every round's samples together: one run's p99 is a
+  // few dozen samples, which a neighbour's burst on a shared machine can move.
+  const lat = { raw: [] as number[], bridge: [] as number[] };
+  for (let r = 0; r < ROUNDS; r++) for (const k of ["raw", "bridge"] as const) lat[k].push(...(await latency(path[k])));
+  const lr = { p50: percentile(lat.raw, 0.5), p99: percentile(lat.raw, 0.99) };
+  const lb = { p50: percentile(lat.bridge, 0.5), p99: percentile(lat.bridge, 0.99) };
   return {
     path,
     rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },

@@ -49,6 +49,8 @@ export class SessionA {
   readonly lifecycle: PromptLifecycle;
   readonly idKind = new LruMap<string, MessageKind>(ID_KIND_MEMORY);
   readonly sent = new LruMap<string, SentMessage>(MESSAGE_MEMORY);
+  /** The last key of `sent` built, kept: chunk after chunk of one message asks for the same one. */
+  private lastSentKey = { kind: "", id: "", key: "" };
   readonly toolCalls = new LruMap<string, ToolCallView>(TOOL_CALL_MEMORY);
   readonly terminals = new LruMap<string, TerminalEntry>(TERMINAL_MEMORY);
   /** Tool calls with coalesced content chunks not yet emitted. */
@@ -84,6 +86,13 @@ export class SessionA {
     this.sent.clear();
     this.idKind.clear();
     this.plans = new Map();
+  }
+
+  /** The key of a message in `sent`: its kind and id. */
+  sentKey(kind: MessageKind, id: string): string {
+    const last = this.lastSentKey;
+    if (last.kind !== kind || last.id !== id) this.lastSentKey = { kind, id, key: `${kind}:${id}` };
+    return this.lastSentKey.key;
   }
 
   dispose(): void {

@@ -6,7 +6,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../convert/command.js";
 import { gatedUpdateToV1 } from "../../convert/notice.js";
-import { noticeMessageId } from "../../../mappings/message.js";
+import { kindInfo, noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
 import { isObject } from "../../convert/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
@@ -46,7 +46,7 @@ import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
 import { keepNewest } from "../bounded.js";
 import { limits } from "../../../mappings/limits.js";
-import type { ScannedUpdate } from "../../wire/update-scan.js";
+import { Literal, type ScannedUpdate } from "../../wire/update-scan.js";
 
 type Obj = Record<string, unknown>;
 
@@ -141,18 +141,22 @@ function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
  */
 export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): Buffer | undefined {
   if (s.pendingTools.size > 0) return undefined;
-  const tag = u.string("sessionUpdate");
-  if (tag === "tool_call_update") return fastToolCallUpdate(s, u, ctx);
-  const message = messageKind(tag);
-  if (message === undefined || message.whole || message.kind === "user") return undefined;
-  if (u.keys.length !== 3 || u.contentKeys.length !== 2) return undefined;
+  // Tags compared as bytes: nothing decoded for the test.
+  if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u, ctx);
+  const kind = FAST_CHUNKS.find((c) => u.is("sessionUpdate", c.tag))?.kind;
+  if (kind === undefined || u.keys.length !== 3 || u.contentKeys.length !== 2 || !u.is("content.type", TEXT))
+    return undefined;
   const id = u.string("messageId");
   const text = u.string("content.text");
-  if (id === undefined || text === undefined || u.string("content.type") !== "text") return undefined;
-  if (!takePlainChunk(s, message.kind, id, text)) return undefined;
+  if (id === undefined || text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
   s.lifecycle.tick();
   return u.line;
 }
+
+const TOOL_CALL_UPDATE = new Literal("tool_call_update");
+const TEXT = new Literal("text");
+/** The chunks the fast path takes: an agent's message and thought (user chunks wait on the prompt's ack). */
+const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
 
 /** The message variant a tag names (an own key only: `toString` is no variant). */
 function messageKind(tag: string | undefined): { kind: MessageKind; whole: boolean } | undefined {
@@ -336,7 +340,7 @@ function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
  * The full path and the fast path (`fastUpdateToV1`) both take chunks through here.
  */
 function takePlainChunk(s: SessionA, kind: MessageKind, id: string, text: string): boolean {
-  const key = `${kind}:${id}`;
+  const key = s.sentKey(kind, id);
   const next = plainTextChunkState(id, text, s.sent.get(key), { kind, firstKind: firstKindOf(s, id, kind) });
   if (!next) return false;
   s.sent.set(key, next);
@@ -361,7 +365,7 @@ function messageToV1(
   const text = !message.whole && original ? plainText(params, update) : undefined;
   if (text !== undefined && original && takePlainChunk(s, message.kind, id, text))
     return [raw("client", original.line, original.msg)];
-  const key = `${message.kind}:${id}`;
+  const key = s.sentKey(message.kind, id);
   const firstKind = firstKindOf(s, id, message.kind);
   const sent = s.sent.get(key);
   const meta = params._meta;
