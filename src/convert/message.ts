@@ -277,6 +277,18 @@ export function plainTextChunkState(
   if (ctx.firstKind !== undefined && ctx.firstKind !== ctx.kind) return undefined;
   const s = sent ?? freshSent(messageId, ctx, false);
   if (s.v1Id !== messageId || (!s.started && s.deferredMeta !== undefined)) return undefined;
+  const d = s.digest;
+  if (d !== undefined && "text" in d.last && s.size !== undefined)
+    // The hot path of a stream (the digest is the default): `appendShown` of one text block, built
+    // without its intermediate objects.
+    return {
+      v1Id: s.v1Id,
+      blocks: s.blocks,
+      size: s.size + text.length,
+      digest: { count: d.count, head: d.head, last: { text: appendDigest(d.last.text, text) } },
+      started: true,
+      rev: s.rev,
+    };
   return { v1Id: s.v1Id, ...appendShown(s, [{ type: "text", text }], maxChars(ctx)), started: true, rev: s.rev };
 }
 
