@@ -601,8 +601,9 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
   }
   s.lifecycle.tick();
   const t = known ?? claimed(s, id);
-  applyToolCallPatch(t.view, patch);
-  trackTerminalRefs(s, id, t.view.content);
+  // `applyToolCallPatch` of a patch of strings (no null, no `_meta`): each field set, in order.
+  for (const k in patch) t.view[k] = patch[k];
+  if (Array.isArray(t.view.content)) trackTerminalRefs(s, id, t.view.content);
   if (known === undefined) {
     t.announced = true;
     t.synthetic = false;
