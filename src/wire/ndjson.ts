@@ -32,6 +32,28 @@ export class LineSplitter {
 
   push(chunk: Buffer): void {
     let start = 0;
+    if (this.size > 0 || this.discarding !== undefined) {
+      // A line begun in an earlier read ends first (reads cut lines anywhere).
+      const nl = chunk.indexOf(LF);
+      if (nl === -1) {
+        this.take(chunk, false);
+        return;
+      }
+      this.take(chunk.subarray(0, nl), true);
+      start = nl + 1;
+    }
+    // Nothing pending now: whole lines of this chunk go out as views of it, without the bookkeeping
+    // of `take` (which they would pass: within the limit, a trailing CR cut, blank lines skipped).
+    const limit = this.maxBytes;
+    for (;;) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1 || nl - start > limit) break;
+      const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
+      if (end > start && (chunk[start] === 0x7b || !isBlank(chunk.subarray(start, end))))
+        this.events.line(chunk.subarray(start, end));
+      start = nl + 1;
+    }
+    // What is left: an oversize line (`take` discards it as it streams), then the final partial line.
     for (;;) {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1) break;

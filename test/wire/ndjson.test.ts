@@ -70,6 +70,49 @@ describe("NDJSON framing", () => {
     );
   });
 
+  it("with blank and oversize lines too, gives what a line-by-line reading gives, however chunked", () => {
+    const max = 16;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.string({ maxLength: 24 }).filter((s) => !s.includes("\n")),
+            fc.constantFrom("", " ", "\t \r", '{"a":1}', "{" + "x".repeat(20)),
+          ),
+          { maxLength: 10 },
+        ),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.boolean(),
+        (raw, cuts, crlf) => {
+          const rows = raw.map((l) => l + (crlf ? "\r" : ""));
+          const text = Buffer.from(rows.map((l) => l + "\n").join(""));
+          // The model: each row alone; the limit counts its bytes before a trailing CR is cut.
+          const want = { lines: [] as string[], over: [] as number[] };
+          for (const r of rows) {
+            const bytes = Buffer.byteLength(r);
+            if (bytes > max) want.over.push(bytes);
+            else {
+              const line = r.endsWith("\r") ? r.slice(0, -1) : r;
+              if (!/^[ \t\r]*$/.test(line)) want.lines.push(line);
+            }
+          }
+          const points = [...new Set(cuts.map((c) => (text.length === 0 ? 0 : c % text.length)))].sort((a, b) => a - b);
+          const chunks: Buffer[] = [];
+          let at = 0;
+          for (const p of points) {
+            chunks.push(text.subarray(at, p));
+            at = p;
+          }
+          chunks.push(text.subarray(at));
+          const got = split(chunks, max);
+          expect(got.lines).toEqual(want.lines);
+          expect(got.over.map((o) => o.bytes)).toEqual(want.over);
+        },
+      ),
+      { numRuns: numRuns() },
+    );
+  });
+
   it("finds the id of an oversize request even when it comes after megabytes of params", () => {
     const big = `{"jsonrpc":"2.0","method":"x","params":{"t":"${"a".repeat(3 << 20)}"},"id":"late"}`;
     const { over } = split([Buffer.from(big + "\n")], 1 << 20);
