@@ -613,19 +613,13 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
 
 // ---- enums (T §3.4, §6) ----
 
-/**
- * The v1 tool kind for a v2 one, and whether the original must be stashed (`kind`).
- * @internal Runs inside the tool-call converters; exported for its unit tests.
- */
+/** The v1 tool kind for a v2 one, and whether the original must be stashed (`kind`). */
 export function toolKindToV1(kind: string): { value: v1.ToolKind; changed: boolean } {
   const d = downgrade(toolCallTable.kind, kind);
   return { value: d.value as v1.ToolKind, changed: d.changed };
 }
 
-/**
- * The v1 status for a v2 one (`cancelled`→`failed`, `paused`/unknown→`in_progress`), and whether to stash.
- * @internal Runs inside the tool-call converters; exported for its unit tests.
- */
+/** The v1 status for a v2 one (`cancelled`→`failed`, `paused`/unknown→`in_progress`), and whether to stash. */
 export function toolCallStatusToV1(status: string): { value: v1.ToolCallStatus; changed: boolean } {
   const d = downgrade(toolCallTable.status, status);
   return { value: d.value as v1.ToolCallStatus, changed: d.changed };
