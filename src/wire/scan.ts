@@ -5,7 +5,6 @@
 // read otherwise) returns undefined, and the full path decides.
 import {
   QUOTE,
-  BACKSLASH,
   OPEN_OBJECT,
   CLOSE_OBJECT,
   OPEN_ARRAY,
@@ -19,9 +18,7 @@ import {
   NINE,
 } from "./bytes.js";
 import { isUtf8 } from "node:buffer";
-
-/** The last string scanned held an escape (module state: no allocation per line). */
-let escaped = false;
+import { lastHadEscape, stringEnd } from "./json-string.js";
 
 function isSpace(b: number | undefined): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
@@ -32,50 +29,13 @@ function skipSpace(line: Uint8Array, i: number): number {
   return i;
 }
 
-function isHex(b: number | undefined): boolean {
-  return b !== undefined && ((b >= ZERO && b <= NINE) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
-}
-
 function isDigit(b: number | undefined): boolean {
   return b !== undefined && b >= ZERO && b <= NINE;
 }
 
-/** Bytes a string's body may hold as they are (0), and the ones that end or interrupt it (1). */
-const STRING_STOP = new Uint8Array(256);
-for (let b = 0; b < 0x20; b++) STRING_STOP[b] = 1;
-STRING_STOP[QUOTE] = 1;
-STRING_STOP[BACKSLASH] = 1;
-
 /** `i` at a string's opening quote: the index after its closing quote, or -1 if JSON refuses it. */
 function skipString(line: Uint8Array, i: number): number {
-  escaped = false;
-  const n = line.length;
-  let j = i + 1;
-  for (;;) {
-    // The hot loop: one table look-up per byte of text.
-    while (j < n && STRING_STOP[line[j] ?? 0] === 0) j++;
-    if (j >= n) return -1;
-    const c = line[j];
-    if (c === QUOTE) return j + 1;
-    if (c !== BACKSLASH) return -1; // a raw control character
-    escaped = true;
-    const e = line[j + 1];
-    if (e === 0x75) {
-      if (!isHex(line[j + 2]) || !isHex(line[j + 3]) || !isHex(line[j + 4]) || !isHex(line[j + 5])) return -1;
-      j += 6;
-    } else if (
-      e === QUOTE ||
-      e === BACKSLASH ||
-      e === 0x2f ||
-      e === 0x62 ||
-      e === 0x66 ||
-      e === 0x6e ||
-      e === 0x72 ||
-      e === 0x74
-    )
-      j += 2;
-    else return -1;
-  }
+  return stringEnd(line, i, false);
 }
 
 /** `i` at a number's first byte: the index after it, or -1. */
@@ -169,7 +129,7 @@ export function notificationMethod(line: Buffer, maxDepth: number): string | und
     const keyStart = i + 1;
     i = skipString(line, i);
     // A key spelled with an escape (`"\u0069d"`) is one JSON.parse reads as another: not proven.
-    if (i < 0 || escaped) return undefined;
+    if (i < 0 || lastHadEscape()) return undefined;
     const keyEnd = i - 1;
     i = skipSpace(line, i);
     if (line[i] !== COLON) return undefined;
@@ -182,7 +142,7 @@ export function notificationMethod(line: Buffer, maxDepth: number): string | und
       if (!keyIs(line, valueStart, i, '"2.0"')) return undefined;
       flag = JSONRPC;
     } else if (keyIs(line, keyStart, keyEnd, "method")) {
-      if (line[valueStart] !== QUOTE || escaped) return undefined;
+      if (line[valueStart] !== QUOTE || lastHadEscape()) return undefined;
       methodStart = valueStart + 1;
       methodEnd = i - 1;
       flag = METHOD;

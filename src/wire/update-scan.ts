@@ -7,7 +7,8 @@
 // of canonical strings. Anything else (a `_meta`, a number, an escape JSON.stringify would not
 // write, a repeated key) returns undefined, and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { BACKSLASH, CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE } from "./bytes.js";
+import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE } from "./bytes.js";
+import { lastHadEscape, stringEnd } from "./json-string.js";
 
 /** The update members a fast path may read (each a string), and `content`. */
 export type UpdateKey = "sessionUpdate" | "messageId" | "toolCallId" | "status" | "title" | "kind" | "content";
@@ -158,54 +159,9 @@ interface FastSlices {
 
 const scanned = new ScannedUpdate();
 
-/** The last string skipped held an escape (module state: no allocation per string). */
-let escaped = false;
-
-/** Bytes a string's body may hold as they are (0), and the ones that end or interrupt it (1). */
-const STOP = new Uint8Array(256);
-for (let b = 0; b < 0x20; b++) STOP[b] = 1;
-STOP[QUOTE] = 1;
-STOP[BACKSLASH] = 1;
-
-/** The one-letter escapes JSON.stringify writes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`). */
-const SHORT_ESCAPES = new Set([QUOTE, BACKSLASH, 0x62, 0x66, 0x6e, 0x72, 0x74]);
-/** Control characters JSON.stringify writes with a one-letter escape, never as `\u00XX`. */
-const HAS_SHORT_FORM = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
-
-function lowerHex(b: number | undefined): number {
-  if (b === undefined) return -1;
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  if (b >= 0x61 && b <= 0x66) return b - 0x61 + 10;
-  return -1;
-}
-
-/**
- * `i` at a string's opening quote: the index after its closing quote, or -1 unless JSON.stringify
- * of the decoded string writes these very bytes (bytes >= 0x80 are checked once per line).
- */
+/** `i` at a string's opening quote: the index after it, or -1 unless JSON.stringify of its value writes these bytes. */
 function skipCanonicalString(line: Buffer, i: number): number {
-  escaped = false;
-  const n = line.length;
-  let j = i + 1;
-  for (;;) {
-    while (j < n && STOP[line[j] ?? 0] === 0) j++;
-    if (j >= n) return -1;
-    const c = line[j];
-    if (c === QUOTE) return j + 1;
-    if (c !== BACKSLASH) return -1;
-    escaped = true;
-    const e = line[j + 1] ?? 0;
-    if (SHORT_ESCAPES.has(e)) {
-      j += 2;
-      continue;
-    }
-    // `\u00XX`, lowercase, only for a control character without a short form.
-    if (e !== 0x75 || line[j + 2] !== 0x30 || line[j + 3] !== 0x30) return -1;
-    const hi = lowerHex(line[j + 4]);
-    const lo = lowerHex(line[j + 5]);
-    if (hi < 0 || hi > 1 || lo < 0 || HAS_SHORT_FORM.has(hi * 16 + lo)) return -1;
-    j += 6;
-  }
+  return stringEnd(line, i, true);
 }
 
 /** The literal `text` at `i`: the index after it, or -1. */
@@ -241,7 +197,7 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
     const end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
     if (end < 0) return -1;
     out.contentKeys.push(name);
-    out.put(name === "type" ? SLOTS["content.type"] : SLOTS["content.text"], at + 1, end - 1, escaped);
+    out.put(name === "type" ? SLOTS["content.type"] : SLOTS["content.text"], at + 1, end - 1, lastHadEscape());
     if (line[end] === CLOSE_OBJECT) return end + 1;
     if (line[end] !== COMMA) return -1;
     i = end + 1;
@@ -261,7 +217,7 @@ export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | unde
   out.reset(line);
   let end = skipCanonicalString(line, i);
   if (end < 0) return undefined;
-  out.put(SLOTS.sessionId, i + 1, end - 1, escaped);
+  out.put(SLOTS.sessionId, i + 1, end - 1, lastHadEscape());
   i = expect(line, end, UPDATE);
   if (i < 0) return undefined;
   for (;;) {
@@ -274,7 +230,7 @@ export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | unde
     if (name === "content") end = line[at] === OPEN_OBJECT ? content(line, at, out) : -1;
     else {
       end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
-      if (end >= 0) out.put(SLOTS[name], at + 1, end - 1, escaped);
+      if (end >= 0) out.put(SLOTS[name], at + 1, end - 1, lastHadEscape());
     }
     if (end < 0) return undefined;
     if (line[end] === CLOSE_OBJECT) {

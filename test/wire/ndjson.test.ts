@@ -17,6 +17,19 @@ function split(chunks: Buffer[], max = 1 << 20) {
   return { lines, over };
 }
 
+/** `text` cut into reads at the offsets `cuts` (modulo its length). */
+function cut(text: Buffer, cuts: readonly number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => (text.length === 0 ? 0 : c % text.length)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for (const p of points) {
+    chunks.push(text.subarray(at, p));
+    at = p;
+  }
+  chunks.push(text.subarray(at));
+  return chunks;
+}
+
 describe("NDJSON framing", () => {
   it("splits on LF, strips a trailing CR and skips blank lines", () => {
     expect(split([Buffer.from('{"a":1}\r\n\n  \r\n{"b":2}\n')]).lines).toEqual(['{"a":1}', '{"b":2}']);
@@ -55,14 +68,7 @@ describe("NDJSON framing", () => {
         fc.boolean(),
         (lines, cuts, crlf) => {
           const text = Buffer.from(lines.map((l) => l + (crlf ? "\r\n" : "\n")).join(""));
-          const points = [...new Set(cuts.map((c) => (text.length === 0 ? 0 : c % text.length)))].sort((a, b) => a - b);
-          const chunks: Buffer[] = [];
-          let at = 0;
-          for (const p of points) {
-            chunks.push(text.subarray(at, p));
-            at = p;
-          }
-          chunks.push(text.subarray(at));
+          const chunks = cut(text, cuts);
           expect(split(chunks).lines).toEqual(lines);
         },
       ),
@@ -96,14 +102,7 @@ describe("NDJSON framing", () => {
               if (!/^[ \t\r]*$/.test(line)) want.lines.push(line);
             }
           }
-          const points = [...new Set(cuts.map((c) => (text.length === 0 ? 0 : c % text.length)))].sort((a, b) => a - b);
-          const chunks: Buffer[] = [];
-          let at = 0;
-          for (const p of points) {
-            chunks.push(text.subarray(at, p));
-            at = p;
-          }
-          chunks.push(text.subarray(at));
+          const chunks = cut(text, cuts);
           const got = split(chunks, max);
           expect(got.lines).toEqual(want.lines);
           expect(got.over.map((o) => o.bytes)).toEqual(want.over);
