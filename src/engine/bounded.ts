@@ -1,21 +1,59 @@
 // Per-connection and per-session state must stay bounded however long a session runs and whatever
 // ids a peer invents (issue 8 item 4, issue 10 item 5; the bounds are in mappings/limits.ts).
 
+/** An entry of an LruMap, linked in write order within its list (live or retired). */
+interface LruNode<K, V> {
+  readonly key: K;
+  value: V;
+  retired: boolean;
+  prev: LruNode<K, V> | undefined;
+  next: LruNode<K, V> | undefined;
+}
+
+/** A list of nodes in write order, oldest first. */
+class WriteOrder<K, V> {
+  head: LruNode<K, V> | undefined;
+  tail: LruNode<K, V> | undefined;
+
+  append(n: LruNode<K, V>): void {
+    n.prev = this.tail;
+    n.next = undefined;
+    if (this.tail) this.tail.next = n;
+    else this.head = n;
+    this.tail = n;
+  }
+
+  unlink(n: LruNode<K, V>): void {
+    if (n.prev) n.prev.next = n.next;
+    else this.head = n.next;
+    if (n.next) n.next.prev = n.prev;
+    else this.tail = n.prev;
+    n.prev = undefined;
+    n.next = undefined;
+  }
+
+  into(out: V[]): void {
+    for (let n = this.head; n; n = n.next) out.push(n.value);
+  }
+}
+
 /**
  * A map that forgets its least recently written entries: reads do not reorder (they are on the
  * per-update hot path), writes refresh. An entry can be `retire`d (a finished tool call): retired
- * entries are forgotten before any live one, oldest retirement first.
+ * entries are forgotten before any live one, oldest retirement first. A rewrite relinks its entry
+ * instead of deleting and re-inserting the key: a stream rewriting a few keys (a message's state,
+ * chunk after chunk) churns no hash table, whose rebuilt backing stores would otherwise outlive
+ * young collections (memory budget, issue 9).
  */
 export class LruMap<K, V> {
-  private readonly live = new Map<K, V>();
-  private readonly retired = new Map<K, V>();
-  /** The key last written to `live` (its last entry, unless deleted or retired since). */
-  private newest: K | undefined;
+  private readonly nodes = new Map<K, LruNode<K, V>>();
+  private readonly live = new WriteOrder<K, V>();
+  private readonly retired = new WriteOrder<K, V>();
 
   constructor(readonly limit: number) {}
 
   get(key: K): V | undefined {
-    return this.live.get(key) ?? this.retired.get(key);
+    return this.nodes.get(key)?.value;
   }
 
   peek(key: K): V | undefined {
@@ -23,56 +61,64 @@ export class LruMap<K, V> {
   }
 
   set(key: K, value: V): void {
-    // The newest entry written again (a streamed message, chunk after chunk): it stays newest.
-    if (key === this.newest && this.live.has(key)) {
-      this.live.set(key, value);
+    const n = this.nodes.get(key);
+    if (n === undefined) {
+      const fresh: LruNode<K, V> = { key, value, retired: false, prev: undefined, next: undefined };
+      this.nodes.set(key, fresh);
+      this.live.append(fresh);
+      this.trim();
       return;
     }
-    this.live.delete(key);
-    this.retired.delete(key);
-    this.live.set(key, value);
-    this.newest = key;
-    this.trim();
+    n.value = value;
+    if (n === this.live.tail) return;
+    (n.retired ? this.retired : this.live).unlink(n);
+    n.retired = false;
+    this.live.append(n);
   }
 
   /** Keep the entry, but let it be forgotten before every live one (a late read still finds it). */
   retire(key: K): void {
-    const v = this.live.get(key);
-    if (v === undefined) return;
-    this.live.delete(key);
-    this.retired.delete(key);
-    this.retired.set(key, v);
+    const n = this.nodes.get(key);
+    if (n === undefined || n.retired) return;
+    this.live.unlink(n);
+    n.retired = true;
+    this.retired.append(n);
   }
 
   has(key: K): boolean {
-    return this.live.has(key) || this.retired.has(key);
+    return this.nodes.has(key);
   }
 
   delete(key: K): void {
-    this.live.delete(key);
-    this.retired.delete(key);
+    const n = this.nodes.get(key);
+    if (n === undefined) return;
+    (n.retired ? this.retired : this.live).unlink(n);
+    this.nodes.delete(key);
   }
 
   get size(): number {
-    return this.live.size + this.retired.size;
+    return this.nodes.size;
   }
 
-  *values(): IterableIterator<V> {
-    yield* this.retired.values();
-    yield* this.live.values();
+  /** A snapshot, retired entries first, each list oldest first: callers may write while they walk it. */
+  values(): IterableIterator<V> {
+    const out: V[] = [];
+    this.retired.into(out);
+    this.live.into(out);
+    return out.values();
   }
 
   clear(): void {
-    this.live.clear();
-    this.retired.clear();
+    this.nodes.clear();
+    this.live.head = this.live.tail = undefined;
+    this.retired.head = this.retired.tail = undefined;
   }
 
   private trim(): void {
-    while (this.live.size + this.retired.size > this.limit) {
-      const from = this.retired.size > 0 ? this.retired : this.live;
-      const oldest = from.keys().next();
-      if (oldest.done) return;
-      from.delete(oldest.value);
+    while (this.nodes.size > this.limit) {
+      const oldest = this.retired.head ?? this.live.head;
+      if (oldest === undefined) return;
+      this.delete(oldest.key);
     }
   }
 }
