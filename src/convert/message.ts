@@ -151,10 +151,14 @@ function foldBlock(head: TextDigest, last: ShownDigest["last"]): TextDigest {
   return appendDigest(head, `${"text" in last ? "t" : "o"}${d.length}:${d.h1}:${d.h2};`);
 }
 
+/** `d`, whose last block is the text digested as `last`, with `text` appended to that block. */
+function extendLastText(d: ShownDigest, last: TextDigest, text: string): ShownDigest {
+  return { count: d.count, head: d.head, last: { text: appendDigest(last, text) } };
+}
+
 function digestAppend(d: ShownDigest | undefined, more: readonly v1.ContentBlock[]): ShownDigest | undefined {
   for (const b of more) {
-    if (d !== undefined && "text" in d.last && isPlainText(b))
-      d = { ...d, last: { text: appendDigest(d.last.text, b.text) } };
+    if (d !== undefined && "text" in d.last && isPlainText(b)) d = extendLastText(d, d.last.text, b.text);
     else if (d === undefined) d = { count: 1, head: digestOf(""), last: blockDigest(b) };
     else d = { count: d.count + 1, head: foldBlock(d.head, d.last), last: blockDigest(b) };
   }
@@ -285,7 +289,7 @@ export function plainTextChunkState(
       v1Id: s.v1Id,
       blocks: s.blocks,
       size: s.size + text.length,
-      digest: { count: d.count, head: d.head, last: { text: appendDigest(d.last.text, text) } },
+      digest: extendLastText(d, d.last.text, text),
       started: true,
       rev: s.rev,
     };

@@ -1,10 +1,23 @@
 // Fast paths of the bridge core: lines whose handling a cheap scan proves, forwarded without
 // parsing (performance budget, issue 9). Each is proven byte-for-byte equal to the full path by a
 // property test (test/engine/fast-lines.test.ts); whatever a scan cannot prove takes the full path.
+import { kindInfo } from "../../mappings/message.js";
 import { notificationMethod } from "../wire/scan.js";
-import { scanUpdate } from "../wire/update-scan.js";
+import { Literal, scanUpdate, type ScannedUpdate } from "../wire/update-scan.js";
 import type { Link } from "./link.js";
 import type { Translator } from "./translator.js";
+
+/** The tags and content type the translating fast paths (a/updates.ts, b/updates.ts) compare as bytes. */
+export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
+export const TEXT = new Literal("text");
+/** The chunks both take: an agent's message and thought (a user chunk waits on a prompt's ack or echo). */
+const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
+
+/** The kind of chunk a scanned update is, if it is one the fast paths take. */
+export function fastChunkKind(u: ScannedUpdate): "agent" | "thought" | undefined {
+  for (const c of FAST_CHUNKS) if (u.is("sessionUpdate", c.tag)) return c.kind;
+  return undefined;
+}
 
 /** Handles a line from `from` and returns true, or returns false having done nothing. */
 export type FastPath = (from: Link, line: Buffer) => boolean;
@@ -40,9 +53,10 @@ export function fastPathFor(translator: Translator, client: Link, agent: Link, m
     if (line.length > MAX_FAST_LINE_BYTES) return false;
     // The dominant line (an SDK's plain chunk or tool update) is proven fastest by the update scan:
     // what it takes is a `session/update` notification the general scan would take too.
-    if (scanUpdate(line, maxDepth) !== undefined) return (from === client ? agent : client).forwardVerbatim(line);
-    const method = notificationMethod(line, maxDepth);
-    if (method === undefined || method === "$/cancel_request") return false;
+    if (scanUpdate(line, maxDepth) === undefined) {
+      const method = notificationMethod(line, maxDepth);
+      if (method === undefined || method === "$/cancel_request") return false;
+    }
     return (from === client ? agent : client).forwardVerbatim(line);
   };
 }

@@ -147,7 +147,7 @@ export class Link {
    * intercept, a send hook); the caller then takes the full path.
    */
   forwardVerbatim(line: Buffer): boolean {
-    if (this.orderVersion !== undefined || this.intercept !== undefined || this.onSend !== undefined) return false;
+    if (this.orderVersion !== undefined || !this.takesProven) return false;
     this.out.push(line);
     return true;
   }

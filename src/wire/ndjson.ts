@@ -42,22 +42,14 @@ export class LineSplitter {
       this.take(chunk.subarray(0, nl), true);
       start = nl + 1;
     }
-    // Nothing pending now: whole lines of this chunk go out as views of it, without the bookkeeping
-    // of `take` (which they would pass: within the limit, a trailing CR cut, blank lines skipped).
-    const limit = this.maxBytes;
-    for (;;) {
-      const nl = chunk.indexOf(LF, start);
-      if (nl === -1 || nl - start > limit) break;
-      const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
-      if (end > start && (chunk[start] === 0x7b || !isBlank(chunk.subarray(start, end))))
-        this.events.line(chunk.subarray(start, end));
-      start = nl + 1;
-    }
-    // What is left: an oversize line (`take` discards it as it streams), then the final partial line.
+    // Nothing is pending now: each whole line of this chunk goes out as a view of it, with no
+    // bookkeeping but an oversize line's (which `take` discards as it would a streamed one).
     for (;;) {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1) break;
-      this.take(chunk.subarray(start, nl), true);
+      const line = chunk.subarray(start, nl);
+      if (line.length > this.maxBytes) this.take(line, true);
+      else this.deliver(line);
       start = nl + 1;
     }
     if (start < chunk.length) this.take(chunk.subarray(start), false);
@@ -89,11 +81,15 @@ export class LineSplitter {
       this.size += piece.length;
       return;
     }
-    let line = this.parts.length === 0 ? piece : Buffer.concat([...this.parts, piece]);
+    const line = this.parts.length === 0 ? piece : Buffer.concat([...this.parts, piece]);
     this.reset();
-    if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
-    if (isBlank(line)) return;
-    this.events.line(line);
+    this.deliver(line);
+  }
+
+  /** A complete line within the limit: without a trailing CR, and only if it is not blank. */
+  private deliver(line: Buffer): void {
+    const body = line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
+    if (!isBlank(body)) this.events.line(body);
   }
 
   private reset(): void {

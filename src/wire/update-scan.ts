@@ -11,16 +11,8 @@ import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE } from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
 /** The update members a fast path may read (each a string), and `content`. */
-export type UpdateKey = "sessionUpdate" | "messageId" | "toolCallId" | "status" | "title" | "kind" | "content";
-const UPDATE_KEYS: readonly UpdateKey[] = [
-  "sessionUpdate",
-  "messageId",
-  "toolCallId",
-  "status",
-  "title",
-  "kind",
-  "content",
-];
+const UPDATE_KEYS = ["sessionUpdate", "messageId", "toolCallId", "status", "title", "kind", "content"] as const;
+export type UpdateKey = (typeof UPDATE_KEYS)[number];
 const CONTENT_KEYS = ["type", "text"] as const;
 
 /** Every string a scan records, by slot: `sessionId`, the update's members, `content`'s. */
@@ -36,11 +28,13 @@ const SLOTS = {
   "content.text": 8,
 } as const;
 export type StringName = keyof typeof SLOTS;
-const SLOT_COUNT = 9;
+const SLOT_COUNT = Object.keys(SLOTS).length;
 /** Strings this short are remembered per slot: ids and tags repeat from line to line. */
 const REMEMBERED_BYTES = 64;
-/** The slots whose value repeats from line to line (ids, tags), and only those, are remembered. */
-const REMEMBERED = [true, true, true, true, true, false, true, true, false];
+/** Per slot, whether its value repeats from line to line (ids, tags; not a title or a text). */
+const REMEMBERED: readonly boolean[] = Object.entries(SLOTS)
+  .sort(([, a], [, b]) => a - b)
+  .map(([name]) => name !== "title" && name !== "content.text");
 
 /**
  * What the scan proved of a line; strings are decoded on demand. One instance serves every scan
@@ -53,7 +47,7 @@ export class ScannedUpdate {
   readonly keys: UpdateKey[] = [];
   /** The content object's keys in order (empty without `content`). */
   readonly contentKeys: ("type" | "text")[] = [];
-  /** Index of the update object's closing brace (where a key is appended). */
+  /** Index of the update object's closing brace (where `withLastMember` adds one). */
   updateClose = -1;
   /** Per slot: start (after the opening quote; -1: absent), end (at the closing quote), escaped. */
   private readonly starts: number[] = new Array<number>(SLOT_COUNT).fill(-1);
@@ -87,10 +81,22 @@ export class ScannedUpdate {
   splice(name: StringName, bytes: Uint8Array): Buffer {
     const slot = SLOTS[name];
     const start = this.starts[slot] ?? -1;
-    const end = this.ends[slot] ?? -1;
     if (start < 0) throw new Error(`splice: no ${name} in the scanned line`);
+    return this.replaced(start, this.ends[slot] ?? start, bytes);
+  }
+
+  /** The line with `member` (`,"key":value`) added as the update's last member. */
+  withLastMember(member: Uint8Array): Buffer {
+    return this.replaced(this.updateClose, this.updateClose, member);
+  }
+
+  private replaced(start: number, end: number, bytes: Uint8Array): Buffer {
     const line = this.line;
-    return Buffer.concat([line.subarray(0, start), bytes, line.subarray(end)]);
+    const out = Buffer.allocUnsafe(line.length - (end - start) + bytes.length);
+    line.copy(out, 0, 0, start);
+    out.set(bytes, start);
+    line.copy(out, start + bytes.length, end);
+    return out;
   }
 
   /**

@@ -6,7 +6,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../convert/command.js";
 import { gatedUpdateToV1 } from "../../convert/notice.js";
-import { kindInfo, noticeMessageId } from "../../../mappings/message.js";
+import { noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
 import { isObject } from "../../convert/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
@@ -46,7 +46,8 @@ import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
 import { keepNewest } from "../bounded.js";
 import { limits } from "../../../mappings/limits.js";
-import { Literal, type ScannedUpdate } from "../../wire/update-scan.js";
+import type { ScannedUpdate } from "../../wire/update-scan.js";
+import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
 
 type Obj = Record<string, unknown>;
 
@@ -143,7 +144,7 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   if (s.pendingTools.size > 0) return undefined;
   // Tags compared as bytes: nothing decoded for the test.
   if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u, ctx);
-  const kind = FAST_CHUNKS.find((c) => u.is("sessionUpdate", c.tag))?.kind;
+  const kind = fastChunkKind(u);
   if (kind === undefined || u.keys.length !== 3 || u.contentKeys.length !== 2 || !u.is("content.type", TEXT))
     return undefined;
   const id = u.string("messageId");
@@ -152,11 +153,6 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   s.lifecycle.tick();
   return u.line;
 }
-
-const TOOL_CALL_UPDATE = new Literal("tool_call_update");
-const TEXT = new Literal("text");
-/** The chunks the fast path takes: an agent's message and thought (user chunks wait on the prompt's ack). */
-const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
 
 /** The message variant a tag names (an own key only: `toString` is no variant). */
 function messageKind(tag: string | undefined): { kind: MessageKind; whole: boolean } | undefined {
@@ -420,8 +416,10 @@ function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
 
 /** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
 function applyToolCallPatch(view: Obj, patch: Obj): void {
-  for (const [k, v] of Object.entries(patch)) {
-    if (k === "sessionUpdate") continue;
+  // Own keys in `Object.entries` order, without building the entries (once per tool call update).
+  for (const k in patch) {
+    if (!Object.hasOwn(patch, k) || k === "sessionUpdate") continue;
+    const v = patch[k];
     if (k === "_meta") {
       if (v === null) delete view._meta;
       else if (isObject(v)) {
@@ -448,6 +446,7 @@ function referencedTerminals(content: unknown): string[] {
 }
 
 function trackTerminalRefs(s: SessionA, toolCallId: string, content: unknown): void {
+  if (!Array.isArray(content)) return;
   for (const id of referencedTerminals(content)) terminalFor(s, id).refs.add(toolCallId);
 }
 
@@ -601,9 +600,8 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
   }
   s.lifecycle.tick();
   const t = known ?? claimed(s, id);
-  // `applyToolCallPatch` of a patch of strings (no null, no `_meta`): each field set, in order.
-  for (const k in patch) t.view[k] = patch[k];
-  if (Array.isArray(t.view.content)) trackTerminalRefs(s, id, t.view.content);
+  applyToolCallPatch(t.view, patch);
+  trackTerminalRefs(s, id, t.view.content);
   if (known === undefined) {
     t.announced = true;
     t.synthetic = false;

@@ -16,7 +16,7 @@ import {
   type ChunkIdState,
   type MessageKind,
 } from "../../convert/message.js";
-import { generatedMessageId, kindInfo, messageTable } from "../../../mappings/message.js";
+import { generatedMessageId, messageTable } from "../../../mappings/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
 import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
@@ -37,7 +37,8 @@ import type { Logger } from "../../log.js";
 import { notify, NOTHING, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
 import type { SessionB, ToolSeen } from "./session.js";
-import { Literal, type ScannedUpdate } from "../../wire/update-scan.js";
+import type { ScannedUpdate } from "../../wire/update-scan.js";
+import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
 
 type Obj = Record<string, unknown>;
 
@@ -206,14 +207,9 @@ export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefine
   if (s.suppressHistory || s.pendingUpsert !== undefined) return undefined;
   // Tags are compared as bytes: decoding one per line costs more than the rest of the fast path.
   if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u) ? u.line : undefined;
-  for (const c of FAST_CHUNKS) if (u.is("sessionUpdate", c.tag)) return fastChunk(s, u, c.kind);
-  return undefined;
+  const kind = fastChunkKind(u);
+  return kind === undefined ? undefined : fastChunk(s, u, kind);
 }
-
-const TOOL_CALL_UPDATE = new Literal("tool_call_update");
-const TEXT = new Literal("text");
-/** The chunks the fast path takes: an agent's message or thought (a user chunk may be an echo). */
-const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
 
 /**
  * A v1 chunk `{sessionUpdate, messageId?, content:{type:"text",text}}` (keys in any order) of an
@@ -229,16 +225,8 @@ function fastChunk(s: SessionB, u: ScannedUpdate, kind: MessageKind): Buffer | u
   if (raw !== undefined && s.alias.has(raw)) return undefined;
   s.prompts.closeEcho();
   const id = takeChunkId(s, kind, raw, true);
-  if (raw !== undefined) return u.line;
   // `plainChunkToV2` sets the id on a copy of the chunk: it comes last, before the closing brace.
-  const line = u.line;
-  const at = u.updateClose;
-  const member = idMember(id.messageId);
-  const out = Buffer.allocUnsafe(line.length + member.length);
-  line.copy(out, 0, 0, at);
-  member.copy(out, at);
-  line.copy(out, at + member.length, at);
-  return out;
+  return raw !== undefined ? u.line : u.withLastMember(idMember(id.messageId));
 }
 
 /** The last `,"messageId":…` member spliced (id-less chunks of one message repeat it). */
