@@ -6,6 +6,7 @@ import { notInitialized, type ErrorData } from "../convert/errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
+import type { ScannedCall } from "../wire/call-scan.js";
 import {
   type Classified,
   classify,
@@ -198,7 +199,7 @@ export class Bridge {
   }
 
   private one(from: Link, value: unknown, line: Buffer | undefined): void {
-    const c = classify(value);
+    const c = classify(value, line);
     this.config.onReceive?.(from.name, value);
     if (c.kind === "invalid") {
       // Never reply to a response: a malformed answer settles the request it answers instead.
@@ -210,7 +211,7 @@ export class Bridge {
       const refusal = this.admission(from, c.msg.id, line);
       if (refusal) return from.refuse(refusal.id, refusal.error);
     }
-    this.dispatch(from, { ...c, line });
+    this.dispatch(from, c);
   }
 
   private dispatch(from: Link, m: Incoming): void {
@@ -255,6 +256,16 @@ export class Bridge {
         error: rpcErrors.invalidRequest("Request id already in flight", { reason: "duplicate_id_in_flight" }),
       };
     return undefined;
+  }
+
+  /**
+   * The admission of a request a fast path took (an integer id of at most 15 digits: valid in v2,
+   * exact): what `admission` would let through to the translator, admitted; false, and nothing
+   * done, for anything the full path handles otherwise (a re-initialize, a refusal).
+   */
+  private admitsFast(from: Link, call: ScannedCall): boolean {
+    if (from === this.client && call.method === "initialize") return false;
+    return !this.overPending(from) && from.admit(call.id);
   }
 
   /** `from` has as many requests awaiting an answer as the limit allows (a batch's admitted ones count at once). */
@@ -306,7 +317,7 @@ export class Bridge {
     if (collector.remaining > 0) this.collect(from, collector);
     for (const c of accepted) {
       this.config.onReceive?.(from.name, c.msg);
-      this.dispatch(from, { ...c, line: undefined });
+      this.dispatch(from, c);
     }
     if (!collector.sent && collector.remaining === 0 && collector.replies.length > 0) {
       collector.sent = true;
@@ -403,7 +414,13 @@ export class Bridge {
     this.negotiated = outcome;
     this.translator = outcome.createTranslator(this.client, this.agent);
     if (!this.config.onReceive)
-      this.fast = fastPathFor(this.translator, this.client, this.agent, this.config.maxDepth ?? DEFAULT_MAX_DEPTH);
+      this.fast = fastPathFor(
+        this.translator,
+        this.client,
+        this.agent,
+        this.config.maxDepth ?? DEFAULT_MAX_DEPTH,
+        (from, call) => this.admitsFast(from, call),
+      );
     this.phase = "ready";
     this.config.log.info(
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,

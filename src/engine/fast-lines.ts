@@ -5,7 +5,8 @@ import { kindInfo } from "../../mappings/message.js";
 import { notificationMethod } from "../wire/scan.js";
 import { Literal, scanUpdate, type ScannedUpdate } from "../wire/update-scan.js";
 import type { Link } from "./link.js";
-import type { Translator } from "./translator.js";
+import type { Admit, Translator } from "./translator.js";
+import { scanCall } from "../wire/call-scan.js";
 
 /** The tags and content type the translating fast paths (a/updates.ts, b/updates.ts) compare as bytes. */
 export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
@@ -18,6 +19,9 @@ export function fastChunkKind(u: ScannedUpdate): "agent" | "thought" | undefined
   for (const c of FAST_CHUNKS) if (u.is("sessionUpdate", c.tag)) return c.kind;
   return undefined;
 }
+
+/** The byte after `{"` in an SDK's call or notification (`jsonrpc` first): a cheap first test. */
+const J_OF_JSONRPC = 0x6a;
 
 /** Handles a line from `from` and returns true, or returns false having done nothing. */
 export type FastPath = (from: Link, line: Buffer) => boolean;
@@ -40,7 +44,13 @@ const MAX_FAST_UPDATE_BYTES = 16 * 1024;
  * takes the agent's `session/update` lines of the shape update-scan.ts proves, when its engine can
  * render them from the scan (`Translator.fastUpdate`).
  */
-export function fastPathFor(translator: Translator, client: Link, agent: Link, maxDepth: number): FastPath | undefined {
+export function fastPathFor(
+  translator: Translator,
+  client: Link,
+  agent: Link,
+  maxDepth: number,
+  admit: Admit,
+): FastPath | undefined {
   const fastUpdate = translator.fastUpdate?.bind(translator);
   if (fastUpdate !== undefined)
     return (from, line) => {
@@ -48,12 +58,18 @@ export function fastPathFor(translator: Translator, client: Link, agent: Link, m
       const u = scanUpdate(line, maxDepth);
       return u !== undefined && fastUpdate(u);
     };
+  const fastCall = translator.fastCall?.bind(translator);
   if (translator.mode !== "pass") return undefined;
   return (from, line) => {
     if (line.length > MAX_FAST_LINE_BYTES) return false;
     // The dominant line (an SDK's plain chunk or tool update) is proven fastest by the update scan:
     // what it takes is a `session/update` notification the general scan would take too.
     if (scanUpdate(line, maxDepth) === undefined) {
+      // A request or a result: pass-through maps its id, and an SDK writes it as the scan wants.
+      if (line[2] === J_OF_JSONRPC && fastCall !== undefined) {
+        const call = scanCall(line, maxDepth);
+        if (call !== undefined) return fastCall(from, call, line, admit);
+      }
       const method = notificationMethod(line, maxDepth);
       if (method === undefined || method === "$/cancel_request") return false;
     }

@@ -18,6 +18,18 @@ import { restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
 import { idKey } from "./relay.js";
 
+const CALL_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+
+/** Decimal digits of a non-negative integer. */
+function digitCount(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
+}
+
 export interface Outlet {
   push(line: string | Buffer): void;
 }
@@ -26,6 +38,12 @@ export interface PendingCall {
   readonly method: string;
   readonly params: unknown;
   answer(resp: ResponseMessage): void;
+  /**
+   * For a request whose answer goes back unchanged but for its id (a forward without a mapping):
+   * pass on the result `line`, its id ending at `idEnd`, as `answer` would; false, having done
+   * nothing, when this cannot be proven (call-scan.ts).
+   */
+  readonly answerLine?: ((line: Buffer, idEnd: number) => boolean) | undefined;
 }
 
 export class Link {
@@ -165,6 +183,61 @@ export class Link {
     this.out.push(line);
   }
 
+  /**
+   * Lines this peer gets may be spliced from another peer's bytes: no key order to restore, no hook
+   * to see parsed messages, no id to write from its original token (`withExactId`).
+   */
+  get takesSplices(): boolean {
+    return this.orderVersion === undefined && this.takesProven && this.exactIds.size === 0;
+  }
+
+  /** `line` with `{"jsonrpc":"2.0","id":` and `id` in place of its bytes before `idEnd`. */
+  private spliced(id: Id, line: Buffer, idEnd: number): Buffer {
+    // An integer's digits are written as JSON.stringify writes them; anything else is serialized.
+    const digits = typeof id === "number" && Number.isSafeInteger(id) && id >= 0 ? digitCount(id) : 0;
+    const token = digits > 0 ? undefined : Buffer.from(JSON.stringify(id));
+    const size = token === undefined ? digits : token.length;
+    const out = Buffer.allocUnsafe(CALL_HEAD.length + size + line.length - idEnd);
+    CALL_HEAD.copy(out, 0);
+    if (token !== undefined) token.copy(out, CALL_HEAD.length);
+    else
+      for (let k = CALL_HEAD.length + size - 1, n = id as number; k >= CALL_HEAD.length; k--, n = Math.floor(n / 10))
+        out[k] = 0x30 + (n % 10);
+    line.copy(out, CALL_HEAD.length + size, idEnd);
+    return out;
+  }
+
+  /**
+   * `request`, for a fast path that proved its line is what `send` would write but for the id
+   * (`takesSplices`): the line goes out with the id this link allocates.
+   */
+  requestLine(
+    method: string,
+    line: Buffer,
+    idEnd: number,
+    answer: PendingCall["answer"],
+    answerLine?: PendingCall["answerLine"],
+  ): number {
+    return this.issue(method, undefined, answer, answerLine, (id) => this.out.push(this.spliced(id, line, idEnd)));
+  }
+
+  /** `respond`, for a fast path that proved `line` is the answer but for its id (`takesSplices`). */
+  respondLine(id: Id, line: Buffer, idEnd: number): void {
+    if (this.unanswered.size > 0) this.unanswered.delete(idKey(id));
+    this.out.push(this.spliced(id, line, idEnd));
+  }
+
+  /**
+   * Deliver a result `line` to the request this link issued with id `id`, through its `answerLine`;
+   * false, having done nothing, when the request has none or it declines (the full path decides).
+   */
+  deliverLine(id: number, line: Buffer, idEnd: number): boolean {
+    const p = this.pending.peek(id);
+    if (p?.answerLine === undefined || !p.answerLine(line, idEnd)) return false;
+    this.pending.take(id);
+    return true;
+  }
+
   /** Reply to a received batch: the one place an array is written (never toward the other peer). */
   sendArray(items: unknown[]): void {
     for (const m of items) this.onSend?.(m);
@@ -176,14 +249,29 @@ export class Link {
    * the limit's error (id 0, which the allocator never issues) as a response would come: after the
    * caller has recorded the returned id, never from inside this call.
    */
-  request(method: string, params: unknown, answer: (resp: ResponseMessage) => void): number {
+  request(
+    method: string,
+    params: unknown,
+    answer: (resp: ResponseMessage) => void,
+    answerLine?: PendingCall["answerLine"],
+  ): number {
+    return this.issue(method, params, answer, answerLine, (id) => this.send(request(id, method, params)));
+  }
+
+  private issue(
+    method: string,
+    params: unknown,
+    answer: PendingCall["answer"],
+    answerLine: PendingCall["answerLine"],
+    write: (id: number) => void,
+  ): number {
     if (this.pending.size >= this.maxPending) {
       const error = rpcErrors.limit(limits.bridgeRequests, this.maxPending);
       queueMicrotask(() => answer({ jsonrpc: "2.0", id: 0, error }));
       return 0;
     }
-    const id = this.pending.add({ method, params, answer });
-    this.send(request(id, method, params));
+    const id = this.pending.add({ method, params, answer, answerLine });
+    write(id);
     return id;
   }
 

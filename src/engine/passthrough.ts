@@ -6,7 +6,8 @@ import { rootsMethods } from "../../mappings/session.js";
 import { validateAdditionalDirectories, type Platform } from "../convert/directories.js";
 import type { Link } from "./link.js";
 import { RequestRoute } from "./relay.js";
-import type { Incoming, Translator } from "./translator.js";
+import type { Admit, Incoming, Translator } from "./translator.js";
+import type { ScannedCall } from "../wire/call-scan.js";
 
 /** How pass-through checks roots; `undefined` turns the check off (`--roots-check off`). */
 export interface RootsCheck {
@@ -72,6 +73,16 @@ export class PassThrough implements Translator {
         route.from.deliver(m.msg);
         return;
     }
+  }
+
+  fastCall(from: Link, call: ScannedCall, line: Buffer, admit: Admit): boolean {
+    if (call.kind === "result") return from.deliverLine(call.id, line, call.idEnd);
+    const route = from === this.client ? this.down : this.up;
+    // Roots are checked on the parsed params (fromClient).
+    if (from === this.client && this.rootsMethods.has(call.method)) return false;
+    if (!route.to.takesSplices || !admit(from, call)) return false;
+    route.forwardLine(call.id, call.method, line, call.idEnd);
+    return true;
   }
 
   agentGone(): void {

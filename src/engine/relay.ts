@@ -82,11 +82,47 @@ export class RequestRoute {
     map: (resp: ResponseMessage) => Answer = passAnswer,
   ): Inbound {
     const entry = this.inbound.open(msg.id, msg.method);
-    entry.outboundId = this.to.request(method, params, (resp) => {
-      if (entry.answered) return; // already answered locally (e.g. cancelled)
-      this.reply(entry, map(resp));
-    });
+    entry.outboundId = this.to.request(
+      method,
+      params,
+      (resp) => {
+        if (entry.answered) return; // already answered locally (e.g. cancelled)
+        this.reply(entry, map(resp));
+      },
+      map === passAnswer ? this.relayLine(entry) : undefined,
+    );
     return entry;
+  }
+
+  /**
+   * `forward` of a request the fast path proved is `line` (call-scan.ts), its id ending at `idEnd`:
+   * it goes on under the outbound id, unchanged otherwise, and its answer comes back alike.
+   */
+  forwardLine(id: Id, method: string, line: Buffer, idEnd: number): Inbound {
+    const entry = this.inbound.open(id, method);
+    entry.outboundId = this.to.requestLine(
+      method,
+      line,
+      idEnd,
+      (resp) => {
+        if (entry.answered) return;
+        this.reply(entry, passAnswer(resp));
+      },
+      this.relayLine(entry),
+    );
+    return entry;
+  }
+
+  /** What `reply(entry, passAnswer(resp))` does, for a result line proven to be `resp` (call-scan.ts). */
+  private relayLine(entry: Inbound): (line: Buffer, idEnd: number) => boolean {
+    return (line, idEnd) => {
+      if (entry.answered) return true;
+      if (!this.from.takesSplices) return false;
+      entry.answered = true;
+      this.inbound.close(entry.id);
+      this.from.respondLine(entry.id, line, idEnd);
+      return true;
+    };
   }
 
   /** Track a request answered locally (no far-side request). */

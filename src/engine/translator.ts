@@ -1,13 +1,12 @@
 // What a mode (pass-through, direction A, direction B) implements once the handshake is done.
-import type { NotificationMessage, RequestMessage, ResponseMessage } from "../wire/jsonrpc.js";
+import type { Received } from "../wire/jsonrpc.js";
+import type { ScannedCall } from "../wire/call-scan.js";
 import type { ScannedUpdate } from "../wire/update-scan.js";
+import type { Link } from "./link.js";
 import type { RequestRoute } from "./relay.js";
 
-/** A classified message; `line` is its original bytes when it arrived alone (not in a batch). */
-export type Incoming =
-  | { kind: "request"; msg: RequestMessage; line?: Buffer | undefined }
-  | { kind: "notification"; msg: NotificationMessage; line?: Buffer | undefined }
-  | { kind: "response"; msg: ResponseMessage; line?: Buffer | undefined };
+/** A message for a translator: valid, with its line when it was read alone (wire/jsonrpc.ts). */
+export type Incoming = Received;
 
 export interface ExitInfo {
   readonly code: number | null;
@@ -32,4 +31,16 @@ export interface Translator {
    * changed nothing, and the full path takes the line.
    */
   fastUpdate?(u: ScannedUpdate): boolean;
+  /**
+   * The fast path of a call whose translation only maps its id (fast-lines.ts): a request or result
+   * `line` the scan proved, handled as the full path would handle its parse, and true; or false,
+   * having changed nothing. A request is handed over only once `admit` (the core's admission) took it.
+   */
+  fastCall?(from: Link, call: ScannedCall, line: Buffer, admit: Admit): boolean;
 }
+
+/**
+ * The core's admission of a request the fast path took (bridge.ts): true, and the request is
+ * admitted, when the full path would hand it to the translator; false, having done nothing, else.
+ */
+export type Admit = (from: Link, call: ScannedCall) => boolean;

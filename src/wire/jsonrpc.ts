@@ -32,18 +32,24 @@ export interface ResponseMessage {
   error?: RpcError;
 }
 
-export type Classified =
-  | { kind: "request"; msg: RequestMessage }
-  | { kind: "notification"; msg: NotificationMessage }
-  | { kind: "response"; msg: ResponseMessage }
-  | { kind: "invalid"; id: Id; reason: string };
+/**
+ * A valid message, with the line it was read from when there is one (not for a batch's items). The
+ * line is set by `classify`, never added later: V8 keeps objects made as `{ ...c, line }` alive
+ * across young collections (measured on node 20: megabytes promoted per collection, issue 9).
+ */
+export type Received =
+  | { kind: "request"; msg: RequestMessage; line?: Buffer | undefined }
+  | { kind: "notification"; msg: NotificationMessage; line?: Buffer | undefined }
+  | { kind: "response"; msg: ResponseMessage; line?: Buffer | undefined };
+
+export type Classified = Received | { kind: "invalid"; id: Id; reason: string };
 
 export function isId(x: unknown): x is Id {
   return typeof x === "string" || typeof x === "number" || x === null;
 }
 
-/** Classify one parsed JSON value (not a batch). */
-export function classify(v: unknown): Classified {
+/** Classify one parsed JSON value (not a batch), read from `line` if given. */
+export function classify(v: unknown, line?: Buffer): Classified {
   if (!isObject(v)) return { kind: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
   const id = v.id;
   const hasId = Object.hasOwn(v, "id");
@@ -52,9 +58,9 @@ export function classify(v: unknown): Classified {
   if (typeof v.method === "string") {
     if (v.params !== undefined && typeof v.params !== "object")
       return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "params must be an object or array" };
-    if (!hasId) return { kind: "notification", msg: v as unknown as NotificationMessage };
+    if (!hasId) return { kind: "notification", msg: v as unknown as NotificationMessage, line };
     if (!isId(id)) return { kind: "invalid", id: null, reason: "id must be a string, number or null" };
-    return { kind: "request", msg: v as unknown as RequestMessage };
+    return { kind: "request", msg: v as unknown as RequestMessage, line };
   }
   if (Object.hasOwn(v, "method"))
     return { kind: "invalid", id: hasId && isId(id) ? id : null, reason: "method must be a string" };
@@ -65,7 +71,7 @@ export function classify(v: unknown): Classified {
       if (!isObject(e) || typeof e.code !== "number" || typeof e.message !== "string")
         return { kind: "invalid", id, reason: "error must have a numeric code and a string message" };
     }
-    return { kind: "response", msg: v as unknown as ResponseMessage };
+    return { kind: "response", msg: v as unknown as ResponseMessage, line };
   }
   return {
     kind: "invalid",

@@ -24,10 +24,15 @@ interface Wired {
   readonly toAgent: string[];
 }
 
-async function passThrough(full: boolean, version: 1 | 2): Promise<Wired> {
+async function passThrough(full: boolean, version: 1 | 2, maxPendingRequests?: number): Promise<Wired> {
   const toClient: string[] = [];
   const toAgent: string[] = [];
-  const options = { ...baseOptions, agentProtocol: version, clientProtocol: version };
+  const options = {
+    ...baseOptions,
+    agentProtocol: version,
+    clientProtocol: version,
+    ...(maxPendingRequests !== undefined ? { maxPendingRequests } : {}),
+  };
   const config = createBridgeConfig(options, silentLogger, full ? { onReceive: () => undefined } : {});
   const bridge = new Bridge(
     config,
@@ -107,7 +112,110 @@ const line = fc
 
 const traffic = fc.array(fc.tuple(fc.boolean(), line), { maxLength: 25 });
 
+/** Ids a peer may use: SDK integers (the fast path's), reused ones, strings, big and odd ones. */
+const callId = fc.oneof(
+  { weight: 6, arbitrary: fc.nat({ max: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>("7", 2 ** 53 + 2, 10 ** 15, 1.5, -1, null) },
+);
+const callMethod = fc.constantFrom("_x/ask", "session/prompt", "initialize", "session/new", "fs/read_text_file");
+const callValue = fc.oneof(
+  jsonValue,
+  fc.constantFrom<unknown>({ a: 1, b: [true, null, "ü"] }, { "1": 0, b: 1 }, 1.5, {
+    cwd: "/w",
+    additionalDirectories: [],
+  }),
+);
+/** How a call is written: as an SDK writes it, with spaces, or with a byte edit (malformed). */
+const form = fc.oneof(
+  { weight: 4, arbitrary: fc.constant<"sdk">("sdk") },
+  { weight: 1, arbitrary: fc.constant<"spaced">("spaced") },
+  { weight: 1, arbitrary: fc.tuple(fc.nat(), fc.constantFrom("", "}", '"', ",", "0", "\u00ff")) },
+);
+const callAction = fc.oneof(
+  fc.record({
+    t: fc.constant<"request">("request"),
+    fromClient: fc.boolean(),
+    id: callId,
+    method: callMethod,
+    params: fc.option(fc.oneof(fc.dictionary(fc.string({ maxLength: 4 }), callValue, { maxKeys: 3 }), callValue)),
+    form,
+  }),
+  fc.record({
+    t: fc.constant<"answer">("answer"),
+    byAgent: fc.boolean(),
+    pick: fc.nat(),
+    error: fc.boolean(),
+    value: callValue,
+    form,
+  }),
+);
+
+function written(msg: object, how: "sdk" | "spaced" | [number, string]): string {
+  if (how === "sdk") return JSON.stringify(msg);
+  if (how === "spaced") return JSON.stringify(msg, null, 1);
+  const s = JSON.stringify(msg);
+  const at = how[0] % s.length;
+  return s.slice(0, at) + how[1] + s.slice(at + 1);
+}
+
+/** Ids of the requests written to a peer so far (what it may answer), in order. */
+function requestIds(lines: readonly string[]): unknown[] {
+  const ids: unknown[] = [];
+  for (const l of lines) {
+    const m = JSON.parse(l) as { id?: unknown; method?: unknown };
+    if (typeof m.method === "string" && m.id !== undefined) ids.push(m.id);
+  }
+  return ids;
+}
+
 describe("pass-through fast path", () => {
+  it("maps request and result ids exactly as the full path does, both ways, for any calls", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(callAction, { maxLength: 30 }),
+        fc.constantFrom<1 | 2>(1, 2),
+        fc.option(fc.integer({ min: 1, max: 3 })),
+        async (actions, version, maxPending) => {
+          const fast = await passThrough(false, version, maxPending ?? undefined);
+          const full = await passThrough(true, version, maxPending ?? undefined);
+          const seenByAgent: string[] = [];
+          const seenByClient: string[] = [];
+          for (const a of actions) {
+            let text: string;
+            let fromClient: boolean;
+            if (a.t === "request") {
+              fromClient = a.fromClient;
+              const msg = {
+                jsonrpc: "2.0",
+                id: a.id,
+                method: a.method,
+                ...(a.params !== null ? { params: a.params } : {}),
+              };
+              text = written(msg, a.form);
+            } else {
+              fromClient = !a.byAgent;
+              const ids = requestIds(a.byAgent ? full.toAgent : full.toClient);
+              const id = ids.length > 0 ? ids[a.pick % ids.length] : 99;
+              const msg = a.error
+                ? { jsonrpc: "2.0", id, error: { code: -32000, message: "no", data: a.value } }
+                : { jsonrpc: "2.0", id, result: a.value };
+              text = written(msg, a.form);
+            }
+            for (const w of [fast, full])
+              if (fromClient) w.bridge.clientLine(Buffer.from(text));
+              else w.bridge.agentLine(Buffer.from(text));
+            await new Promise((r) => setImmediate(r));
+          }
+          seenByAgent.push(...full.toAgent);
+          seenByClient.push(...full.toClient);
+          expect(fast.toAgent).toEqual(seenByAgent);
+          expect(fast.toClient).toEqual(seenByClient);
+        },
+      ),
+      { numRuns: numRuns() },
+    );
+  });
+
   it("writes exactly what the full path writes, to both peers, for any traffic", async () => {
     await fc.assert(
       fc.asyncProperty(traffic, fc.constantFrom<1 | 2>(1, 2), async (lines, version) => {
@@ -125,15 +233,15 @@ describe("pass-through fast path", () => {
     );
   });
 
-  it("takes a notification itself, as its very bytes, and leaves requests to the full path", () => {
+  it("takes a notification itself, as its very bytes, and leaves calls to the mode (stub: none)", () => {
     const toClient: (string | Buffer)[] = [];
     const client = new Link("client", { push: (l) => toClient.push(l) });
     const agent = new Link("agent", { push: () => undefined });
-    const fast = fastPathFor(stubTranslator("pass"), client, agent, 512);
+    const fast = fastPathFor(stubTranslator("pass"), client, agent, 512, () => false);
     const text = Buffer.from('{ "jsonrpc": "2.0", "method": "session/update", "params": { "sessionId": "s" } }');
     expect(fast?.(agent, text)).toBe(true);
     expect(toClient).toEqual([text]);
     expect(fast?.(agent, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"x"}'))).toBe(false);
-    expect(fastPathFor(stubTranslator("A"), client, agent, 512)).toBeUndefined();
+    expect(fastPathFor(stubTranslator("A"), client, agent, 512, () => false)).toBeUndefined();
   });
 });

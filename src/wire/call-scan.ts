@@ -1,0 +1,163 @@
+// Requests and results in the very bytes JSON.stringify writes, proven by one pass without building
+// any value: pass-through only maps their ids (H §7.2), so such a line goes on with its id spliced
+// (performance budget, issue 9: a request's round trip then parses and serializes nothing). What
+// the scan takes, the full path's serialization of the parsed value reproduces byte for byte once
+// the id is replaced; anything else (whitespace, another key order, a fraction or exponent, a key
+// JSON.stringify would move or a repeated one, invalid UTF-8) returns undefined and the full path
+// decides.
+import { isUtf8 } from "node:buffer";
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, MINUS, NINE, OPEN_ARRAY, OPEN_OBJECT, QUOTE, ZERO } from "./bytes.js";
+import { lastHadEscape, stringEnd } from "./json-string.js";
+
+/** A scanned call, reused from line to line (the caller reads it before the next scan). */
+export interface ScannedCall {
+  kind: "request" | "result";
+  /** The id: a non-negative integer of at most 15 digits (exact as a JS number). */
+  id: number;
+  /** Where the bytes after the id start (`,"method":…` or `,"result":…`). */
+  idEnd: number;
+  /** A request's method (no escape in it); "" for a result. */
+  method: string;
+}
+
+const HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+const METHOD = Buffer.from(',"method":');
+const PARAMS = Buffer.from(',"params":');
+const RESULT = Buffer.from(',"result":');
+/** Digits of an id the scan takes: any such integer is exact as a number and written back alike. */
+const MAX_ID_DIGITS = 15;
+/** Deepest nesting followed (the scan recurses per level); deeper lines take the full path. */
+const MAX_SCAN_DEPTH = 64;
+
+const scanned: ScannedCall = { kind: "result", id: 0, idEnd: 0, method: "" };
+
+function at(line: Uint8Array, i: number, bytes: Uint8Array): boolean {
+  if (i + bytes.length > line.length) return false;
+  for (let k = 0; k < bytes.length; k++) if (line[i + k] !== bytes[k]) return false;
+  return true;
+}
+
+function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= ZERO && b <= NINE;
+}
+
+/** An integer as JSON.stringify writes a safe one: `-?(0|[1-9][0-9]{0,14})`, never `-0`. */
+function integerEnd(line: Uint8Array, i: number): number {
+  const negative = line[i] === MINUS;
+  if (negative) i++;
+  // `0` alone; `-0` is written `0`, and a leading zero is not JSON.
+  if (line[i] === ZERO) return negative || isDigit(line[i + 1]) ? -1 : i + 1;
+  if (!isDigit(line[i])) return -1;
+  const digits = i;
+  while (isDigit(line[i])) i++;
+  return i - digits > MAX_ID_DIGITS ? -1 : i;
+}
+
+function sameBytes(line: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (line[a + k] !== line[b + k]) return false;
+  return true;
+}
+
+/**
+ * `i` at a value: the index after it if JSON.stringify of its parse writes these bytes, else -1.
+ * Containers count toward `depthLeft`. Object keys must not start with a digit (JSON.stringify
+ * writes integer keys first) and must not repeat (JSON.parse keeps the last at the first's place).
+ */
+function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): number {
+  const b = line[i];
+  if (b === QUOTE) return stringEnd(line, i, true);
+  if (b === MINUS || isDigit(b)) {
+    const end = integerEnd(line, i);
+    // A fraction or an exponent: JSON.stringify may write the number otherwise.
+    return end < 0 || line[end] === 0x2e || line[end] === 0x65 || line[end] === 0x45 ? -1 : end;
+  }
+  if (b === 0x74) return at(line, i, TRUE) ? i + 4 : -1;
+  if (b === 0x66) return at(line, i, FALSE) ? i + 5 : -1;
+  if (b === 0x6e) return at(line, i, NULL) ? i + 4 : -1;
+  if (b !== OPEN_OBJECT && b !== OPEN_ARRAY) return -1;
+  if (depthLeft <= 0) return -1;
+  const close = b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
+  i++;
+  if (line[i] === close) return i + 1;
+  const keysFrom = keys.length;
+  for (;;) {
+    if (b === OPEN_OBJECT) {
+      if (line[i] !== QUOTE || isDigit(line[i + 1])) return dropKeys(keysFrom);
+      const keyEnd = stringEnd(line, i, true);
+      if (keyEnd < 0) return dropKeys(keysFrom);
+      for (let k = keysFrom; k < keys.length; k += 2) {
+        const s = keys[k] ?? 0;
+        const e = keys[k + 1] ?? 0;
+        if (e - s === keyEnd - i && sameBytes(line, s, i, e - s)) return dropKeys(keysFrom);
+      }
+      keys.push(i, keyEnd);
+      i = keyEnd;
+      if (line[i] !== COLON) return dropKeys(keysFrom);
+      i++;
+    }
+    i = canonicalEnd(line, i, depthLeft - 1);
+    if (i < 0) return dropKeys(keysFrom);
+    if (line[i] === close) {
+      dropKeys(keysFrom);
+      return i + 1;
+    }
+    if (line[i] !== COMMA) return dropKeys(keysFrom);
+    i++;
+  }
+}
+
+const TRUE = Buffer.from("true");
+const FALSE = Buffer.from("false");
+const NULL = Buffer.from("null");
+/** Start and end of each key of the objects being scanned, innermost last (reused, no allocation). */
+const keys: number[] = [];
+
+function dropKeys(from: number): -1 {
+  keys.length = from;
+  return -1;
+}
+
+/**
+ * The request or result `line` is, if it is written exactly as JSON.stringify writes a message the
+ * bridge sends (`{"jsonrpc":"2.0","id":N,"method":"m"[,"params":V]}` or
+ * `{"jsonrpc":"2.0","id":N,"result":V}`), nested at most `maxDepth` deep, in valid UTF-8.
+ */
+export function scanCall(line: Buffer, maxDepth: number): ScannedCall | undefined {
+  if (!at(line, 0, HEAD)) return undefined;
+  const idStart = HEAD.length;
+  const idEnd = integerEnd(line, idStart);
+  if (idEnd < 0 || line[idStart] === MINUS) return undefined;
+  const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 1;
+  let i: number;
+  let method = "";
+  let kind: ScannedCall["kind"];
+  if (at(line, idEnd, METHOD)) {
+    const m = idEnd + METHOD.length;
+    if (line[m] !== QUOTE) return undefined;
+    i = stringEnd(line, m, true);
+    if (i < 0 || lastHadEscape()) return undefined;
+    method = line.toString("utf8", m + 1, i - 1);
+    if (at(line, i, PARAMS)) {
+      i += PARAMS.length;
+      // JSON-RPC params: an object or an array (classify refuses the rest).
+      if (line[i] !== OPEN_OBJECT && line[i] !== OPEN_ARRAY) return undefined;
+      i = canonicalEnd(line, i, depthLeft);
+      if (i < 0) return undefined;
+    }
+    kind = "request";
+  } else if (at(line, idEnd, RESULT)) {
+    i = canonicalEnd(line, idEnd + RESULT.length, depthLeft);
+    if (i < 0) return undefined;
+    kind = "result";
+  } else return undefined;
+  if (line[i] !== CLOSE_OBJECT || i + 1 !== line.length) return undefined;
+  // Bytes >= 0x80 passed the scan: one native check of the whole line covers them.
+  if (!isUtf8(line)) return undefined;
+  scanned.kind = kind;
+  let id = 0;
+  for (let k = idStart; k < idEnd; k++) id = id * 10 + (line[k] ?? ZERO) - ZERO;
+  scanned.id = id;
+  scanned.idEnd = idEnd;
+  scanned.method = method;
+  return scanned;
+}
