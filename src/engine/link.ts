@@ -2,6 +2,7 @@
 // sent it that await an answer. A response always finds its way back through the closure stored
 // with its outbound id (no global lookup by method).
 import { isUtf8 } from "node:buffer";
+import { IdTable } from "../wire/id-table.js";
 import { PendingRequests } from "../wire/ids.js";
 import {
   errorResponse,
@@ -16,7 +17,6 @@ import {
 } from "../wire/jsonrpc.js";
 import { restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
-import { idKey } from "./relay.js";
 
 const CALL_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
 
@@ -60,11 +60,11 @@ export class Link {
    */
   private readonly exactIds = new Map<number, string>();
   /**
-   * This peer's requests the bridge admitted and has not answered yet, by `idKey`. Ids are unique
+   * This peer's requests the bridge admitted and has not answered yet, by id. Ids are unique
    * among them (a request reusing one is refused, `admit`), so an answer, and a batch collecting
    * answers by id, can never be taken for another request's. Bounded by the peer's open requests.
    */
-  private readonly unanswered = new Set<string>();
+  private readonly unanswered = new IdTable<true>();
 
   constructor(
     readonly name: "client" | "agent",
@@ -87,7 +87,7 @@ export class Link {
   /** An answer going to this peer closes the request it answers. */
   private settle(msg: object): void {
     if (this.unanswered.size > 0 && !("method" in msg) && "id" in msg && isId(msg.id))
-      this.unanswered.delete(idKey(msg.id));
+      this.unanswered.delete(msg.id);
   }
 
   /** This peer's admitted requests not answered yet. */
@@ -100,9 +100,8 @@ export class Link {
    * still unanswered (JSON-RPC wants ids unique among requests in flight): the caller refuses it.
    */
   admit(id: Id): boolean {
-    const key = idKey(id);
-    if (this.unanswered.has(key)) return false;
-    this.unanswered.add(key);
+    if (this.unanswered.has(id)) return false;
+    this.unanswered.set(id, true);
     return true;
   }
 
@@ -223,7 +222,7 @@ export class Link {
 
   /** `respond`, for a fast path that proved `line` is the answer but for its id (`takesSplices`). */
   respondLine(id: Id, line: Buffer, idEnd: number): void {
-    if (this.unanswered.size > 0) this.unanswered.delete(idKey(id));
+    if (this.unanswered.size > 0) this.unanswered.delete(id);
     this.out.push(this.spliced(id, line, idEnd));
   }
 

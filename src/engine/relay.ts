@@ -2,6 +2,7 @@
 // bridge's own id, its answer goes back under the original id (restored exactly, H §7.2), and
 // `$/cancel_request` follows the same map (H §7.3).
 import type { Id, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
+import { IdTable } from "../wire/id-table.js";
 import type { Link } from "./link.js";
 import type { Outgoing } from "./outgoing.js";
 
@@ -25,24 +26,24 @@ export function idKey(id: Id): string {
 
 /** The requests one peer has sent and that await our answer. */
 class InboundTable {
-  private readonly map = new Map<string, Inbound>();
+  private readonly map = new IdTable<Inbound>();
 
   open(id: Id, method: string): Inbound {
     const entry: Inbound = { id, method, answered: false };
-    this.map.set(idKey(id), entry);
+    this.map.set(id, entry);
     return entry;
   }
 
   get(id: Id): Inbound | undefined {
-    return this.map.get(idKey(id));
+    return this.map.get(id);
   }
 
   close(id: Id): void {
-    this.map.delete(idKey(id));
+    this.map.delete(id);
   }
 
   all(): Inbound[] {
-    return [...this.map.values()];
+    return this.map.entries().map(([, e]) => e);
   }
 
   get size(): number {

@@ -1,9 +1,10 @@
 // Outbound request ids: one allocator per link. The bridge never reuses a peer's ids; it issues its
 // own integers and keeps what each one stands for until the answer arrives (H §7.2).
+import { IdTable } from "./id-table.js";
 
 export class PendingRequests<T> {
   private next = 1;
-  private readonly pending = new Map<number, T>();
+  private readonly pending = new IdTable<T>();
 
   /** Allocate a fresh id for `entry`. */
   add(entry: T): number {
@@ -26,13 +27,13 @@ export class PendingRequests<T> {
 
   /** Remove every entry (connection lost) and return them. */
   drain(): [number, T][] {
-    const all = [...this.pending.entries()];
+    const all = this.pending.entries() as [number, T][];
     this.pending.clear();
     return all;
   }
 
   find(pred: (entry: T) => boolean): [number, T] | undefined {
-    for (const e of this.pending) if (pred(e[1])) return e;
+    for (const e of this.pending.entries()) if (pred(e[1])) return e as [number, T];
     return undefined;
   }
 

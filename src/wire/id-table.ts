@@ -1,0 +1,123 @@
+// Entries keyed by JSON-RPC request id, for the tables that gain and lose an entry per request
+// (requests in flight, answers owed). Integer ids, which SDKs issue in sequence, live in a ring of
+// slots indexed by their low bits; any other id, and an integer whose slot is taken, in a Map.
+// Why not a Map alone: V8 rebuilds a Map's hash table as entries come and go and links each old
+// table to its successor, so once one table has been promoted to old space it keeps every later
+// one alive and promoted until a full collection. Behind a pass-through bridge that was most of
+// what survived each young collection (issue 9, `npm run bench:gc`); a ring allocates nothing.
+import type { Id } from "./jsonrpc.js";
+
+/** Ids the ring takes: integers a slot index is computed from without loss. */
+const RING_MAX = 2 ** 31;
+const INITIAL_SLOTS = 16;
+
+interface Other<T> {
+  value: T;
+  readonly seq: number;
+}
+
+export class IdTable<T> {
+  private ids: number[] = new Array<number>(INITIAL_SLOTS).fill(-1);
+  private values: (T | undefined)[] = new Array<T | undefined>(INITIAL_SLOTS).fill(undefined);
+  /** Insertion order of each slot's entry, for `entries` (which a Map would give). */
+  private seqs: number[] = new Array<number>(INITIAL_SLOTS).fill(0);
+  private inRing = 0;
+  private readonly others = new Map<Id, Other<T>>();
+  private seq = 0;
+
+  get size(): number {
+    return this.inRing + this.others.size;
+  }
+
+  private slotOf(id: Id): number {
+    if (typeof id !== "number" || !(id >= 0 && id < RING_MAX) || !Number.isInteger(id)) return -1;
+    const slot = id & (this.ids.length - 1);
+    return this.ids[slot] === id ? slot : -1;
+  }
+
+  get(id: Id): T | undefined {
+    const slot = this.slotOf(id);
+    if (slot >= 0) return this.values[slot];
+    return this.others.size > 0 ? this.others.get(id)?.value : undefined;
+  }
+
+  has(id: Id): boolean {
+    return this.slotOf(id) >= 0 || (this.others.size > 0 && this.others.has(id));
+  }
+
+  set(id: Id, value: T): void {
+    const slot = this.slotOf(id);
+    if (slot >= 0) {
+      this.values[slot] = value;
+      return;
+    }
+    const other = this.others.size > 0 ? this.others.get(id) : undefined;
+    if (other !== undefined) {
+      other.value = value;
+      return;
+    }
+    const seq = this.seq++;
+    if (typeof id === "number" && id >= 0 && id < RING_MAX && Number.isInteger(id)) {
+      // Half full at most: a sequence of ids then rarely meets an entry still in its slot.
+      if (2 * (this.inRing + 1) > this.ids.length) this.grow();
+      const free = id & (this.ids.length - 1);
+      if (this.ids[free] === -1) {
+        this.ids[free] = id + 0; // -0 as 0, as a Map keys it
+        this.values[free] = value;
+        this.seqs[free] = seq;
+        this.inRing++;
+        return;
+      }
+    }
+    this.others.set(id, { value, seq });
+  }
+
+  delete(id: Id): boolean {
+    const slot = this.slotOf(id);
+    if (slot >= 0) {
+      this.ids[slot] = -1;
+      this.values[slot] = undefined;
+      this.inRing--;
+      return true;
+    }
+    return this.others.size > 0 && this.others.delete(id);
+  }
+
+  /** The entries in insertion order, as a snapshot (callers may delete while they walk it). */
+  entries(): [Id, T][] {
+    const all: [number, Id, T][] = [];
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const id = this.ids[slot] ?? -1;
+      if (id !== -1) all.push([this.seqs[slot] ?? 0, id, this.values[slot] as T]);
+    }
+    for (const [id, o] of this.others) all.push([o.seq, id, o.value]);
+    return all.sort((a, b) => a[0] - b[0]).map(([, id, value]) => [id, value]);
+  }
+
+  clear(): void {
+    this.ids.fill(-1);
+    this.values.fill(undefined);
+    this.inRing = 0;
+    this.others.clear();
+  }
+
+  /** Twice the slots; every entry of the ring moves to its slot among them. */
+  private grow(): void {
+    const { ids, values, seqs } = this;
+    const n = ids.length * 2;
+    this.ids = new Array<number>(n).fill(-1);
+    this.values = new Array<T | undefined>(n).fill(undefined);
+    this.seqs = new Array<number>(n).fill(0);
+    this.inRing = 0;
+    for (let slot = 0; slot < ids.length; slot++) {
+      const id = ids[slot] ?? -1;
+      if (id === -1) continue;
+      // Distinct slots among the old ones stay distinct among twice as many.
+      const to = id & (n - 1);
+      this.ids[to] = id;
+      this.values[to] = values[slot];
+      this.seqs[to] = seqs[slot] ?? 0;
+      this.inRing++;
+    }
+  }
+}
