@@ -27,8 +27,9 @@ const J_OF_JSONRPC = 0x6a;
 export type FastPath = (from: Link, line: Buffer) => boolean;
 
 /**
- * Longest line the pass-through scan takes: its byte loop costs more per byte than JSON.parse, and
- * wins by building nothing, which pays only on short lines (the bulk of a stream: chunks, tool updates).
+ * Longest line the pass-through scan and the call scan take: their byte loops cost more per byte
+ * than JSON.parse, and win by building nothing, which pays only on short lines (the bulk of a
+ * stream: chunks, tool updates; requests and results of extensions and pings).
  */
 const MAX_FAST_LINE_BYTES = 1024;
 /**
@@ -42,7 +43,8 @@ const MAX_FAST_UPDATE_BYTES = 16 * 1024;
  * its bytes but `$/cancel_request`, whose request id it maps (passthrough.ts): here, a notification
  * proven so by the scan goes to the other side untouched, parsed by nobody. A translating mode
  * takes the agent's `session/update` lines of the shape update-scan.ts proves, when its engine can
- * render them from the scan (`Translator.fastUpdate`).
+ * render them from the scan (`Translator.fastUpdate`). Every mode takes the calls whose translation
+ * only maps their id (`Translator.fastCall`, call-scan.ts).
  */
 export function fastPathFor(
   translator: Translator,
@@ -52,24 +54,30 @@ export function fastPathFor(
   admit: Admit,
 ): FastPath | undefined {
   const fastUpdate = translator.fastUpdate?.bind(translator);
+  const fastCall = translator.fastCall?.bind(translator);
+  /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
+  const call = (from: Link, line: Buffer): boolean | undefined => {
+    if (fastCall === undefined || line[2] !== J_OF_JSONRPC) return undefined;
+    const c = scanCall(line, maxDepth);
+    return c === undefined ? undefined : fastCall(from, c, line, admit);
+  };
   if (fastUpdate !== undefined)
     return (from, line) => {
-      if (from !== agent || line.length > MAX_FAST_UPDATE_BYTES) return false;
-      const u = scanUpdate(line, maxDepth);
-      return u !== undefined && fastUpdate(u);
+      if (line.length > MAX_FAST_UPDATE_BYTES) return false;
+      if (from === agent) {
+        const u = scanUpdate(line, maxDepth);
+        if (u !== undefined) return fastUpdate(u);
+      }
+      return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;
     };
-  const fastCall = translator.fastCall?.bind(translator);
   if (translator.mode !== "pass") return undefined;
   return (from, line) => {
     if (line.length > MAX_FAST_LINE_BYTES) return false;
     // The dominant line (an SDK's plain chunk or tool update) is proven fastest by the update scan:
     // what it takes is a `session/update` notification the general scan would take too.
     if (scanUpdate(line, maxDepth) === undefined) {
-      // A request or a result: pass-through maps its id, and an SDK writes it as the scan wants.
-      if (line[2] === J_OF_JSONRPC && fastCall !== undefined) {
-        const call = scanCall(line, maxDepth);
-        if (call !== undefined) return fastCall(from, call, line, admit);
-      }
+      const taken = call(from, line);
+      if (taken !== undefined) return taken;
       const method = notificationMethod(line, maxDepth);
       if (method === undefined || method === "$/cancel_request") return false;
     }

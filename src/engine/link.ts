@@ -15,10 +15,11 @@ import {
   type ResponseMessage,
   type RpcError,
 } from "../wire/jsonrpc.js";
-import { restoreKeyOrder } from "../wire/key-order.js";
+import { KEY_ORDER_KEY, restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
 
 const CALL_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+const KEY_ORDER_BYTES = Buffer.from(KEY_ORDER_KEY);
 
 /** Decimal digits of a non-negative integer. */
 function digitCount(n: number): number {
@@ -86,8 +87,7 @@ export class Link {
 
   /** An answer going to this peer closes the request it answers. */
   private settle(msg: object): void {
-    if (this.unanswered.size > 0 && !("method" in msg) && "id" in msg && isId(msg.id))
-      this.unanswered.delete(msg.id);
+    if (this.unanswered.size > 0 && !("method" in msg) && "id" in msg && isId(msg.id)) this.unanswered.delete(msg.id);
   }
 
   /** This peer's admitted requests not answered yet. */
@@ -183,11 +183,16 @@ export class Link {
   }
 
   /**
-   * Lines this peer gets may be spliced from another peer's bytes: no key order to restore, no hook
-   * to see parsed messages, no id to write from its original token (`withExactId`).
+   * This peer may get `line` spliced from another peer's bytes: no hook to see parsed messages, no
+   * id to write from its original token (`withExactId`), no key-order record for `send` to apply
+   * (a record's key is looked for anywhere in the line: whatever holds it takes the full path).
    */
-  get takesSplices(): boolean {
-    return this.orderVersion === undefined && this.takesProven && this.exactIds.size === 0;
+  takesSplice(line: Buffer): boolean {
+    return (
+      this.takesProven &&
+      this.exactIds.size === 0 &&
+      (this.orderVersion === undefined || !line.includes(KEY_ORDER_BYTES))
+    );
   }
 
   /** `line` with `{"jsonrpc":"2.0","id":` and `id` in place of its bytes before `idEnd`. */
@@ -208,7 +213,7 @@ export class Link {
 
   /**
    * `request`, for a fast path that proved its line is what `send` would write but for the id
-   * (`takesSplices`): the line goes out with the id this link allocates.
+   * (`takesSplice`): the line goes out with the id this link allocates.
    */
   requestLine(
     method: string,
@@ -220,7 +225,7 @@ export class Link {
     return this.issue(method, undefined, answer, answerLine, (id) => this.out.push(this.spliced(id, line, idEnd)));
   }
 
-  /** `respond`, for a fast path that proved `line` is the answer but for its id (`takesSplices`). */
+  /** `respond`, for a fast path that proved `line` is the answer but for its id (`takesSplice`). */
   respondLine(id: Id, line: Buffer, idEnd: number): void {
     if (this.unanswered.size > 0) this.unanswered.delete(id);
     this.out.push(this.spliced(id, line, idEnd));

@@ -80,7 +80,7 @@ export class PassThrough implements Translator {
     const route = from === this.client ? this.down : this.up;
     // Roots are checked on the parsed params (fromClient).
     if (from === this.client && this.rootsMethods.has(call.method)) return false;
-    if (!route.to.takesSplices || !admit(from, call)) return false;
+    if (!route.to.takesSplice(line) || !admit(from, call)) return false;
     route.forwardLine(call.id, call.method, line, call.idEnd);
     return true;
   }

@@ -118,7 +118,7 @@ export class RequestRoute {
   private relayLine(entry: Inbound): (line: Buffer, idEnd: number) => boolean {
     return (line, idEnd) => {
       if (entry.answered) return true;
-      if (!this.from.takesSplices) return false;
+      if (!this.from.takesSplice(line)) return false;
       entry.answered = true;
       this.inbound.close(entry.id);
       this.from.respondLine(entry.id, line, idEnd);

@@ -23,7 +23,8 @@ import { inputProblem, resultProblem } from "./guard.js";
 import type { Link } from "./link.js";
 import type { Outgoing } from "./outgoing.js";
 import { RequestRoute, type Answer } from "./relay.js";
-import type { ExitInfo, Incoming, Translator } from "./translator.js";
+import type { Admit, ExitInfo, Incoming, Translator } from "./translator.js";
+import type { ScannedCall } from "../wire/call-scan.js";
 
 export function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> {
   return !r.ok;
@@ -150,6 +151,21 @@ export abstract class TranslatingMode implements Translator {
     this.agent.orderVersion = agentVersion;
     if (bridges.agent) this.recordClient = clientVersion;
     if (bridges.client) this.recordAgent = agentVersion;
+  }
+
+  /**
+   * An extension request (H §7.4: forwarded untouched) and the result of any request forwarded
+   * untouched cross with their ids spliced (fast-lines.ts), unless the other side is a bridge that
+   * records key order.
+   */
+  fastCall(from: Link, call: ScannedCall, line: Buffer, admit: Admit): boolean {
+    if (this.recordClient !== undefined || this.recordAgent !== undefined) return false;
+    if (call.kind === "result") return from.deliverLine(call.id, line, call.idEnd);
+    if (!isExtension(call.method)) return false;
+    const route = from === this.client ? this.down : this.up;
+    if (!route.to.takesSplice(line) || !admit(from, call)) return false;
+    route.forwardLine(call.id, call.method, line, call.idEnd);
+    return true;
   }
 
   private recordOrder(m: Incoming, version: 1 | 2 | undefined): void {

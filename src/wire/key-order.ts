@@ -8,8 +8,8 @@
 import { isObject } from "../convert/json.js";
 
 /**
- * Next to the stash envelope (`_meta["acp-bridge"]`), which converters consume on the way.
- * @internal Exported for the tests that read the key-order record.
+ * Next to the stash envelope (`_meta["acp-bridge"]`), which converters consume on the way. A link
+ * looks for it in a line before splicing one (link.ts `takesSplice`); tests read the record.
  */
 export const KEY_ORDER_KEY = "acp-bridge/order";
 

@@ -1,6 +1,6 @@
 // In-memory bridge for engine tests: inject messages as either peer, read what the bridge wrote.
 // Every message the bridge writes is schema-checked against the version of the side it goes to.
-import { Bridge } from "../../src/engine/bridge.js";
+import { Bridge, type BridgeConfig } from "../../src/engine/bridge.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
 import type { Logger } from "../../src/log.js";
 import { silentLogger } from "./log.js";
@@ -19,6 +19,8 @@ export interface Harness {
   settle(ms?: number): Promise<void>;
   /** Schema violations of messages the bridge wrote (checked once the versions are known). */
   readonly violations: string[];
+  /** Every line the bridge wrote to each side, as written (takes do not remove them). */
+  readonly written: { readonly client: string[]; readonly agent: string[] };
 }
 
 export const baseOptions: BridgeOptions = {
@@ -28,18 +30,33 @@ export const baseOptions: BridgeOptions = {
   handshakeTimeoutMs: 1000,
 };
 
-export function harness(options: Partial<BridgeOptions> = {}, log: Logger = silentLogger): Harness {
+export function harness(
+  options: Partial<BridgeOptions> = {},
+  log: Logger = silentLogger,
+  hooks: Partial<Pick<BridgeConfig, "onReceive">> = {},
+): Harness {
   const toClient: string[] = [];
   const toAgent: string[] = [];
+  const written = { client: [] as string[], agent: [] as string[] };
   const violations: string[] = [];
   // Methods of requests each side sent, by id, to check the responses the bridge writes back.
   const clientAsked = new Map<string, string>();
   const agentAsked = new Map<string, string>();
-  const config = createBridgeConfig({ ...baseOptions, ...options }, log);
+  const config = createBridgeConfig({ ...baseOptions, ...options }, log, hooks);
   const bridge = new Bridge(
     config,
-    { push: (l) => toClient.push(String(l)) },
-    { push: (l) => toAgent.push(String(l)) },
+    {
+      push: (l) => {
+        toClient.push(String(l));
+        written.client.push(String(l));
+      },
+    },
+    {
+      push: (l) => {
+        toAgent.push(String(l));
+        written.agent.push(String(l));
+      },
+    },
   );
   const line = (m: unknown) => Buffer.from(typeof m === "string" ? m : JSON.stringify(m));
   const remember = (asked: Map<string, string>, m: unknown) => {
@@ -74,6 +91,7 @@ export function harness(options: Partial<BridgeOptions> = {}, log: Logger = sile
     takeAgent: () => take(toAgent, "agent"),
     settle: (ms = 0) => new Promise((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r))),
     violations,
+    written,
   };
 }
 
