@@ -20,9 +20,6 @@ export function fastChunkKind(u: ScannedUpdate): "agent" | "thought" | undefined
   return undefined;
 }
 
-/** The byte after `{"` in an SDK's call or notification (`jsonrpc` first): a cheap first test. */
-const J_OF_JSONRPC = 0x6a;
-
 /** Handles a line from `from` and returns true, or returns false having done nothing. */
 export type FastPath = (from: Link, line: Buffer) => boolean;
 
@@ -57,7 +54,7 @@ export function fastPathFor(
   const fastCall = translator.fastCall?.bind(translator);
   /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
   const call = (from: Link, line: Buffer): boolean | undefined => {
-    if (fastCall === undefined || line[2] !== J_OF_JSONRPC) return undefined;
+    if (fastCall === undefined) return undefined;
     const c = scanCall(line, maxDepth);
     return c === undefined ? undefined : fastCall(from, c, line, admit);
   };

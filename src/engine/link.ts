@@ -17,19 +17,9 @@ import {
 } from "../wire/jsonrpc.js";
 import { KEY_ORDER_KEY, restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
+import { CALL_HEAD } from "../wire/call-scan.js";
 
-const CALL_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
 const KEY_ORDER_BYTES = Buffer.from(KEY_ORDER_KEY);
-
-/** Decimal digits of a non-negative integer. */
-function digitCount(n: number): number {
-  let d = 1;
-  while (n >= 10) {
-    n = Math.floor(n / 10);
-    d++;
-  }
-  return d;
-}
 
 export interface Outlet {
   push(line: string | Buffer): void;
@@ -195,18 +185,13 @@ export class Link {
     );
   }
 
-  /** `line` with `{"jsonrpc":"2.0","id":` and `id` in place of its bytes before `idEnd`. */
+  /** `line` with `{"jsonrpc":"2.0","id":` and `id` (as `send` serializes it) before its bytes from `idEnd`. */
   private spliced(id: Id, line: Buffer, idEnd: number): Buffer {
-    // An integer's digits are written as JSON.stringify writes them; anything else is serialized.
-    const digits = typeof id === "number" && Number.isSafeInteger(id) && id >= 0 ? digitCount(id) : 0;
-    const token = digits > 0 ? undefined : Buffer.from(JSON.stringify(id));
-    const size = token === undefined ? digits : token.length;
+    const token = JSON.stringify(id);
+    const size = Buffer.byteLength(token);
     const out = Buffer.allocUnsafe(CALL_HEAD.length + size + line.length - idEnd);
     CALL_HEAD.copy(out, 0);
-    if (token !== undefined) token.copy(out, CALL_HEAD.length);
-    else
-      for (let k = CALL_HEAD.length + size - 1, n = id as number; k >= CALL_HEAD.length; k--, n = Math.floor(n / 10))
-        out[k] = 0x30 + (n % 10);
+    out.write(token, CALL_HEAD.length);
     line.copy(out, CALL_HEAD.length + size, idEnd);
     return out;
   }
@@ -222,7 +207,9 @@ export class Link {
     answer: PendingCall["answer"],
     answerLine?: PendingCall["answerLine"],
   ): number {
-    return this.issue(method, undefined, answer, answerLine, (id) => this.out.push(this.spliced(id, line, idEnd)));
+    const id = this.issue(method, undefined, answer, answerLine);
+    if (id !== 0) this.out.push(this.spliced(id, line, idEnd));
+    return id;
   }
 
   /** `respond`, for a fast path that proved `line` is the answer but for its id (`takesSplice`). */
@@ -259,24 +246,24 @@ export class Link {
     answer: (resp: ResponseMessage) => void,
     answerLine?: PendingCall["answerLine"],
   ): number {
-    return this.issue(method, params, answer, answerLine, (id) => this.send(request(id, method, params)));
+    const id = this.issue(method, params, answer, answerLine);
+    if (id !== 0) this.send(request(id, method, params));
+    return id;
   }
 
+  /** An id for a request to write, or 0 past `maxPending` (then `answer` gets the limit's error). */
   private issue(
     method: string,
     params: unknown,
     answer: PendingCall["answer"],
     answerLine: PendingCall["answerLine"],
-    write: (id: number) => void,
   ): number {
     if (this.pending.size >= this.maxPending) {
       const error = rpcErrors.limit(limits.bridgeRequests, this.maxPending);
       queueMicrotask(() => answer({ jsonrpc: "2.0", id: 0, error }));
       return 0;
     }
-    const id = this.pending.add({ method, params, answer, answerLine });
-    write(id);
-    return id;
+    return this.pending.add({ method, params, answer, answerLine });
   }
 
   /** Promise form, for sequential flows (negotiation, emulation). */

@@ -77,12 +77,9 @@ export class PassThrough implements Translator {
 
   fastCall(from: Link, call: ScannedCall, line: Buffer, admit: Admit): boolean {
     if (call.kind === "result") return from.deliverLine(call.id, line, call.idEnd);
-    const route = from === this.client ? this.down : this.up;
     // Roots are checked on the parsed params (fromClient).
     if (from === this.client && this.rootsMethods.has(call.method)) return false;
-    if (!route.to.takesSplice(line) || !admit(from, call)) return false;
-    route.forwardLine(call.id, call.method, line, call.idEnd);
-    return true;
+    return (from === this.client ? this.down : this.up).forwardLine(call, line, admit);
   }
 
   agentGone(): void {

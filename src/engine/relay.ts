@@ -2,9 +2,11 @@
 // bridge's own id, its answer goes back under the original id (restored exactly, H §7.2), and
 // `$/cancel_request` follows the same map (H §7.3).
 import type { Id, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
+import type { ScannedCall } from "../wire/call-scan.js";
 import { IdTable } from "../wire/id-table.js";
 import type { Link } from "./link.js";
 import type { Outgoing } from "./outgoing.js";
+import type { Admit } from "./translator.js";
 
 /** The answer to a request; `after` is what must follow it on the wire (written once it is sent). */
 export type Answer = ({ result: unknown } | { error: RpcError }) & { readonly after?: readonly Outgoing[] };
@@ -83,35 +85,29 @@ export class RequestRoute {
     map: (resp: ResponseMessage) => Answer = passAnswer,
   ): Inbound {
     const entry = this.inbound.open(msg.id, msg.method);
-    entry.outboundId = this.to.request(
-      method,
-      params,
-      (resp) => {
-        if (entry.answered) return; // already answered locally (e.g. cancelled)
-        this.reply(entry, map(resp));
-      },
-      map === passAnswer ? this.relayLine(entry) : undefined,
-    );
+    const relayed = map === passAnswer ? this.relayLine(entry) : undefined;
+    entry.outboundId = this.to.request(method, params, this.answerer(entry, map), relayed);
     return entry;
   }
 
   /**
-   * `forward` of a request the fast path proved is `line` (call-scan.ts), its id ending at `idEnd`:
-   * it goes on under the outbound id, unchanged otherwise, and its answer comes back alike.
+   * `forward` of a request a fast path proved is `line` (call-scan.ts), unchanged but for its id:
+   * true once it went on under the outbound id; false, having done nothing, when the other side
+   * cannot take a spliced line or `admit` (the core's admission) refuses it.
    */
-  forwardLine(id: Id, method: string, line: Buffer, idEnd: number): Inbound {
-    const entry = this.inbound.open(id, method);
-    entry.outboundId = this.to.requestLine(
-      method,
-      line,
-      idEnd,
-      (resp) => {
-        if (entry.answered) return;
-        this.reply(entry, passAnswer(resp));
-      },
-      this.relayLine(entry),
-    );
-    return entry;
+  forwardLine(call: ScannedCall, line: Buffer, admit: Admit): boolean {
+    if (!this.to.takesSplice(line) || !admit(this.from, call)) return false;
+    const entry = this.inbound.open(call.id, call.method);
+    const answer = this.answerer(entry, passAnswer);
+    entry.outboundId = this.to.requestLine(call.method, line, call.idEnd, answer, this.relayLine(entry));
+    return true;
+  }
+
+  /** The answer of `entry`'s far-side request, mapped; none once it was answered locally (cancelled). */
+  private answerer(entry: Inbound, map: (resp: ResponseMessage) => Answer): (resp: ResponseMessage) => void {
+    return (resp) => {
+      if (!entry.answered) this.reply(entry, map(resp));
+    };
   }
 
   /** What `reply(entry, passAnswer(resp))` does, for a result line proven to be `resp` (call-scan.ts). */

@@ -162,10 +162,7 @@ export abstract class TranslatingMode implements Translator {
     if (this.recordClient !== undefined || this.recordAgent !== undefined) return false;
     if (call.kind === "result") return from.deliverLine(call.id, line, call.idEnd);
     if (!isExtension(call.method)) return false;
-    const route = from === this.client ? this.down : this.up;
-    if (!route.to.takesSplice(line) || !admit(from, call)) return false;
-    route.forwardLine(call.id, call.method, line, call.idEnd);
-    return true;
+    return (from === this.client ? this.down : this.up).forwardLine(call, line, admit);
   }
 
   private recordOrder(m: Incoming, version: 1 | 2 | undefined): void {

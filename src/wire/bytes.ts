@@ -1,4 +1,5 @@
-// The JSON bytes the byte-level scanners (envelope.ts, scan.ts) look for, named once.
+// The JSON bytes the byte-level scanners (envelope.ts, scan.ts, update-scan.ts, call-scan.ts) look
+// for, named once, and the two tests they all make.
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const OPEN_OBJECT = 0x7b;
@@ -11,4 +12,15 @@ export const MINUS = 0x2d;
 export const PLUS = 0x2b;
 export const DOT = 0x2e;
 export const ZERO = 0x30;
-export const NINE = 0x39;
+const NINE = 0x39;
+
+export function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= ZERO && b <= NINE;
+}
+
+/** The bytes `text` at `i` of `line`: the index after them, or -1. */
+export function literalEnd(line: Uint8Array, i: number, text: Uint8Array): number {
+  if (i + text.length > line.length) return -1;
+  for (let k = 0; k < text.length; k++) if (line[i + k] !== text[k]) return -1;
+  return i + text.length;
+}

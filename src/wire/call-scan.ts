@@ -6,7 +6,19 @@
 // JSON.stringify would move or a repeated one, invalid UTF-8) returns undefined and the full path
 // decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, MINUS, NINE, OPEN_ARRAY, OPEN_OBJECT, QUOTE, ZERO } from "./bytes.js";
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  MINUS,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  ZERO,
+  isDigit,
+  literalEnd,
+} from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
 /** A scanned call, reused from line to line (the caller reads it before the next scan). */
@@ -20,7 +32,8 @@ export interface ScannedCall {
   method: string;
 }
 
-const HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+/** What every call the scan takes starts with, up to its id (a splice writes it, then an id). */
+export const CALL_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
 const METHOD = Buffer.from(',"method":');
 const PARAMS = Buffer.from(',"params":');
 const RESULT = Buffer.from(',"result":');
@@ -29,17 +42,13 @@ const MAX_ID_DIGITS = 15;
 /** Deepest nesting followed (the scan recurses per level); deeper lines take the full path. */
 const MAX_SCAN_DEPTH = 64;
 
+const TRUE = Buffer.from("true");
+const FALSE = Buffer.from("false");
+const NULL = Buffer.from("null");
+
 const scanned: ScannedCall = { kind: "result", id: 0, idEnd: 0, method: "" };
-
-function at(line: Uint8Array, i: number, bytes: Uint8Array): boolean {
-  if (i + bytes.length > line.length) return false;
-  for (let k = 0; k < bytes.length; k++) if (line[i + k] !== bytes[k]) return false;
-  return true;
-}
-
-function isDigit(b: number | undefined): boolean {
-  return b !== undefined && b >= ZERO && b <= NINE;
-}
+/** Start and end of each key of the objects being scanned, innermost last (reused, no allocation). */
+const keys: number[] = [];
 
 /** An integer as JSON.stringify writes a safe one: `-?(0|[1-9][0-9]{0,14})`, never `-0`. */
 function integerEnd(line: Uint8Array, i: number): number {
@@ -71,9 +80,9 @@ function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): number {
     // A fraction or an exponent: JSON.stringify may write the number otherwise.
     return end < 0 || line[end] === 0x2e || line[end] === 0x65 || line[end] === 0x45 ? -1 : end;
   }
-  if (b === 0x74) return at(line, i, TRUE) ? i + 4 : -1;
-  if (b === 0x66) return at(line, i, FALSE) ? i + 5 : -1;
-  if (b === 0x6e) return at(line, i, NULL) ? i + 4 : -1;
+  if (b === 0x74) return literalEnd(line, i, TRUE);
+  if (b === 0x66) return literalEnd(line, i, FALSE);
+  if (b === 0x6e) return literalEnd(line, i, NULL);
   if (b !== OPEN_OBJECT && b !== OPEN_ARRAY) return -1;
   if (depthLeft <= 0) return -1;
   const close = b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
@@ -106,12 +115,6 @@ function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): number {
   }
 }
 
-const TRUE = Buffer.from("true");
-const FALSE = Buffer.from("false");
-const NULL = Buffer.from("null");
-/** Start and end of each key of the objects being scanned, innermost last (reused, no allocation). */
-const keys: number[] = [];
-
 function dropKeys(from: number): -1 {
   keys.length = from;
   return -1;
@@ -123,29 +126,30 @@ function dropKeys(from: number): -1 {
  * `{"jsonrpc":"2.0","id":N,"result":V}`), nested at most `maxDepth` deep, in valid UTF-8.
  */
 export function scanCall(line: Buffer, maxDepth: number): ScannedCall | undefined {
-  if (!at(line, 0, HEAD)) return undefined;
-  const idStart = HEAD.length;
+  const idStart = literalEnd(line, 0, CALL_HEAD);
+  if (idStart < 0) return undefined;
   const idEnd = integerEnd(line, idStart);
   if (idEnd < 0 || line[idStart] === MINUS) return undefined;
   const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 1;
   let i: number;
   let method = "";
   let kind: ScannedCall["kind"];
-  if (at(line, idEnd, METHOD)) {
-    const m = idEnd + METHOD.length;
+  const m = literalEnd(line, idEnd, METHOD);
+  if (m >= 0) {
     if (line[m] !== QUOTE) return undefined;
     i = stringEnd(line, m, true);
     if (i < 0 || lastHadEscape()) return undefined;
     method = line.toString("utf8", m + 1, i - 1);
-    if (at(line, i, PARAMS)) {
-      i += PARAMS.length;
+    const params = literalEnd(line, i, PARAMS);
+    if (params >= 0) {
+      i = params;
       // JSON-RPC params: an object or an array (classify refuses the rest).
       if (line[i] !== OPEN_OBJECT && line[i] !== OPEN_ARRAY) return undefined;
       i = canonicalEnd(line, i, depthLeft);
       if (i < 0) return undefined;
     }
     kind = "request";
-  } else if (at(line, idEnd, RESULT)) {
+  } else if (literalEnd(line, idEnd, RESULT) >= 0) {
     i = canonicalEnd(line, idEnd + RESULT.length, depthLeft);
     if (i < 0) return undefined;
     kind = "result";

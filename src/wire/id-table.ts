@@ -12,6 +12,10 @@ import type { Id } from "./jsonrpc.js";
 const RING_MAX = 2 ** 31;
 const INITIAL_SLOTS = 16;
 
+function inRing(id: Id): id is number {
+  return typeof id === "number" && id >= 0 && id < RING_MAX && Number.isInteger(id);
+}
+
 interface Other<T> {
   value: T;
   readonly seq: number;
@@ -31,7 +35,7 @@ export class IdTable<T> {
   }
 
   private slotOf(id: Id): number {
-    if (typeof id !== "number" || !(id >= 0 && id < RING_MAX) || !Number.isInteger(id)) return -1;
+    if (!inRing(id)) return -1;
     const slot = id & (this.ids.length - 1);
     return this.ids[slot] === id ? slot : -1;
   }
@@ -58,7 +62,7 @@ export class IdTable<T> {
       return;
     }
     const seq = this.seq++;
-    if (typeof id === "number" && id >= 0 && id < RING_MAX && Number.isInteger(id)) {
+    if (inRing(id)) {
       // Half full at most: a sequence of ids then rarely meets an entry still in its slot.
       if (2 * (this.inRing + 1) > this.ids.length) this.grow();
       const free = id & (this.ids.length - 1);

@@ -15,7 +15,7 @@ import {
   PLUS,
   DOT,
   ZERO,
-  NINE,
+  isDigit,
 } from "./bytes.js";
 import { isUtf8 } from "node:buffer";
 import { lastHadEscape, stringEnd } from "./json-string.js";
@@ -27,10 +27,6 @@ function isSpace(b: number | undefined): boolean {
 function skipSpace(line: Uint8Array, i: number): number {
   while (isSpace(line[i])) i++;
   return i;
-}
-
-function isDigit(b: number | undefined): boolean {
-  return b !== undefined && b >= ZERO && b <= NINE;
 }
 
 /** `i` at a string's opening quote: the index after its closing quote, or -1 if JSON refuses it. */

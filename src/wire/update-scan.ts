@@ -7,7 +7,7 @@
 // of canonical strings. Anything else (a `_meta`, a number, an escape JSON.stringify would not
 // write, a repeated key) returns undefined, and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE } from "./bytes.js";
+import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, literalEnd } from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
 /** The update members a fast path may read (each a string), and `content`. */
@@ -170,13 +170,6 @@ function skipCanonicalString(line: Buffer, i: number): number {
   return stringEnd(line, i, true);
 }
 
-/** The literal `text` at `i`: the index after it, or -1. */
-function expect(line: Uint8Array, i: number, text: Uint8Array): number {
-  if (i + text.length > line.length) return -1;
-  for (let k = 0; k < text.length; k++) if (line[i + k] !== text[k]) return -1;
-  return i + text.length;
-}
-
 const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
 const UPDATE = Buffer.from(',"update":{');
 
@@ -187,7 +180,7 @@ const CONTENT_KEY_BYTES = CONTENT_KEYS.map((k) => Buffer.from(`"${k}":`));
 function keyAt(line: Buffer, i: number, keys: readonly Buffer[]): number {
   for (let k = 0; k < keys.length; k++) {
     const bytes = keys[k];
-    if (bytes !== undefined && line[i + 1] === bytes[1] && expect(line, i, bytes) >= 0) return k;
+    if (bytes !== undefined && line[i + 1] === bytes[1] && literalEnd(line, i, bytes) >= 0) return k;
   }
   return -1;
 }
@@ -217,14 +210,14 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
 export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
   // Four levels: the message, params, the update, its content.
   if (maxDepth < 4) return undefined;
-  let i = expect(line, 0, HEAD);
+  let i = literalEnd(line, 0, HEAD);
   if (i < 0 || line[i] !== QUOTE) return undefined;
   const out = scanned;
   out.reset(line);
   let end = skipCanonicalString(line, i);
   if (end < 0) return undefined;
   out.put(SLOTS.sessionId, i + 1, end - 1, lastHadEscape());
-  i = expect(line, end, UPDATE);
+  i = literalEnd(line, end, UPDATE);
   if (i < 0) return undefined;
   for (;;) {
     // A key is one of the list, spelled plainly (an escaped spelling matches none: not proven).

@@ -1,60 +1,19 @@
-// The pass-through fast path (src/engine/fast-lines.ts) against the full path: the same traffic
-// through a bridge with it and one without (a receive hook turns fast paths off, since it must see
-// every parsed message) gives the same bytes to both peers, in the same order.
+// The fast paths of src/engine/fast-lines.ts (pass-through lines; calls in every mode) against the
+// full path: the same traffic through a bridge with them and one without (a receive hook turns fast
+// paths off, since it must see every parsed message) gives the same bytes to both peers, in order.
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { Bridge } from "../../src/engine/bridge.js";
-import { createBridgeConfig } from "../../src/engine/config.js";
 import { fastPathFor } from "../../src/engine/fast-lines.js";
 import { Link } from "../../src/engine/link.js";
 import type { Translator } from "../../src/engine/translator.js";
 import { silentLogger } from "../support/log.js";
 import { arb, jsonValue } from "../support/arbitrary.js";
-import { baseOptions, handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
+import { handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 
 /** A mode with no fast update of its own: only what fastPathFor reads. */
 function stubTranslator(mode: Translator["mode"]): Translator {
   return { mode } as unknown as Translator;
-}
-
-interface Wired {
-  readonly bridge: Bridge;
-  readonly toClient: string[];
-  readonly toAgent: string[];
-}
-
-async function passThrough(full: boolean, version: 1 | 2, maxPendingRequests?: number): Promise<Wired> {
-  const toClient: string[] = [];
-  const toAgent: string[] = [];
-  const options = {
-    ...baseOptions,
-    agentProtocol: version,
-    clientProtocol: version,
-    ...(maxPendingRequests !== undefined ? { maxPendingRequests } : {}),
-  };
-  const config = createBridgeConfig(options, silentLogger, full ? { onReceive: () => undefined } : {});
-  const bridge = new Bridge(
-    config,
-    { push: (l) => toClient.push(String(l)) },
-    { push: (l) => toAgent.push(String(l)) },
-  );
-  const init =
-    version === 1
-      ? { protocolVersion: 1, clientCapabilities: {} }
-      : { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} };
-  bridge.clientLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: init })));
-  await new Promise((r) => setImmediate(r));
-  const probe = JSON.parse(toAgent.splice(0)[0] ?? "{}") as { id: number };
-  const result =
-    version === 1
-      ? { protocolVersion: 1, agentCapabilities: {}, authMethods: [] }
-      : { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] };
-  bridge.agentLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: probe.id, result })));
-  await new Promise((r) => setImmediate(r));
-  expect(bridge.mode).toBe("pass");
-  toClient.splice(0);
-  return { bridge, toClient, toAgent };
 }
 
 /** The dominant shape, as SDKs write it (the update scan's): plain chunks and string-only tool updates. */
@@ -299,15 +258,15 @@ describe("pass-through fast path", () => {
   it("writes exactly what the full path writes, to both peers, for any traffic", async () => {
     await fc.assert(
       fc.asyncProperty(traffic, fc.constantFrom<1 | 2>(1, 2), async (lines, version) => {
-        const fast = await passThrough(false, version);
-        const full = await passThrough(true, version);
+        const fast = await opened(version === 1 ? "pass1" : "pass2", false);
+        const full = await opened(version === 1 ? "pass1" : "pass2", true);
         for (const [fromClient, text] of lines)
-          for (const w of [fast, full])
-            if (fromClient) w.bridge.clientLine(Buffer.from(text));
-            else w.bridge.agentLine(Buffer.from(text));
-        await new Promise((r) => setImmediate(r));
-        expect(fast.toClient).toEqual(full.toClient);
-        expect(fast.toAgent).toEqual(full.toAgent);
+          for (const h of [fast, full])
+            if (fromClient) h.bridge.clientLine(Buffer.from(text));
+            else h.bridge.agentLine(Buffer.from(text));
+        await fast.settle();
+        expect(fast.written.client).toEqual(full.written.client);
+        expect(fast.written.agent).toEqual(full.written.agent);
       }),
       { numRuns: numRuns() },
     );
