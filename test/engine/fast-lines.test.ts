@@ -162,6 +162,13 @@ async function opened(mode: CallMode, full: boolean, maxPendingRequests?: number
   return h;
 }
 
+/** The same line, from the same side, to each of the twin bridges. */
+function feedBoth(twins: readonly Harness[], fromClient: boolean, text: string): void {
+  for (const h of twins)
+    if (fromClient) h.bridge.clientLine(Buffer.from(text));
+    else h.bridge.agentLine(Buffer.from(text));
+}
+
 /** Ids of the requests written to a peer so far (what it may answer), in order. */
 function requestIds(lines: readonly string[]): unknown[] {
   const ids: unknown[] = [];
@@ -203,9 +210,7 @@ describe("pass-through fast path", () => {
                 : { jsonrpc: "2.0", id, result: a.value };
               text = written(msg, a.form);
             }
-            for (const h of [fast, full])
-              if (fromClient) h.bridge.clientLine(Buffer.from(text));
-              else h.bridge.agentLine(Buffer.from(text));
+            feedBoth([fast, full], fromClient, text);
             await fast.settle();
           }
           expect(fast.written.agent).toEqual(full.written.agent);
@@ -260,10 +265,7 @@ describe("pass-through fast path", () => {
       fc.asyncProperty(traffic, fc.constantFrom<1 | 2>(1, 2), async (lines, version) => {
         const fast = await opened(version === 1 ? "pass1" : "pass2", false);
         const full = await opened(version === 1 ? "pass1" : "pass2", true);
-        for (const [fromClient, text] of lines)
-          for (const h of [fast, full])
-            if (fromClient) h.bridge.clientLine(Buffer.from(text));
-            else h.bridge.agentLine(Buffer.from(text));
+        for (const [fromClient, text] of lines) feedBoth([fast, full], fromClient, text);
         await fast.settle();
         expect(fast.written.client).toEqual(full.written.client);
         expect(fast.written.agent).toEqual(full.written.agent);
