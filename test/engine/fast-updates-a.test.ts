@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { scanUpdate } from "../../src/wire/update-scan.js";
+import type { SessionA } from "../../src/engine/a/session.js";
 import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
@@ -35,6 +36,8 @@ function stateOf(bridge: Bridge): string {
     if (name === "Timeout" || name === "Link" || name === "RequestRoute") return name;
     if (seen.has(v)) return "[seen]";
     seen.add(v);
+    // Slot tables keep entries in typed arrays: compared by what they stand for.
+    if ("toJSON" in v && typeof v.toJSON === "function") return plain((v as { toJSON(): unknown }).toJSON());
     if (v instanceof Map) return [...v.entries()].map(([k, x]) => [plain(k), plain(x)]);
     if (v instanceof Set) return [...v.values()].map(plain);
     if (Array.isArray(v)) return v.map(plain);
@@ -344,5 +347,22 @@ describe("direction A fast path", () => {
     expect(parse).not.toHaveBeenCalled();
     expect(w.toClient.at(-1)).toBe(next);
     parse.mockRestore();
+    // Recorded as the full path records it: the view as last set, finished, so retired.
+    const sessions = (w.bridge as unknown as { translator: { sessions: { get(id: string): SessionA } } }).translator
+      .sessions;
+    expect(sessions.get("s1").toolCalls.toJSON()).toEqual([
+      [
+        "t-0",
+        {
+          view: { toolCallId: "t-0", status: "completed", title: "Read a.ts" },
+          announced: true,
+          synthetic: false,
+          pendingChunks: [],
+          pendingMeta: undefined,
+          flushTimer: undefined,
+        },
+        true,
+      ],
+    ]);
   });
 });

@@ -1,11 +1,12 @@
 // What direction A remembers per session (T §7.1): the prompt lifecycle, message ids and what v1
 // was shown of each message, materialized tool calls, terminals, plans, the config cache. Bounded.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import type { MessageKind, SentMessage } from "../../convert/message.js";
 import type { PlansMap } from "../../convert/plan.js";
 import type { TerminalState } from "../../convert/terminal.js";
 import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
+import { MessageKinds, SentMessages } from "./messages.js";
+import { ToolCallTable } from "./tool-calls.js";
 import { PromptLifecycle, type LifecycleOptions } from "./prompt-lifecycle.js";
 
 /** Messages whose v1 rendering is remembered for later whole-message upserts (T §2.2). */
@@ -47,11 +48,9 @@ export interface TerminalEntry extends TerminalState {
 
 export class SessionA {
   readonly lifecycle: PromptLifecycle;
-  readonly idKind = new LruMap<string, MessageKind>(ID_KIND_MEMORY);
-  readonly sent = new LruMap<string, SentMessage>(MESSAGE_MEMORY);
-  /** The last key of `sent` built, kept: chunk after chunk of one message asks for the same one. */
-  private lastSentKey = { kind: "", id: "", key: "" };
-  readonly toolCalls = new LruMap<string, ToolCallView>(TOOL_CALL_MEMORY);
+  readonly idKind = new MessageKinds(ID_KIND_MEMORY);
+  readonly sent = new SentMessages(MESSAGE_MEMORY);
+  readonly toolCalls = new ToolCallTable(TOOL_CALL_MEMORY);
   readonly terminals = new LruMap<string, TerminalEntry>(TERMINAL_MEMORY);
   /** Tool calls with coalesced content chunks not yet emitted. */
   readonly pendingTools = new Set<ToolCallView>();
@@ -80,7 +79,7 @@ export class SessionA {
    * client that reset its view on load knows no tool call: each is announced again with `tool_call`.
    */
   resetForReplay(): void {
-    for (const t of this.toolCalls.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
+    for (const t of this.toolCalls.fullEntries()) if (t.flushTimer) clearTimeout(t.flushTimer);
     this.toolCalls.clear();
     this.pendingTools.clear();
     this.sent.clear();
@@ -88,15 +87,8 @@ export class SessionA {
     this.plans = new Map();
   }
 
-  /** The key of a message in `sent`: its kind and id. */
-  sentKey(kind: MessageKind, id: string): string {
-    const last = this.lastSentKey;
-    if (last.kind !== kind || last.id !== id) this.lastSentKey = { kind, id, key: `${kind}:${id}` };
-    return this.lastSentKey.key;
-  }
-
   dispose(): void {
-    for (const t of this.toolCalls.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
+    for (const t of this.toolCalls.fullEntries()) if (t.flushTimer) clearTimeout(t.flushTimer);
     for (const t of this.terminals.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
   }
 }

@@ -45,6 +45,7 @@ import { NOTHING, notify, raw, type Outgoing } from "../outgoing.js";
 import { dropped } from "../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
 import { keepNewest } from "../bounded.js";
+import { NIL } from "../slot-table.js";
 import { limits } from "../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
@@ -336,10 +337,11 @@ function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
  * The full path and the fast path (`fastUpdateToV1`) both take chunks through here.
  */
 function takePlainChunk(s: SessionA, kind: MessageKind, id: string, text: string): boolean {
-  const key = s.sentKey(kind, id);
-  const next = plainTextChunkState(id, text, s.sent.get(key), { kind, firstKind: firstKindOf(s, id, kind) });
+  const firstKind = firstKindOf(s, id, kind);
+  if (firstKind === kind && s.sent.appendText(kind, id, text)) return true;
+  const next = plainTextChunkState(id, text, s.sent.get(kind, id), { kind, firstKind });
   if (!next) return false;
-  s.sent.set(key, next);
+  s.sent.set(kind, id, next);
   return true;
 }
 
@@ -361,9 +363,8 @@ function messageToV1(
   const text = !message.whole && original ? plainText(params, update) : undefined;
   if (text !== undefined && original && takePlainChunk(s, message.kind, id, text))
     return [raw("client", original.line, original.msg)];
-  const key = s.sentKey(message.kind, id);
   const firstKind = firstKindOf(s, id, message.kind);
-  const sent = s.sent.get(key);
+  const sent = s.sent.get(message.kind, id);
   const meta = params._meta;
   if (message.whole) {
     if (!isUpdate(update, "user_message", "agent_message", "agent_thought")) return NOTHING;
@@ -374,13 +375,13 @@ function messageToV1(
       ctx.opts,
     );
     if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
-    s.sent.set(key, r.value.sent);
+    s.sent.set(message.kind, id, r.value.sent);
     return r.value.chunks.map((c) => clientUpdate(s.sessionId, c, meta));
   }
   if (!isUpdate(update, "user_message_chunk", "agent_message_chunk", "agent_thought_chunk")) return NOTHING;
   const r = chunkToV1(update, sent, { kind: message.kind, firstKind }, ctx.opts);
   if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
-  s.sent.set(key, r.value.sent);
+  s.sent.set(message.kind, id, r.value.sent);
   return [clientUpdate(s.sessionId, r.value.update, meta)];
 }
 
@@ -584,8 +585,12 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
   if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return undefined;
   const id = u.string("toolCallId");
   if (id === undefined) return undefined;
-  const known = s.toolCalls.get(id);
-  if (known === undefined ? !u.keys.includes("title") : !known.announced || known.synthetic) return undefined;
+  const calls = s.toolCalls;
+  const slot = calls.find(id);
+  // A compact entry is announced, not synthetic, without content or anything pending.
+  const known = slot === NIL ? undefined : calls.fullEntry(slot);
+  if (slot === NIL && !u.keys.includes("title")) return undefined;
+  if (known !== undefined && (!known.announced || known.synthetic)) return undefined;
   if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
   if (known !== undefined && conventionMode(ctx) && referencedTerminals(known.view.content).length > 0)
     return undefined;
@@ -599,15 +604,18 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
     patch[k] = value;
   }
   s.lifecycle.tick();
-  const t = known ?? claimed(s, id);
-  applyToolCallPatch(t.view, patch);
-  trackTerminalRefs(s, id, t.view.content);
-  if (known === undefined) {
+  const compact = known === undefined ? calls.patchCompact(slot, id, patch) : NIL;
+  let status: unknown;
+  if (compact === NIL) {
+    const t = known ?? claimed(s, id);
+    applyToolCallPatch(t.view, patch);
+    trackTerminalRefs(s, id, t.view.content);
     t.announced = true;
     t.synthetic = false;
-  }
-  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) s.toolCalls.retire(id);
-  return known === undefined ? u.splice("sessionUpdate", TOOL_CALL_TAG) : u.line;
+    status = t.view.status;
+  } else status = calls.statusOf(compact);
+  if (typeof status === "string" && TERMINAL_STATUSES.has(status)) calls.retire(id);
+  return slot === NIL ? u.splice("sessionUpdate", TOOL_CALL_TAG) : u.line;
 }
 
 /** The tag of a v1 first sighting, as the bytes spliced in. */

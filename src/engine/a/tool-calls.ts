@@ -1,0 +1,187 @@
+// The tool calls a direction-A session remembers (limits.toolCalls), least recently written
+// forgotten first, finished ones before running ones. Most tool calls of a stream are only ever seen
+// by the fast path (engine/fast-lines.ts): announced by a string-only `tool_call_update` and updated
+// by more of them. Such a call is kept compact: its title in an arena, its status and kind as codes,
+// and which of the three it has in which order (memory budget, issue 9: a full entry is several
+// objects that outlive young collections). Any other use of it (`get`, `peek`, the full path) makes
+// it a full `ToolCallView` first, equal to the one the full path would have built.
+import { NIL, SlotTable, extended } from "../slot-table.js";
+import type { ToolCallView } from "./session.js";
+
+type Obj = Record<string, unknown>;
+
+/** Code units of a title kept in a compact entry; a longer title makes the entry a full one. */
+const TITLE_UNITS = 120;
+/** The fields a compact entry may have besides its id, by code. */
+const TITLE = 1;
+const STATUS = 2;
+const KIND = 3;
+/** Bits per field code in `order`. */
+const FIELD_BITS = 2;
+
+/** Status and kind values seen, by code (bounded: an agent inventing values gets full entries). */
+const values: string[] = [];
+const codes = new Map<string, number>();
+const MAX_VALUES = 64;
+
+function codeOf(value: string): number | undefined {
+  let c = codes.get(value);
+  if (c === undefined && values.length < MAX_VALUES) {
+    c = values.length;
+    values.push(value);
+    codes.set(value, c);
+  }
+  return c;
+}
+
+export class ToolCallTable extends SlotTable {
+  /** The full entry of a slot; undefined: the slot is compact. */
+  private full: (ToolCallView | undefined)[] = [];
+  /** Field codes in the order the agent first set them, FIELD_BITS each, the first lowest. */
+  private order = new Uint8Array(0);
+  private status = new Uint8Array(0);
+  private kind = new Uint8Array(0);
+  private titleLength = new Int32Array(0);
+  private titles = new Uint16Array(0);
+
+  protected resize(capacity: number): void {
+    this.full.length = capacity;
+    this.order = extended(this.order, new Uint8Array(capacity));
+    this.status = extended(this.status, new Uint8Array(capacity));
+    this.kind = extended(this.kind, new Uint8Array(capacity));
+    this.titleLength = extended(this.titleLength, new Int32Array(capacity));
+    this.titles = extended(this.titles, new Uint16Array(capacity * TITLE_UNITS));
+  }
+
+  protected release(slot: number): void {
+    this.full[slot] = undefined;
+  }
+
+  /** The entry of `toolCallId` (a compact one made full), undefined if unknown. A read: no refresh. */
+  get(toolCallId: string): ToolCallView | undefined {
+    const slot = this.find(toolCallId);
+    return slot === NIL ? undefined : this.fullAt(slot, toolCallId);
+  }
+
+  peek(toolCallId: string): ToolCallView | undefined {
+    return this.get(toolCallId);
+  }
+
+  /** A write: `t` is the entry of `toolCallId` now, the most recent one. */
+  set(toolCallId: string, t: ToolCallView): void {
+    const slot = this.find(toolCallId);
+    if (slot === NIL) this.full[this.add(toolCallId)] = t;
+    else {
+      this.full[slot] = t;
+      this.touch(slot);
+    }
+  }
+
+  retire(toolCallId: string): void {
+    const slot = this.find(toolCallId);
+    if (slot !== NIL) this.retireSlot(slot);
+  }
+
+  /** The full entry of `slot`; undefined when it is compact (announced, not synthetic, nothing pending). */
+  fullEntry(slot: number): ToolCallView | undefined {
+    return this.full[slot];
+  }
+
+  /**
+   * Records `patch` (the fast path's: string values only, its `toolCallId` the key) as a compact
+   * entry: a new one announced by it (`slot` NIL, added as the most recent) or the compact entry at
+   * `slot` (no refresh, as a patch of a full entry's view). Returns the slot; NIL, having changed
+   * nothing, when the result would not be compact, and the caller patches a full entry.
+   */
+  patchCompact(slot: number, toolCallId: string, patch: Obj): number {
+    for (const k in patch) {
+      const v = patch[k];
+      if (k === "toolCallId") {
+        if (v !== toolCallId) return NIL;
+        continue;
+      }
+      if (typeof v !== "string") return NIL;
+      if (k === "title" ? v.length > TITLE_UNITS : (k !== "status" && k !== "kind") || codeOf(v) === undefined)
+        return NIL;
+    }
+    if (slot === NIL) {
+      slot = this.add(toolCallId);
+      this.full[slot] = undefined;
+      this.order[slot] = 0;
+    }
+    for (const k in patch) {
+      if (k === "toolCallId") continue;
+      const v = patch[k] as string;
+      const field = k === "title" ? TITLE : k === "status" ? STATUS : KIND;
+      if (!this.has(slot, field))
+        this.order[slot] = (this.order[slot] ?? 0) | (field << (FIELD_BITS * this.fieldCount(slot)));
+      if (field === TITLE) {
+        this.titleLength[slot] = v.length;
+        for (let i = 0, base = slot * TITLE_UNITS; i < v.length; i++) this.titles[base + i] = v.charCodeAt(i);
+      } else (field === STATUS ? this.status : this.kind)[slot] = codeOf(v) ?? 0;
+    }
+    return slot;
+  }
+
+  /** The status a compact entry has, if any. */
+  statusOf(slot: number): string | undefined {
+    return this.has(slot, STATUS) ? values[this.status[slot] ?? 0] : undefined;
+  }
+
+  /** Every full entry (compact ones have no timers or pending chunks). */
+  fullEntries(): ToolCallView[] {
+    const out: ToolCallView[] = [];
+    for (const s of this.slots()) {
+      const t = this.full[s];
+      if (t !== undefined) out.push(t);
+    }
+    return out;
+  }
+
+  /** The entries as plain data, in forgetting order, compact ones as their full form (state comparisons). */
+  toJSON(): [string, ToolCallView, boolean][] {
+    return this.slots().map((s) => [this.keyOf(s), this.full[s] ?? this.expand(s, this.keyOf(s)), this.isRetired(s)]);
+  }
+
+  private fullAt(slot: number, toolCallId: string): ToolCallView {
+    let t = this.full[slot];
+    if (t === undefined) {
+      t = this.expand(slot, toolCallId);
+      this.full[slot] = t;
+    }
+    return t;
+  }
+
+  /** The full entry a compact slot stands for: the view's keys in the order the full path sets them. */
+  private expand(slot: number, toolCallId: string): ToolCallView {
+    const view: Obj = { toolCallId };
+    for (let o = this.order[slot] ?? 0; o !== 0; o >>= FIELD_BITS) {
+      const field = o & ((1 << FIELD_BITS) - 1);
+      const name = field === TITLE ? "title" : field === STATUS ? "status" : "kind";
+      if (field === TITLE) {
+        const base = slot * TITLE_UNITS;
+        view[name] = String.fromCharCode(...this.titles.subarray(base, base + (this.titleLength[slot] ?? 0)));
+      } else view[name] = values[(field === STATUS ? this.status : this.kind)[slot] ?? 0];
+    }
+    return {
+      view,
+      announced: true,
+      synthetic: false,
+      pendingChunks: [],
+      pendingMeta: undefined,
+      flushTimer: undefined,
+    };
+  }
+
+  private has(slot: number, field: number): boolean {
+    for (let o = this.order[slot] ?? 0; o !== 0; o >>= FIELD_BITS)
+      if ((o & ((1 << FIELD_BITS) - 1)) === field) return true;
+    return false;
+  }
+
+  private fieldCount(slot: number): number {
+    let n = 0;
+    for (let o = this.order[slot] ?? 0; o !== 0; o >>= FIELD_BITS) n++;
+    return n;
+  }
+}
