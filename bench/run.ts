@@ -3,11 +3,11 @@
 // agent, v2 client → v1 agent, v1 ↔ v1 pass-through): throughput of a session/update stream against
 // a raw NDJSON relay and a parse-and-stringify relay, request p99 at a fixed rate against the raw
 // relay (a session's steady state; its first seconds, while V8 compiles, printed beside), spawn → first `initialize` answered and RSS at start against the raw relay; then RSS growth
-// under a slow client over the issue's load (1,000,000 updates, a tool call per ten), the raw
-// relay's beside it, and `acp-bridge --version`.
+// under a slow client over the issue's load (1,000,000 updates, a tool call per ten) on each path,
+// the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
-// (interleaved rounds, median taken, default 3), BENCH_ONLY (a|b|pass: one path), BENCH_RATE and
+// (interleaved rounds, median taken, default 3), BENCH_ONLY (a|b|pass: one path; none: the slow client alone), BENCH_RATE and
 // BENCH_LATENCY_S (request rate and seconds per latency run), BENCH_SLOW_UPDATES (0 skips the
 // slow-client run), BENCH_NODE_ARGS (extra node flags for the bridge, e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`).
@@ -390,10 +390,14 @@ async function main(): Promise<void> {
   if (SLOW_UPDATES > 0) {
     // The raw relay's growth under the same load is node's own share (young generation, buffers).
     const relayGrowth = await slowClient(paths[0]!.raw, SLOW_UPDATES);
-    const slow = await slowClient(paths[0]!.bridge, SLOW_UPDATES);
-    out(
-      `slow client (v1 client, v2 agent): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates with ${SLOW_UPDATES / 10} tool calls (${(slow.ms / 1000).toFixed(1)} s); raw relay ${relayGrowth.growthMiB.toFixed(1)} MiB\n`,
-    );
+    // `BENCH_ONLY=none`: the slow client alone, on every path.
+    for (const path of paths) {
+      if (only && only !== "none" && only !== path.key) continue;
+      const slow = await slowClient(path.bridge, SLOW_UPDATES);
+      out(
+        `slow client (${path.label}): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates with ${SLOW_UPDATES / 10} tool calls (${(slow.ms / 1000).toFixed(1)} s); raw relay ${relayGrowth.growthMiB.toFixed(1)} MiB\n`,
+      );
+    }
   }
   out(
     `start-up: acp-bridge --version ${fixed(versionMs([BRIDGE, "--version"]))} ms (node -e 0: ${fixed(versionMs(["-e", "0"]))} ms)\n`,

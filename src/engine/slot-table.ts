@@ -231,3 +231,64 @@ function hashKey(key: string, tag: number): number {
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h ^ (h >>> 16);
 }
+
+/** Code units of a tool call's title kept in a slot; a longer title is kept otherwise. */
+export const TITLE_UNITS = 120;
+
+/**
+ * A short string per slot, its code units in an arena of `units` per slot: a column for a
+ * SlotTable owner. `set` refuses a longer string (the owner keeps that entry otherwise).
+ */
+export class TextColumn {
+  private lengths = new Int32Array(0);
+  private arena = new Uint16Array(0);
+
+  constructor(readonly units: number) {}
+
+  resize(capacity: number): void {
+    this.lengths = extended(this.lengths, new Int32Array(capacity));
+    this.arena = extended(this.arena, new Uint16Array(capacity * this.units));
+  }
+
+  fits(text: string): boolean {
+    return text.length <= this.units;
+  }
+
+  /** Keep `text` (it `fits`) at `slot`. */
+  set(slot: number, text: string): void {
+    this.lengths[slot] = text.length;
+    for (let i = 0, base = slot * this.units; i < text.length; i++) this.arena[base + i] = text.charCodeAt(i);
+  }
+
+  get(slot: number): string {
+    const base = slot * this.units;
+    return String.fromCharCode(...this.arena.subarray(base, base + (this.lengths[slot] ?? 0)));
+  }
+}
+
+/**
+ * Small codes for the values of enumerations a peer sends as strings (a tool call's status and
+ * kind), shared by the process and bounded: past MAX_CODES distinct values, a value has no code and
+ * its owner keeps the entry otherwise.
+ */
+const interned: string[] = [];
+const codes = new Map<string, number>();
+const MAX_CODES = 64;
+
+/** The code of `value`, assigned on first sight; undefined once the codes are used up. */
+export function codeOf(value: string): number | undefined {
+  let c = codes.get(value);
+  if (c === undefined && interned.length < MAX_CODES) {
+    c = interned.length;
+    interned.push(value);
+    codes.set(value, c);
+  }
+  return c;
+}
+
+/** The value of a code `codeOf` gave. */
+export function valueOf(code: number): string {
+  const v = interned[code];
+  if (v === undefined) throw new RangeError(`no interned value ${code}`);
+  return v;
+}

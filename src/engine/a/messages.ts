@@ -1,51 +1,12 @@
-// What a direction-A session remembers of messages (T §2.1, §2.2): the kind first seen under each
-// message id (limits.messageIds) and what the v1 client was shown of each message (limits.messages),
-// in slot tables (memory budget, issue 9: one stream's messages outlive young collections). A shown
-// message in its usual form (its own id, shown beyond the verbatim bound, nothing deferred) is kept
-// as numbers: its size and digests. Any other form is kept as the object.
-import { messageTable, type MessageKind } from "../../../mappings/message.js";
+// What a direction-A session remembers of what the v1 client was shown of each message (T §2.2,
+// limits.messages), in a slot table (memory budget, issue 9: one stream's messages outlive young
+// collections). A shown message in its usual form (its own id, shown beyond the verbatim bound,
+// nothing deferred) is kept as numbers: its size and digests. Any other form is kept as the object.
+import type { MessageKind } from "../../../mappings/message.js";
 import type { SentMessage } from "../../convert/message.js";
 import { appendDigest } from "../../convert/text-digest.js";
 import { NIL, SlotTable, extended } from "../slot-table.js";
-
-const KINDS: readonly MessageKind[] = messageTable.kinds.map((k) => k.kind);
-
-function kindCode(kind: MessageKind): number {
-  return KINDS.indexOf(kind);
-}
-
-function kindAt(code: number): MessageKind {
-  const kind = KINDS[code];
-  if (kind === undefined) throw new Error(`no message kind ${code}`);
-  return kind;
-}
-
-/** `idKind` (T §2.1): the kind first seen under each message id. */
-export class MessageKinds extends SlotTable {
-  private kinds = new Uint8Array(0);
-
-  protected resize(capacity: number): void {
-    this.kinds = extended(this.kinds, new Uint8Array(capacity));
-  }
-
-  protected release(): void {}
-
-  get(id: string): MessageKind | undefined {
-    const slot = this.find(id);
-    return slot === NIL ? undefined : kindAt(this.kinds[slot] ?? 0);
-  }
-
-  set(id: string, kind: MessageKind): void {
-    let slot = this.find(id);
-    if (slot === NIL) slot = this.add(id);
-    else this.touch(slot);
-    this.kinds[slot] = kindCode(kind);
-  }
-
-  toJSON(): [string, MessageKind][] {
-    return this.slots().map((s) => [this.keyOf(s), kindAt(this.kinds[s] ?? 0)]);
-  }
-}
+import { kindAt, kindCode } from "../message-kinds.js";
 
 const NO_BLOCKS: SentMessage["blocks"] = Object.freeze([]);
 

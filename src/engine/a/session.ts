@@ -5,7 +5,8 @@ import type { PlansMap } from "../../convert/plan.js";
 import type { TerminalState } from "../../convert/terminal.js";
 import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
-import { MessageKinds, SentMessages } from "./messages.js";
+import { MessageKinds } from "../message-kinds.js";
+import { SentMessages } from "./messages.js";
 import { ToolCallTable } from "./tool-calls.js";
 import { PromptLifecycle, type LifecycleOptions } from "./prompt-lifecycle.js";
 

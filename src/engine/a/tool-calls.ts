@@ -5,34 +5,17 @@
 // and which of the three it has in which order (memory budget, issue 9: a full entry is several
 // objects that outlive young collections). Any other use of it (`get`, `peek`, the full path) makes
 // it a full `ToolCallView` first, equal to the one the full path would have built.
-import { NIL, SlotTable, extended } from "../slot-table.js";
+import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../slot-table.js";
 import type { ToolCallView } from "./session.js";
 
 type Obj = Record<string, unknown>;
 
-/** Code units of a title kept in a compact entry; a longer title makes the entry a full one. */
-const TITLE_UNITS = 120;
 /** The fields a compact entry may have besides its id, by code. */
 const TITLE = 1;
 const STATUS = 2;
 const KIND = 3;
 /** Bits per field code in `order`. */
 const FIELD_BITS = 2;
-
-/** Status and kind values seen, by code (bounded: an agent inventing values gets full entries). */
-const values: string[] = [];
-const codes = new Map<string, number>();
-const MAX_VALUES = 64;
-
-function codeOf(value: string): number | undefined {
-  let c = codes.get(value);
-  if (c === undefined && values.length < MAX_VALUES) {
-    c = values.length;
-    values.push(value);
-    codes.set(value, c);
-  }
-  return c;
-}
 
 export class ToolCallTable extends SlotTable {
   /** The full entry of a slot; undefined: the slot is compact. */
@@ -41,16 +24,14 @@ export class ToolCallTable extends SlotTable {
   private order = new Uint8Array(0);
   private status = new Uint8Array(0);
   private kind = new Uint8Array(0);
-  private titleLength = new Int32Array(0);
-  private titles = new Uint16Array(0);
+  private readonly titles = new TextColumn(TITLE_UNITS);
 
   protected resize(capacity: number): void {
     this.full.length = capacity;
     this.order = extended(this.order, new Uint8Array(capacity));
     this.status = extended(this.status, new Uint8Array(capacity));
     this.kind = extended(this.kind, new Uint8Array(capacity));
-    this.titleLength = extended(this.titleLength, new Int32Array(capacity));
-    this.titles = extended(this.titles, new Uint16Array(capacity * TITLE_UNITS));
+    this.titles.resize(capacity);
   }
 
   protected release(slot: number): void {
@@ -101,7 +82,7 @@ export class ToolCallTable extends SlotTable {
         continue;
       }
       if (typeof v !== "string") return NIL;
-      if (k === "title" ? v.length > TITLE_UNITS : (k !== "status" && k !== "kind") || codeOf(v) === undefined)
+      if (k === "title" ? !this.titles.fits(v) : (k !== "status" && k !== "kind") || codeOf(v) === undefined)
         return NIL;
     }
     if (slot === NIL) {
@@ -115,17 +96,15 @@ export class ToolCallTable extends SlotTable {
       const field = k === "title" ? TITLE : k === "status" ? STATUS : KIND;
       if (!this.has(slot, field))
         this.order[slot] = (this.order[slot] ?? 0) | (field << (FIELD_BITS * this.fieldCount(slot)));
-      if (field === TITLE) {
-        this.titleLength[slot] = v.length;
-        for (let i = 0, base = slot * TITLE_UNITS; i < v.length; i++) this.titles[base + i] = v.charCodeAt(i);
-      } else (field === STATUS ? this.status : this.kind)[slot] = codeOf(v) ?? 0;
+      if (field === TITLE) this.titles.set(slot, v);
+      else (field === STATUS ? this.status : this.kind)[slot] = codeOf(v) ?? 0;
     }
     return slot;
   }
 
   /** The status a compact entry has, if any. */
   statusOf(slot: number): string | undefined {
-    return this.has(slot, STATUS) ? values[this.status[slot] ?? 0] : undefined;
+    return this.has(slot, STATUS) ? valueOf(this.status[slot] ?? 0) : undefined;
   }
 
   /** Every full entry (compact ones have no timers or pending chunks). */
@@ -158,10 +137,8 @@ export class ToolCallTable extends SlotTable {
     for (let o = this.order[slot] ?? 0; o !== 0; o >>= FIELD_BITS) {
       const field = o & ((1 << FIELD_BITS) - 1);
       const name = field === TITLE ? "title" : field === STATUS ? "status" : "kind";
-      if (field === TITLE) {
-        const base = slot * TITLE_UNITS;
-        view[name] = String.fromCharCode(...this.titles.subarray(base, base + (this.titleLength[slot] ?? 0)));
-      } else view[name] = values[(field === STATUS ? this.status : this.kind)[slot] ?? 0];
+      view[name] =
+        field === TITLE ? this.titles.get(slot) : valueOf((field === STATUS ? this.status : this.kind)[slot] ?? 0);
     }
     return {
       view,

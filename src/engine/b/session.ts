@@ -3,11 +3,13 @@
 // match when the bridge answers it itself (H §2.3). Bounded.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject } from "../../convert/json.js";
-import { initialChunkIds, type ChunkIdState, type MessageKind, type PendingUpsert } from "../../convert/message.js";
+import { initialChunkIds, type ChunkIdState, type PendingUpsert } from "../../convert/message.js";
 import type { AgentConfig } from "../../convert/mode.js";
 import type { PlansMap } from "../../convert/plan.js";
 import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
+import { MessageKinds } from "../message-kinds.js";
+import { ToolSeenTable } from "./tools.js";
 import { PromptLifecycleB, type TurnIO } from "./prompt-lifecycle.js";
 
 const TOOL_MEMORY = limits.toolCalls.default;
@@ -37,8 +39,8 @@ export class SessionB {
   pendingUpsert: PendingUpsert | undefined;
   readonly alias = new LruMap<string, string>(ALIAS_MEMORY);
   /** The kind each v1 message id was first used for (a reuse for another kind is marked, T §2.1). */
-  readonly v1IdKinds = new LruMap<string, MessageKind>(ID_KIND_MEMORY);
-  readonly tools = new LruMap<string, ToolSeen>(TOOL_MEMORY);
+  readonly v1IdKinds = new MessageKinds(ID_KIND_MEMORY);
+  readonly tools = new ToolSeenTable(TOOL_MEMORY);
   /** Terminals of the `_meta` convention: their content items stay v2 `terminal` references. */
   readonly terminals = new LruMap<string, ConventionTerminal>(TERMINAL_MEMORY);
   /** The terminal each tool call announced with `terminal_info` (its later `rawInput` names the command). */

@@ -1,11 +1,15 @@
-// Direction A's slot-table state (src/engine/a/tool-calls.ts, src/engine/a/messages.ts) against the
-// object maps it replaced: whatever a session writes, reading it back gives the very objects (keys
-// in the same order) the maps gave, in the same forgetting order.
+// The slot-table state of both directions (src/engine/a/tool-calls.ts, src/engine/a/messages.ts,
+// src/engine/message-kinds.ts, src/engine/b/tools.ts) against the object maps it replaced: whatever
+// a session writes, reading it back gives the objects the maps gave (for A's, with their keys in the
+// same order), in the same forgetting order.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LruMap } from "../../src/engine/bounded.js";
 import { ToolCallTable } from "../../src/engine/a/tool-calls.js";
-import { MessageKinds, SentMessages } from "../../src/engine/a/messages.js";
+import { SentMessages } from "../../src/engine/a/messages.js";
+import { MessageKinds } from "../../src/engine/message-kinds.js";
+import { ToolSeenTable } from "../../src/engine/b/tools.js";
+import type { ToolSeen } from "../../src/engine/b/session.js";
 import type { ToolCallView } from "../../src/engine/a/session.js";
 import { plainTextChunkState, type SentMessage } from "../../src/convert/message.js";
 import type { MessageKind } from "../../mappings/message.js";
@@ -164,6 +168,46 @@ describe("SentMessages and MessageKinds", () => {
           }
           expect(JSON.stringify(table.toJSON().map((e) => e[2]))).toBe(JSON.stringify([...model.values()]));
           expect(idKind.toJSON().map((e) => e[1])).toEqual([...idKindModel.values()]);
+        }
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+});
+
+/** What B keeps of a tool call: string fields as a v1 agent streams them, or content too. */
+const seen: fc.Arbitrary<ToolSeen> = fc.record(
+  {
+    title: fc.option(title, { nil: undefined }),
+    kind: fc.option(value, { nil: undefined }),
+    lastContent: fc.constantFrom([], [{ type: "content" as const, content: { type: "text" as const, text: "x" } }]),
+  },
+  { requiredKeys: [] },
+);
+
+const seenOp = fc.oneof(
+  { weight: 4, arbitrary: fc.tuple(fc.constant("set" as const), ids, seen) },
+  { weight: 2, arbitrary: fc.tuple(fc.constant("get" as const), ids, fc.constant({})) },
+  { weight: 1, arbitrary: fc.tuple(fc.constant("clear" as const), ids, fc.constant({})) },
+);
+
+describe("ToolSeenTable", () => {
+  it("gives back what an LruMap gives, in the same order", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(seenOp, { maxLength: 80 }), (limit, ops) => {
+        const table = new ToolSeenTable(limit);
+        const model = new LruMap<string, ToolSeen>(limit);
+        for (const [name, id, s] of ops) {
+          if (name === "set") {
+            table.set(id, { ...s });
+            model.set(id, { ...s });
+          } else if (name === "get") expect(table.get(id)).toEqual(model.get(id));
+          else {
+            table.clear();
+            model.clear();
+          }
+          expect(table.toJSON().map((e) => e[1])).toEqual([...model.values()]);
+          expect(table.size).toBe(model.size);
         }
       }),
       { numRuns: numRuns() },
