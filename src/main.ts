@@ -1,30 +1,33 @@
 // Start-up of the bridge from its command line. Usage errors exit 2 with a message on stderr.
 import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
-import { createLogger } from "./log.js";
-import { parseQuick, type CliArgs } from "./options.js";
+import { createLogger, type Logger } from "./log.js";
+import { parseQuick, usageProblem, type CliArgs } from "./options.js";
+import type { StartedAgent } from "./transport/agent-process.js";
 import { run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
 
-export async function main(argv: readonly string[]): Promise<number> {
-  let args: CliArgs | undefined = parseQuick(argv);
+/** What the launcher (cli.ts) did before loading the bridge: the command line read, the agent started. */
+export interface EarlyStart {
+  readonly args: CliArgs;
+  readonly log: Logger;
+  readonly agent: StartedAgent;
+}
+
+export async function main(argv: readonly string[], early?: EarlyStart): Promise<number> {
+  let args: CliArgs | undefined = early?.args ?? parseQuick(argv);
   if (!args) {
     // Loaded only when needed: yargs costs tens of ms of start-up (help, errors, other spellings).
     const parsed = await (await import("./options-yargs.js")).parseFull(argv);
     if ("status" in parsed) return parsed.status;
     args = parsed.args;
   }
-  for (const [name, v] of [
-    ["max-sessions", args.maxSessions],
-    ["max-pending-requests", args.maxPendingRequests],
-  ] as const)
-    if (!Number.isSafeInteger(v) || v < 1) {
-      process.stderr.write(
-        `acp-bridge: --${name} must be a positive integer (got ${String(v)})\nTry 'acp-bridge --help'.\n`,
-      );
-      return 2;
-    }
+  const problem = usageProblem(args);
+  if (problem !== undefined) {
+    process.stderr.write(`acp-bridge: ${problem}\nTry 'acp-bridge --help'.\n`);
+    return 2;
+  }
   const [command, ...commandArgs] = args.command;
-  const log = createLogger(args.logLevel);
+  const log = early?.log ?? createLogger(args.logLevel);
   const options: BridgeOptions = {
     agentProtocol: args.agentProtocol,
     clientProtocol: args.clientProtocol,
@@ -65,6 +68,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     maxMessageBytes: args.maxMessageBytes,
     shutdownGraceMs: args.shutdownGraceMs,
     log,
+    ...(early ? { agent: early.agent } : {}),
   });
   await trace?.close();
   return status;

@@ -1,15 +1,19 @@
 // The command-line options, declared once: yargs (help, usage errors, every spelling it accepts) is
 // built from this table in options-yargs.ts, and so is `parseQuick`, which reads the plain spellings
 // an editor configuration uses without loading yargs (start-up budget: yargs costs tens of ms).
-import { DEFAULT_DIFF_RENDERING, DIFF_RENDERINGS, type DiffRendering } from "./convert/diff.js";
+import {
+  DEFAULT_DIFF_FILE_MAX_BYTES,
+  DEFAULT_DIFF_RENDERING,
+  DIFF_RENDERINGS,
+  type DiffRendering,
+} from "./convert/diff-options.js";
 import type { Platform } from "./convert/directories.js";
 import type { StashSetting } from "./convert/stash.js";
-import { DEFAULT_DIFF_FILE_MAX_BYTES } from "./engine/files.js";
 import type { ProtocolChoice } from "./engine/handshake.js";
 import type { LogLevel } from "./log.js";
 import { DEFAULT_MAX_DEPTH } from "./wire/envelope.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
-import { DEFAULT_SHUTDOWN_GRACE_MS } from "./transport/run.js";
+import { DEFAULT_SHUTDOWN_GRACE_MS } from "./transport/agent-process.js";
 import { limits } from "../mappings/limits.js";
 
 export interface OptionSpec {
@@ -203,6 +207,16 @@ export function cliArgs(value: (name: OptionName) => unknown, command: readonly 
     logLevel: oneOf(LOG_LEVELS, get("log-level"), "warn"),
     command,
   };
+}
+
+/** What is wrong with the values of a parsed command line, for a usage error; undefined if nothing. */
+export function usageProblem(args: CliArgs): string | undefined {
+  for (const [name, v] of [
+    ["max-sessions", args.maxSessions],
+    ["max-pending-requests", args.maxPendingRequests],
+  ] as const)
+    if (!Number.isSafeInteger(v) || v < 1) return `--${name} must be a positive integer (got ${String(v)})`;
+  return undefined;
 }
 
 function isOptionName(name: string): name is OptionName {

@@ -1,6 +1,9 @@
 // The quick command-line parser (read at every start, without yargs) against the full one: every
 // command line the quick parser accepts means exactly what yargs makes of it; the rest goes to yargs.
 import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OPTIONS, parseQuick, type OptionName } from "../src/options.js";
@@ -118,4 +121,41 @@ describe("limits on the command line (built CLI)", () => {
     const args = parseQuick(["--max-sessions", "3", "--max-pending-requests", "9", "--", "agent"]);
     expect(args).toMatchObject({ maxSessions: 3, maxPendingRequests: 9 });
   });
+});
+
+describe("starting the agent before the bridge loads (built CLI)", () => {
+  /** Runs the CLI with an agent that only leaves a mark; says whether it ran, and what the CLI wrote. */
+  const launch = (own: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-bridge-early-"));
+    const mark = join(dir, "ran");
+    const agent = [process.execPath, "-e", `require("node:fs").writeFileSync(${JSON.stringify(mark)}, "")`];
+    const r = spawnSync(process.execPath, ["bin/acp-bridge.js", ...own, "--", ...agent], {
+      encoding: "utf8",
+      input: "",
+    });
+    const ran = existsSync(mark);
+    rmSync(dir, { recursive: true, force: true });
+    return { status: r.status, stderr: r.stderr, ran };
+  };
+
+  it("starts it at once for a command line in the usual spellings", () => {
+    const r = launch(["--log-level", "debug"]);
+    expect(r.ran).toBe(true);
+    expect(r.stderr).toContain("agent started before the bridge loads");
+  });
+
+  it("leaves other spellings to the bridge, which still starts the agent", () => {
+    const r = launch(["--logLevel", "debug"]);
+    expect(r.ran).toBe(true);
+    expect(r.stderr).not.toContain("agent started before the bridge loads");
+  });
+
+  it.each([[["--max-sessions", "0"]], [["--max-pending-requests=0"]], [["--help"]], [["--log-level", "loud"]]])(
+    "starts no agent for %j",
+    (own) => {
+      const r = launch(own);
+      expect(r.ran).toBe(false);
+      expect(r.status).toBe(own[0] === "--help" ? 0 : 2);
+    },
+  );
 });

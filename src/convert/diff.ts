@@ -20,16 +20,7 @@ import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
 import { bad } from "./check.js";
-
-/**
- * How a v2 diff reaches a v1 client (README decision "v2 diffs toward v1", superseding T §3.3's
- * `safe` default): `full` (default) a v1 `diff` always, with the exact full file texts when known
- * (from the patch itself or the file read) else the hunk texts; `hunks` the hunk texts without
- * reading files; `safe` a v1 `diff` only with exact full texts, else fallback F; `text` F everywhere.
- */
-export const DIFF_RENDERINGS = ["full", "hunks", "safe", "text"] as const;
-export type DiffRendering = (typeof DIFF_RENDERINGS)[number];
-export const DEFAULT_DIFF_RENDERING: DiffRendering = "full";
+import type { DiffRendering } from "./diff-options.js";
 
 /** Whether a rendering uses the files' current text (`hunks` and `text` never do). */
 export function renderingReadsFiles(rendering: DiffRendering): boolean {

@@ -15,15 +15,8 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import {
-  DEFAULT_DIFF_RENDERING,
-  diffStashOf,
-  diffToV1,
-  diffToV2,
-  type DiffRendering,
-  type DiffStage,
-  type FileTexts,
-} from "./diff.js";
+import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "./diff.js";
+import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "./diff-options.js";
 import { isObject, isString, jsonEqual, metaOf } from "./json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {

@@ -1,8 +1,7 @@
 // User-facing options → the bridge's configuration, including which translator serves each
 // (client version, agent version) pairing.
 import type { Platform } from "../convert/directories.js";
-import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "../convert/diff.js";
-import { DEFAULT_DIFF_FILE_MAX_BYTES } from "./files.js";
+import { DEFAULT_DIFF_FILE_MAX_BYTES, DEFAULT_DIFF_RENDERING, type DiffRendering } from "../convert/diff-options.js";
 import {
   DEFAULT_STASH_MAX_BYTES,
   DEFAULT_STASH_SETTING,

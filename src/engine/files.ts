@@ -10,9 +10,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { diffFilePaths, type FileTexts } from "../convert/diff.js";
 
-/** Largest file read for a diff; 0 reads none. */
-export const DEFAULT_DIFF_FILE_MAX_BYTES = 2 * 1024 * 1024;
-
 const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

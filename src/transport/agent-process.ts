@@ -4,6 +4,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { ExitInfo } from "../engine/translator.js";
+import type { Logger } from "../log.js";
+
+/** After the client leaves, or a signal was forwarded: how long the agent has before the next signal. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
 
 export interface AgentProcess {
   readonly child: ChildProcess;
@@ -68,6 +72,45 @@ export function spawnAgent(command: string, args: readonly string[], interactive
       } catch {
         return false;
       }
+    },
+  };
+}
+
+/** An agent piped for ACP, with SIGINT and SIGTERM forwarded to its process group until `release`. */
+export interface StartedAgent {
+  readonly agent: AgentProcess;
+  /** Stop forwarding signals (the bridge is done with the agent). */
+  release(): void;
+}
+
+/**
+ * Starts the agent for a bridge: the launcher calls it before the bridge's code loads, so that the
+ * agent's own start-up overlaps the bridge's instead of following it (start-up budget). A signal
+ * that reaches the bridge from then on goes to the agent's group, and SIGKILL follows after
+ * `graceMs` if the group is still alive.
+ */
+export function startAgent(command: string, args: readonly string[], graceMs: number, log?: Logger): StartedAgent {
+  const agent = spawnAgent(command, args, false);
+  const timers = new Set<NodeJS.Timeout>();
+  const forward = (sig: NodeJS.Signals) => () => {
+    log?.debug(`forwarding ${sig} to the agent's process group`);
+    agent.signal(sig);
+    const t = setTimeout(() => {
+      timers.delete(t);
+      if (agent.groupAlive()) agent.signal("SIGKILL");
+    }, graceMs);
+    t.unref();
+    timers.add(t);
+  };
+  const onInt = forward("SIGINT");
+  const onTerm = forward("SIGTERM");
+  process.on("SIGINT", onInt).on("SIGTERM", onTerm);
+  return {
+    agent,
+    release() {
+      process.off("SIGINT", onInt).off("SIGTERM", onTerm);
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
     },
   };
 }

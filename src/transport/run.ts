@@ -8,9 +8,7 @@ import type { Logger } from "../log.js";
 import { LineSplitter } from "../wire/ndjson.js";
 import { LineWriter } from "../wire/writer.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
-import { exitStatus, spawnAgent, type SpawnFailure } from "./agent-process.js";
-
-export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
+import { exitStatus, spawnAgent, startAgent, type SpawnFailure, type StartedAgent } from "./agent-process.js";
 
 export interface RunOptions {
   readonly command: string;
@@ -21,6 +19,8 @@ export interface RunOptions {
   readonly log: Logger;
   readonly stdin?: Readable;
   readonly stdout?: NodeJS.WritableStream;
+  /** The agent, already started by the launcher (`command` and `args` are then its own). */
+  readonly agent?: StartedAgent;
 }
 
 /** Interactive terminal (terminal-auth login, H §3.4): run the agent on the TTY, translate nothing. */
@@ -42,7 +42,8 @@ export async function run(opts: RunOptions): Promise<number> {
   if (stdin === process.stdin && process.stdin.isTTY) return runInteractive(opts);
   const stdout = (opts.stdout ?? process.stdout) as NodeJS.WritableStream & import("node:stream").Writable;
 
-  const agent = spawnAgent(opts.command, opts.args, false);
+  const started = opts.agent ?? startAgent(opts.command, opts.args, opts.shutdownGraceMs, opts.log);
+  const agent = started.agent;
   const child = agent.child;
   const agentIn = child.stdin;
   const agentOut = child.stdout;
@@ -111,17 +112,6 @@ export async function run(opts: RunOptions): Promise<number> {
     later(grace, () => terminate("agent still running after the client left"));
   });
 
-  const forward = (sig: NodeJS.Signals) => () => {
-    opts.log.debug(`forwarding ${sig} to the agent's process group`);
-    agent.signal(sig);
-    later(grace, () => {
-      if (agent.groupAlive()) agent.signal("SIGKILL");
-    });
-  };
-  const onInt = forward("SIGINT");
-  const onTerm = forward("SIGTERM");
-  process.on("SIGINT", onInt).on("SIGTERM", onTerm);
-
   let failure: SpawnFailure | undefined;
   void agent.spawnError.then((f) => {
     failure = f;
@@ -170,7 +160,7 @@ export async function run(opts: RunOptions): Promise<number> {
   bridge.agentGone(info);
   // Nothing of the agent outlives the bridge (a deliberately detached process excepted).
   if (agent.groupAlive()) agent.signal("SIGKILL");
-  process.off("SIGINT", onInt).off("SIGTERM", onTerm);
+  started.release();
   await toClient.end();
   stdin.pause();
   if (stdin === process.stdin) process.stdin.destroy();

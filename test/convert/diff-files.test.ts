@@ -12,10 +12,10 @@ import {
   diffToV1,
   diffToV2,
   placeSnippet,
-  type DiffRendering,
   type DiffStage,
   type FileTexts,
 } from "../../src/convert/diff.js";
+import type { DiffRendering } from "../../src/convert/diff-options.js";
 import { applyHunks, gitPatchSection, parseGitPatch } from "../../src/convert/git-patch.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
 import { numRuns, options } from "../support/properties.js";

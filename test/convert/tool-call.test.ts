@@ -22,7 +22,7 @@ import {
 } from "../../src/convert/tool-call.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, diffPaths, norm, numRuns, options } from "../support/properties.js";
-import type { DiffRendering } from "../../src/convert/diff.js";
+import type { DiffRendering } from "../../src/convert/diff-options.js";
 import { expectValid } from "../support/schema.js";
 import { value, within } from "../support/conv.js";
 import { residualOf, unstash } from "../../src/convert/stash.js";

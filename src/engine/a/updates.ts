@@ -36,7 +36,7 @@ import {
   type ToolCallToV1Context,
 } from "../../convert/tool-call.js";
 import { usageToV1 } from "../../convert/usage.js";
-import type { DiffRendering } from "../../convert/diff.js";
+import type { DiffRendering } from "../../convert/diff-options.js";
 import { diffStageOf } from "../../../mappings/diff.js";
 import { diffFiles } from "../files.js";
 import { BRIDGE_METHOD_PREFIX } from "../../../mappings/methods.js";
