@@ -213,14 +213,13 @@ async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
   return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
 }
 
-/** `_bench/ping` requests at RATE per second for LATENCY_S seconds: their round-trip times, in ms. */
-async function paced(d: Driver): Promise<number[]> {
+/** `n` `_bench/ping` requests at RATE per second: their round-trip times, in ms. */
+async function paced(d: Driver, n: number): Promise<number[]> {
   const rtts: number[] = [];
-  const total = RATE * LATENCY_S;
   const interval = 1000 / RATE;
   const start = performance.now();
   const pending: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
+  for (let i = 0; i < n; i++) {
     const due = start + i * interval;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
@@ -231,21 +230,42 @@ async function paced(d: Driver): Promise<number[]> {
   return rtts;
 }
 
+/** Requests per slice of the paired window: 50 ms at RATE. */
+const SLICE = Math.max(1, Math.round(RATE / 20));
+
+interface Latency {
+  readonly cold: number[];
+  readonly warm: number[];
+  readonly warmCpuUs: number;
+}
+
 /**
- * Round trips at RATE per second, twice in a row: `cold` is the first LATENCY_S seconds after 2,000
- * requests one at a time, while V8 still compiles the request path (a start-up cost, printed);
- * `warm` the next LATENCY_S seconds, the steady state of a session, which the budget line reads.
+ * Round trips at RATE per second through the raw relay and the bridge, both running at once. After
+ * 2,000 requests one at a time, `cold` is each one's first LATENCY_S seconds alone, while V8 still
+ * compiles the request path (a start-up cost, printed; the order alternates by round). `warm`, the
+ * steady state the budget reads, takes LATENCY_S seconds of each in 50 ms slices, relay and bridge
+ * alternately: a stretch of a busy machine, or a hypervisor's burst, falls on both alike instead of
+ * on whichever ran then.
  */
-async function latency(t: Target): Promise<{ cold: number[]; warm: number[]; warmCpuUs: number }> {
-  const d = new Driver(t);
-  await d.handshake();
-  for (let i = 0; i < 2000; i++) await d.request("_bench/ping", {});
-  const cold = await paced(d);
-  const cpu0 = threadsCpuNs(d.child.pid!);
-  const warm = await paced(d);
-  const warmCpuUs = (threadsCpuNs(d.child.pid!) - cpu0) / 1000 / warm.length;
-  await d.close();
-  return { cold, warm, warmCpuUs };
+async function latencyPair(path: Path, round: number): Promise<{ raw: Latency; bridge: Latency }> {
+  const d = { raw: new Driver(path.raw), bridge: new Driver(path.bridge) };
+  const kinds = round % 2 === 0 ? (["raw", "bridge"] as const) : (["bridge", "raw"] as const);
+  for (const k of kinds) {
+    await d[k].handshake();
+    for (let i = 0; i < 2000; i++) await d[k].request("_bench/ping", {});
+  }
+  const cold = { raw: [] as number[], bridge: [] as number[] };
+  for (const k of kinds) cold[k] = await paced(d[k], RATE * LATENCY_S);
+  const warm = { raw: [] as number[], bridge: [] as number[] };
+  const cpu0 = { raw: threadsCpuNs(d.raw.child.pid!), bridge: threadsCpuNs(d.bridge.child.pid!) };
+  while (warm.raw.length < RATE * LATENCY_S) for (const k of kinds) warm[k].push(...(await paced(d[k], SLICE)));
+  const cpuUs = (k: "raw" | "bridge") => (threadsCpuNs(d[k].child.pid!) - cpu0[k]) / 1000 / warm[k].length;
+  const result = {
+    raw: { cold: cold.raw, warm: warm.raw, warmCpuUs: cpuUs("raw") },
+    bridge: { cold: cold.bridge, warm: warm.bridge, warmCpuUs: cpuUs("bridge") },
+  };
+  await Promise.all([d.raw.close(), d.bridge.close()]);
+  return result;
 }
 
 /** CPU time of all of a process's threads (V8's compiler and GC helpers too), in ns (schedstat). */
@@ -347,25 +367,27 @@ async function measure(path: Path): Promise<Row> {
       initCpu[k].push(s.cpuMs);
       rss[k].push(s.rssMiB);
     }
-  // Latency interleaved too. The budget reads the median of the rounds' p99s: on a shared machine a
-  // burst of the hypervisor's (gaps of several ms, measured) lands in one round of one target and
-  // would decide a p99 pooled over all rounds; the pooled one is printed beside it.
+  // Latency, relay and bridge paired in each round (latencyPair). The budget reads the median of the
+  // rounds' p99s: on a shared machine a hypervisor's burst (gaps of several ms, measured) can still
+  // land in one round and would decide a p99 pooled over all rounds; the pooled one is printed too.
   const lat = { raw: [] as number[], bridge: [] as number[] };
   const roundP99 = { raw: [] as number[], bridge: [] as number[] };
   const coldRoundP99 = { raw: [] as number[], bridge: [] as number[] };
   const reqCpu = { raw: [] as number[], bridge: [] as number[] };
-  for (let r = 0; r < Math.max(5, ROUNDS); r++)
+  for (let r = 0; r < Math.max(5, ROUNDS); r++) {
+    const pair = await latencyPair(path, r);
     for (const k of ["raw", "bridge"] as const) {
-      const l = await latency(path[k]);
+      const l = pair[k];
       lat[k].push(...l.warm);
       roundP99[k].push(percentile(l.warm, 0.99));
       coldRoundP99[k].push(percentile(l.cold, 0.99));
       reqCpu[k].push(l.warmCpuUs);
       if (process.env.BENCH_DEBUG)
         out(
-          `${k} round ${r}: p99 ${fixed(percentile(l.warm, 0.99), 2)} ms, CPU ${fixed(l.warmCpuUs, 1)} µs per request\n`,
+          `${k} round ${r}: p50/90/95/99/99.9 ${[0.5, 0.9, 0.95, 0.99, 0.999].map((q) => fixed(percentile(l.warm, q), 2)).join("/")} ms (first ${LATENCY_S} s ${fixed(percentile(l.cold, 0.99), 2)}), CPU ${fixed(l.warmCpuUs, 1)} µs per request\n`,
         );
     }
+  }
   return {
     path,
     rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
