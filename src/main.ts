@@ -11,6 +11,8 @@ export interface EarlyStart {
   readonly args: CliArgs;
   readonly log: Logger;
   readonly agent: StartedAgent;
+  /** `--trace`'s file, opened before the agent was started. */
+  readonly trace: TraceWriter | undefined;
 }
 
 export async function main(argv: readonly string[], early?: EarlyStart): Promise<number> {
@@ -45,7 +47,14 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     ackGraceMs: args.ackGraceMs,
     ...(args.platform ? { platform: args.platform } : {}),
   };
-  const trace = args.trace !== undefined ? new TraceWriter(args.trace) : undefined;
+  let trace = early?.trace;
+  if (!early && args.trace !== undefined)
+    try {
+      trace = TraceWriter.open(args.trace, log);
+    } catch (e) {
+      process.stderr.write(`acp-bridge: ${(e as Error).message}\n`);
+      return 2;
+    }
   // Loaded only when asked for: it compiles the schemas (start-up budget).
   const strict = args.strict ? (await import("./schema/strict.js")).strictHooks(log) : undefined;
   const hooks =

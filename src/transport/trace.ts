@@ -1,7 +1,8 @@
 // Traces in the official conductor's `.jsons` format (one JSON event per line), so the official
 // trace viewer can draw a bridge run: `type`, monotonic `ts` in seconds, `protocol`, `from`, `to`,
 // `id`, `method`, `session`, then `params`, or `is_error` and `payload` for responses.
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, openSync, type WriteStream } from "node:fs";
+import type { Logger } from "../log.js";
 
 const BRIDGE_NAME = "acp-bridge";
 type Side = "client" | "agent";
@@ -42,14 +43,35 @@ function traceEvent(msg: unknown, from: string, to: string, ts: number): TraceEv
 }
 
 export class TraceWriter {
-  private readonly out: WriteStream;
   private readonly t0 = performance.now();
+  private failed = false;
 
-  constructor(path: string) {
-    this.out = createWriteStream(path, { flags: "a" });
+  private constructor(
+    private readonly out: WriteStream,
+    path: string,
+    log: Logger,
+  ) {
+    // A trace that can no longer be written (disk full, file removed) stops; the bridge goes on.
+    out.on("error", (e) => {
+      if (this.failed) return;
+      this.failed = true;
+      log.error(`trace file '${path}': ${e.message}; tracing stopped`);
+    });
+  }
+
+  /** Opens (appends to) the trace file at once, so that a path that cannot be written is a usage error. */
+  static open(path: string, log: Logger): TraceWriter {
+    let fd: number;
+    try {
+      fd = openSync(path, "a");
+    } catch (e) {
+      throw new Error(`cannot open the trace file '${path}': ${(e as Error).message}`, { cause: e });
+    }
+    return new TraceWriter(createWriteStream("", { fd }), path, log);
   }
 
   record(direction: "in" | "out", side: Side, msg: unknown): void {
+    if (this.failed) return;
     const from = direction === "in" ? side : BRIDGE_NAME;
     const to = direction === "in" ? BRIDGE_NAME : side;
     const e = traceEvent(msg, from, to, (performance.now() - this.t0) / 1000);
@@ -57,6 +79,7 @@ export class TraceWriter {
   }
 
   close(): Promise<void> {
+    if (this.failed) return Promise.resolve();
     return new Promise((resolve) => this.out.end(() => resolve()));
   }
 }
