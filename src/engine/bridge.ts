@@ -459,6 +459,11 @@ export class Bridge {
     if (this.initRequest) {
       this.client.fail(this.initRequest.id, rpcErrors.internal("Agent handshake failed", data));
       this.initRequest = undefined;
+      this.refusedOne();
+    } else if (!this.translator) {
+      // Gone before the client's initialize arrived (it can exit before the bridge has loaded):
+      // that request, when it comes, is answered with the exit, as for an agent that never started.
+      this.unavailable = rpcErrors.internal("Agent handshake failed", data);
     }
     if (this.translator) this.translator.agentGone(info);
     // Whatever the agent still owed: the bridge's own calls (handshake, emulation) ...
@@ -494,9 +499,14 @@ export class Bridge {
     this.phase = "closed";
   }
 
-  /** Resolves once a request was refused because the agent could not be started. */
+  /** Resolves once a request was refused because the agent could not be started or was gone before the handshake. */
   refused(): Promise<void> {
     return this.refusal;
+  }
+
+  /** Client requests are refused: the agent never started, or was gone before the handshake. */
+  refusesClient(): boolean {
+    return this.unavailable !== undefined;
   }
 
   /** Answer an incoming response that nobody waits for (tests, diagnostics). */

@@ -79,6 +79,10 @@ export function spawnAgent(command: string, args: readonly string[], interactive
 /** An agent piped for ACP, with SIGINT and SIGTERM forwarded to its process group until `release`. */
 export interface StartedAgent {
   readonly agent: AgentProcess;
+  /** The agent's stdout ended or closed (followed from the start: it can end before the bridge reads it). */
+  readonly stdoutEnded: Promise<void>;
+  /** What the agent wrote before the bridge read its stdout; stdout stays paused until the bridge resumes it. */
+  takeStdout(): Buffer[];
   /** Stop forwarding signals (the bridge is done with the agent). */
   release(): void;
 }
@@ -91,6 +95,14 @@ export interface StartedAgent {
  */
 export function startAgent(command: string, args: readonly string[], graceMs: number, log?: Logger): StartedAgent {
   const agent = spawnAgent(command, args, false);
+  const out = agent.child.stdout;
+  if (!out) throw new Error("agent stdout is not piped");
+  const stdoutEnded = new Promise<void>((resolve) => out.once("end", resolve).once("close", resolve));
+  // Held, not read: when a child exits, node resumes its unread stdio streams, and what an agent
+  // wrote before dying would be dropped before the bridge has loaded. Paused, nothing is read until then.
+  const held: Buffer[] = [];
+  const hold = (chunk: Buffer) => void held.push(chunk);
+  out.on("data", hold).pause();
   const timers = new Set<NodeJS.Timeout>();
   const forward = (sig: NodeJS.Signals) => () => {
     log?.debug(`forwarding ${sig} to the agent's process group`);
@@ -107,6 +119,11 @@ export function startAgent(command: string, args: readonly string[], graceMs: nu
   process.on("SIGINT", onInt).on("SIGTERM", onTerm);
   return {
     agent,
+    stdoutEnded,
+    takeStdout() {
+      out.off("data", hold);
+      return held.splice(0);
+    },
     release() {
       process.off("SIGINT", onInt).off("SIGTERM", onTerm);
       for (const t of timers) clearTimeout(t);

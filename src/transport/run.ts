@@ -79,15 +79,19 @@ export async function run(opts: RunOptions): Promise<number> {
   };
 
   // Backpressure: stop reading a side while the other side's writer is over its high-water mark.
-  const pump = (source: Readable, split: LineSplitter, sink: LineWriter) => {
-    source.on("data", (chunk: Buffer) => {
+  // `held`: what the source gave before (the agent's stdout while the bridge loaded), first.
+  const pump = (source: Readable, split: LineSplitter, sink: LineWriter, held: readonly Buffer[] = []) => {
+    const onData = (chunk: Buffer) => {
       split.push(chunk);
       sink.flush();
       if (sink.congested) {
         source.pause();
         sink.onDrain(() => source.resume());
       }
-    });
+    };
+    source.on("data", onData);
+    for (const chunk of held) onData(chunk);
+    if (!sink.congested) source.resume();
   };
 
   const fromClient = new LineSplitter(opts.maxMessageBytes, {
@@ -99,9 +103,9 @@ export async function run(opts: RunOptions): Promise<number> {
     oversize: (i) => bridge.oversize("agent", i),
   });
   pump(stdin, fromClient, toAgent);
-  pump(agentOut, fromAgent, toClient);
+  pump(agentOut, fromAgent, toClient, started.takeStdout());
   const clientGone = new Promise<void>((resolve) => stdin.once("end", resolve).once("close", resolve));
-  const stdoutEnded = new Promise<void>((resolve) => agentOut.once("end", resolve).once("close", resolve));
+  const stdoutEnded = started.stdoutEnded;
 
   // Client EOF: close the agent's stdin, then end its process group if it does not leave by itself.
   void clientGone.then(() => {
@@ -158,6 +162,10 @@ export async function run(opts: RunOptions): Promise<number> {
   for (const t of timers) clearTimeout(t);
   fromAgent.end();
   bridge.agentGone(info);
+  // Gone before the handshake (it may exit before the bridge has loaded): the client's initialize,
+  // even one not read yet, gets the exit as its answer, as for an agent that never started.
+  if (agent.child.pid !== undefined && bridge.refusesClient())
+    await Promise.race([bridge.refused(), clientGone, delay(opts.bridge.handshakeTimeoutMs)]);
   // Nothing of the agent outlives the bridge (a deliberately detached process excepted).
   if (agent.groupAlive()) agent.signal("SIGKILL");
   started.release();

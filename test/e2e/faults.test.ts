@@ -174,6 +174,24 @@ describe("fault matrix (built CLI)", () => {
     TIMEOUT,
   );
 
+  // A shell agent exits within milliseconds of its start: while the bridge, which started it first,
+  // is still loading. What it wrote must still be read, and the client still answered.
+  it.skipIf(!existsSync("/bin/sh"))(
+    "reads what an agent wrote before exiting while the bridge loaded, and answers initialize with the exit",
+    async () => {
+      const early = '{"jsonrpc":"2.0","method":"_x/early","params":{}}';
+      const agent = ["/bin/sh", "-c", `printf '%s\\n' '${early}'; exit 3`];
+      const peer = spawnRaw(process.execPath, ["bin/acp-bridge.js", "--log-level", "debug", "--", ...agent]);
+      peers.push(peer);
+      await expect.poll(() => peer.stderr).toContain("dropped agent '_x/early' received before initialize");
+      const answer = await peer.request("initialize", init);
+      expect(answer.error).toMatchObject({ code: -32603, data: { reason: "agent_exited", exitCode: 3 } });
+      expect((await peer.exit).code).toBe(3);
+      expect(peer.stderr).not.toContain("hold its stdout");
+    },
+    TIMEOUT,
+  );
+
   it(
     "answers initialize and exits 126 when the agent is not executable",
     async () => {
