@@ -6,7 +6,7 @@ import type { StartedAgent } from "./transport/agent-process.js";
 import { run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
 
-/** What the launcher (cli.ts) did before loading the bridge: the command line read, the agent started. */
+/** What the launcher (launch.ts) did before loading the bridge: the command line read, the agent started. */
 export interface EarlyStart {
   readonly args: CliArgs;
   readonly log: Logger;

@@ -1,0 +1,30 @@
+// The launcher's early start (start-up budget): a command line in the usual spellings starts the
+// agent before the bridge's code loads, so that the editor waits for the agent's start-up (often
+// longer than the bridge's load) alongside ours, not after it. Anything else (help, a usage error, a
+// trace file that cannot be opened, a login on a terminal) starts nothing here: main reports it, or
+// starts the agent itself.
+import { createLogger, type Logger } from "./log.js";
+import type { EarlyStart } from "./main.js";
+import { parseQuick, usageProblem } from "./options.js";
+import { startAgent } from "./transport/agent-process.js";
+import { TraceWriter } from "./transport/trace.js";
+
+export function startEarly(argv: readonly string[]): EarlyStart | undefined {
+  const args = parseQuick(argv);
+  if (!args || usageProblem(args) !== undefined || process.stdin.isTTY) return undefined;
+  const [command, ...commandArgs] = args.command;
+  const log = createLogger(args.logLevel);
+  const trace = args.trace === undefined ? undefined : openTrace(args.trace, log);
+  if (trace === null) return undefined;
+  log.debug("agent started before the bridge loads");
+  return { args, log, trace, agent: startAgent(command, commandArgs, args.shutdownGraceMs, log) };
+}
+
+/** The trace file opened, or null if it cannot be (main then says why). */
+function openTrace(path: string, log: Logger): TraceWriter | null {
+  try {
+    return TraceWriter.open(path, log);
+  } catch {
+    return null;
+  }
+}
