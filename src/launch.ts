@@ -3,7 +3,7 @@
 // longer than the bridge's load) alongside ours, not after it. Anything else (help, a usage error, a
 // trace file that cannot be opened, a login on a terminal) starts nothing here: main reports it, or
 // starts the agent itself.
-import { createLogger, type Logger } from "./log.js";
+import { createLogger } from "./log.js";
 import type { EarlyStart } from "./main.js";
 import { parseQuick, usageProblem } from "./options.js";
 import { startAgent } from "./transport/agent-process.js";
@@ -14,17 +14,12 @@ export function startEarly(argv: readonly string[]): EarlyStart | undefined {
   if (!args || usageProblem(args) !== undefined || process.stdin.isTTY) return undefined;
   const [command, ...commandArgs] = args.command;
   const log = createLogger(args.logLevel);
-  const trace = args.trace === undefined ? undefined : openTrace(args.trace, log);
-  if (trace === null) return undefined;
+  let trace: TraceWriter | undefined;
+  try {
+    trace = args.trace === undefined ? undefined : TraceWriter.open(args.trace, log);
+  } catch {
+    return undefined; // main opens it again and says why
+  }
   log.debug("agent started before the bridge loads");
   return { args, log, trace, agent: startAgent(command, commandArgs, args.shutdownGraceMs, log) };
-}
-
-/** The trace file opened, or null if it cannot be (main then says why). */
-function openTrace(path: string, log: Logger): TraceWriter | null {
-  try {
-    return TraceWriter.open(path, log);
-  } catch {
-    return null;
-  }
 }

@@ -456,15 +456,15 @@ export class Bridge {
       exitCode: info.code,
       ...(info.signal ? { signal: info.signal } : {}),
     };
+    const handshakeFailed = rpcErrors.internal("Agent handshake failed", data);
     if (this.initRequest) {
-      this.client.fail(this.initRequest.id, rpcErrors.internal("Agent handshake failed", data));
+      this.client.fail(this.initRequest.id, handshakeFailed);
       this.initRequest = undefined;
       this.refusedOne();
-    } else if (!this.translator) {
+    } else if (!this.translator)
       // Gone before the client's initialize arrived (it can exit before the bridge has loaded):
       // that request, when it comes, is answered with the exit, as for an agent that never started.
-      this.unavailable = rpcErrors.internal("Agent handshake failed", data);
-    }
+      this.unavailable = handshakeFailed;
     if (this.translator) this.translator.agentGone(info);
     // Whatever the agent still owed: the bridge's own calls (handshake, emulation) ...
     this.agent.abandon(rpcErrors.internal("Agent connection closed", data));

@@ -137,9 +137,8 @@ export async function run(opts: RunOptions): Promise<number> {
   ]);
   let info: ExitInfo;
   if (agent.child.pid === undefined) {
-    // Never started: answer the client's first request (its initialize) with the cause, then leave.
+    // Never started: the client's first request (its initialize) is answered with the cause below.
     info = first.kind === "exit" ? first.info : await agent.exited;
-    await Promise.race([bridge.refused(), clientGone, delay(opts.bridge.handshakeTimeoutMs)]);
   } else if (first.kind === "exit") {
     info = first.info;
     // Read what the agent wrote before it exited; its children go with it.
@@ -162,10 +161,9 @@ export async function run(opts: RunOptions): Promise<number> {
   for (const t of timers) clearTimeout(t);
   fromAgent.end();
   bridge.agentGone(info);
-  // Gone before the handshake (it may exit before the bridge has loaded): the client's initialize,
-  // even one not read yet, gets the exit as its answer, as for an agent that never started.
-  if (agent.child.pid !== undefined && bridge.refusesClient())
-    await Promise.race([bridge.refused(), clientGone, delay(opts.bridge.handshakeTimeoutMs)]);
+  // Never started, or gone before the handshake (it may exit before the bridge has loaded): the
+  // client's initialize, even one not read yet, gets the cause as its answer before the bridge leaves.
+  if (bridge.refusesClient()) await Promise.race([bridge.refused(), clientGone, delay(opts.bridge.handshakeTimeoutMs)]);
   // Nothing of the agent outlives the bridge (a deliberately detached process excepted).
   if (agent.groupAlive()) agent.signal("SIGKILL");
   started.release();
