@@ -10,7 +10,8 @@
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
 // (interleaved rounds, median taken, default 3), BENCH_ONLY (a|b|pass: one path; none: the slow client alone), BENCH_RATE and
-// BENCH_LATENCY_S (request rate and seconds per latency run), BENCH_SLOW_UPDATES (0 skips the
+// BENCH_LATENCY_S (request rate; seconds of each one's first window alone), BENCH_STEADY_S (seconds
+// of each one's steady window per round), BENCH_SLOW_UPDATES (0 skips the
 // slow-client run), BENCH_NODE_ARGS (extra node flags for the bridge, e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each latency round's p99 and CPU per request).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -26,6 +27,7 @@ const N = Number(process.env.BENCH_UPDATES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 2);
+const STEADY_S = Number(process.env.BENCH_STEADY_S ?? 3);
 const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 1_000_000);
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
@@ -235,7 +237,8 @@ const SLICE = Math.max(1, Math.round(RATE / 20));
 
 interface Latency {
   readonly cold: number[];
-  readonly warm: number[];
+  /** The steady window's round trips, slice by slice (the noise floor splits them by slice). */
+  readonly warm: number[][];
   readonly warmCpuUs: number;
 }
 
@@ -243,7 +246,7 @@ interface Latency {
  * Round trips at RATE per second through the raw relay and the bridge, both running at once. After
  * 2,000 requests one at a time, `cold` is each one's first LATENCY_S seconds alone, while V8 still
  * compiles the request path (a start-up cost, printed; the order alternates by round). `warm`, the
- * steady state the budget reads, takes LATENCY_S seconds of each in 50 ms slices, relay and bridge
+ * steady state the budget reads, takes STEADY_S seconds of each in 50 ms slices, relay and bridge
  * alternately: a stretch of a busy machine, or a hypervisor's burst, falls on both alike instead of
  * on whichever ran then.
  */
@@ -256,10 +259,10 @@ async function latencyPair(path: Path, round: number): Promise<{ raw: Latency; b
   }
   const cold = { raw: [] as number[], bridge: [] as number[] };
   for (const k of kinds) cold[k] = await paced(d[k], RATE * LATENCY_S);
-  const warm = { raw: [] as number[], bridge: [] as number[] };
+  const warm = { raw: [] as number[][], bridge: [] as number[][] };
   const cpu0 = { raw: threadsCpuNs(d.raw.child.pid!), bridge: threadsCpuNs(d.bridge.child.pid!) };
-  while (warm.raw.length < RATE * LATENCY_S) for (const k of kinds) warm[k].push(...(await paced(d[k], SLICE)));
-  const cpuUs = (k: "raw" | "bridge") => (threadsCpuNs(d[k].child.pid!) - cpu0[k]) / 1000 / warm[k].length;
+  while (warm.raw.length * SLICE < RATE * STEADY_S) for (const k of kinds) warm[k].push(await paced(d[k], SLICE));
+  const cpuUs = (k: "raw" | "bridge") => (threadsCpuNs(d[k].child.pid!) - cpu0[k]) / 1000 / (warm[k].length * SLICE);
   const result = {
     raw: { cold: cold.raw, warm: warm.raw, warmCpuUs: cpuUs("raw") },
     bridge: { cold: cold.bridge, warm: warm.bridge, warmCpuUs: cpuUs("bridge") },
@@ -340,6 +343,8 @@ interface Row {
   readonly p50: { raw: number; bridge: number };
   /** Median of the rounds' p99s in the first seconds after the serial warm-up (JIT still compiling). */
   readonly coldP99: { raw: number; bridge: number };
+  /** Each target's p99 ratio against itself (even slices over odd ones): the estimator's own scatter. */
+  readonly selfP99: { raw: number; bridge: number };
   /** CPU µs of all the process's threads per request, steady state. */
   readonly reqCpu: { raw: number; bridge: number };
   readonly init: { raw: number; bridge: number };
@@ -371,6 +376,8 @@ async function measure(path: Path): Promise<Row> {
   // rounds' p99s: on a shared machine a hypervisor's burst (gaps of several ms, measured) can still
   // land in one round and would decide a p99 pooled over all rounds; the pooled one is printed too.
   const lat = { raw: [] as number[], bridge: [] as number[] };
+  /** Each target's steady samples split by slice parity: two halves of one distribution (noise floor). */
+  const halvesP99 = { raw: [[], []] as number[][], bridge: [[], []] as number[][] };
   const roundP99 = { raw: [] as number[], bridge: [] as number[] };
   const coldRoundP99 = { raw: [] as number[], bridge: [] as number[] };
   const reqCpu = { raw: [] as number[], bridge: [] as number[] };
@@ -378,16 +385,22 @@ async function measure(path: Path): Promise<Row> {
     const pair = await latencyPair(path, r);
     for (const k of ["raw", "bridge"] as const) {
       const l = pair[k];
-      lat[k].push(...l.warm);
-      roundP99[k].push(percentile(l.warm, 0.99));
+      const warm = l.warm.flat();
+      lat[k].push(...warm);
+      for (const parity of [0, 1])
+        halvesP99[k][parity]!.push(percentile(l.warm.filter((_, i) => i % 2 === parity).flat(), 0.99));
+      roundP99[k].push(percentile(warm, 0.99));
       coldRoundP99[k].push(percentile(l.cold, 0.99));
       reqCpu[k].push(l.warmCpuUs);
       if (process.env.BENCH_DEBUG)
         out(
-          `${k} round ${r}: p50/90/95/99/99.9 ${[0.5, 0.9, 0.95, 0.99, 0.999].map((q) => fixed(percentile(l.warm, q), 2)).join("/")} ms (first ${LATENCY_S} s ${fixed(percentile(l.cold, 0.99), 2)}), CPU ${fixed(l.warmCpuUs, 1)} µs per request\n`,
+          `${k} round ${r}: p50/90/95/99/99.9 ${[0.5, 0.9, 0.95, 0.99, 0.999].map((q) => fixed(percentile(warm, q), 2)).join("/")} ms (first ${LATENCY_S} s ${fixed(percentile(l.cold, 0.99), 2)}), CPU ${fixed(l.warmCpuUs, 1)} µs per request\n`,
         );
     }
   }
+  // The noise floor: each target against itself, its even slices against its odd ones, by the same
+  // estimator (the median of the rounds' p99s). The budget's ratio means something only beside it.
+  const selfRatio = (k: "raw" | "bridge") => median(halvesP99[k][0]!) / median(halvesP99[k][1]!);
   return {
     path,
     rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
@@ -396,6 +409,7 @@ async function measure(path: Path): Promise<Row> {
     pooledP99: { raw: percentile(lat.raw, 0.99), bridge: percentile(lat.bridge, 0.99) },
     p50: { raw: percentile(lat.raw, 0.5), bridge: percentile(lat.bridge, 0.5) },
     coldP99: { raw: median(coldRoundP99.raw), bridge: median(coldRoundP99.bridge) },
+    selfP99: { raw: selfRatio("raw"), bridge: selfRatio("bridge") },
     reqCpu: { raw: median(reqCpu.raw), bridge: median(reqCpu.bridge) },
     init: { raw: median(inits.raw), bridge: median(inits.bridge) },
     initCpu: { raw: median(initCpu.raw), bridge: median(initCpu.bridge) },
@@ -407,7 +421,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const t0 = performance.now();
   out(
-    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s for ${LATENCY_S} s; node ${process.version}\n\n`,
+    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s, first ${LATENCY_S} s alone then ${STEADY_S} s each in slices, ${Math.max(5, ROUNDS)} rounds; node ${process.version}\n\n`,
   );
   const rows: Row[] = [];
   for (const path of paths) {
@@ -418,6 +432,7 @@ async function main(): Promise<void> {
       `${path.label}: ${fixed(row.rates.bridge / 1000)}k updates/s (raw relay ${fixed(row.rates.raw / 1000)}k, parse+stringify ${fixed(row.rates.parse / 1000)}k); ` +
         `p50/p99 ${fixed(row.p50.bridge, 2)}/${fixed(row.p99.bridge, 2)} ms (relay ${fixed(row.p50.raw, 2)}/${fixed(row.p99.raw, 2)} ms), ` +
         `pooled p99 ${fixed(row.pooledP99.bridge, 2)} ms (relay ${fixed(row.pooledP99.raw, 2)} ms, ${x(row.pooledP99.bridge / row.pooledP99.raw)}), ` +
+        `noise floor (p99 of even slices over odd ones): relay ${x(row.selfP99.raw)}, bridge ${x(row.selfP99.bridge)}; ` +
         `CPU per request ${fixed(row.reqCpu.bridge, 1)} µs (relay ${fixed(row.reqCpu.raw, 1)}), ` +
         `first ${LATENCY_S} s p99 ${fixed(row.coldP99.bridge, 2)} ms (relay ${fixed(row.coldP99.raw, 2)} ms, ${x(row.coldP99.bridge / row.coldP99.raw)}); ` +
         `CPU per update ${fixed(row.cpu.bridge, 2)} µs (raw relay ${fixed(row.cpu.raw, 2)}, parse+stringify ${fixed(row.cpu.parse, 2)})\n`,
