@@ -3,7 +3,7 @@
 // agent, v2 client → v1 agent, v1 ↔ v1 pass-through): throughput of a session/update stream against
 // a raw NDJSON relay and a parse-and-stringify relay; request p99 at a fixed rate against the raw
 // relay (a session's steady state, the median of interleaved rounds' p99s; its first seconds, while
-// V8 compiles, printed beside) and the CPU each request costs; spawn → first `initialize` answered
+// V8 compiles, and each target's p99 against its own, the estimator's noise floor, printed beside) and the CPU each request costs; spawn → first `initialize` answered
 // and RSS at start against the raw relay; then RSS growth under a slow client over the issue's load
 // (1,000,000 updates, a tool call per ten) on each path, the raw relay's beside it, and
 // `acp-bridge --version`.
