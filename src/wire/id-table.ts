@@ -6,11 +6,17 @@
 // collection (about 12 of 14 KB; pauses 0.3 ms, the relay's 0.14; issue 9, `npm run bench:gc`),
 // presumably because V8 links each replaced table to its successor for live iterators.
 // A ring allocates nothing per request.
+// Why it grows in place: the fields holding its arrays are never assigned again. V8 treats a field
+// assigned once as a constant in optimized code that reaches the table through constants (the fast
+// paths' closures); the first reassignment threw away the whole request path's optimized code
+// (--trace-deopt: "marking dependent code ... code dependencies", eight functions), which a stall
+// of a few ms at 2,000 requests/s triggered with the sixteen slots it started with.
 import type { Id } from "./jsonrpc.js";
 
 /** Ids the ring takes: integers a slot index is computed from without loss. */
 const RING_MAX = 2 ** 31;
-const INITIAL_SLOTS = 16;
+/** Slots at start (a power of two): 32 requests in flight before the first growth. */
+const INITIAL_SLOTS = 64;
 
 function inRing(id: Id): id is number {
   return typeof id === "number" && id >= 0 && id < RING_MAX && Number.isInteger(id);
@@ -22,13 +28,20 @@ interface Other<T> {
 }
 
 export class IdTable<T> {
-  private ids: number[] = new Array<number>(INITIAL_SLOTS).fill(-1);
-  private values: (T | undefined)[] = new Array<T | undefined>(INITIAL_SLOTS).fill(undefined);
+  private readonly ids: number[];
+  private readonly values: (T | undefined)[];
   /** Insertion order of each slot's entry, for `entries` (which a Map would give). */
-  private seqs: number[] = new Array<number>(INITIAL_SLOTS).fill(0);
+  private readonly seqs: number[];
   private inRing = 0;
   private readonly others = new Map<Id, Other<T>>();
   private seq = 0;
+
+  /** `slots`: a power of two (tests start small, to meet collisions and growth early). */
+  constructor(slots = INITIAL_SLOTS) {
+    this.ids = new Array<number>(slots).fill(-1);
+    this.values = new Array<T | undefined>(slots).fill(undefined);
+    this.seqs = new Array<number>(slots).fill(0);
+  }
 
   get size(): number {
     return this.inRing + this.others.size;
@@ -106,23 +119,26 @@ export class IdTable<T> {
     this.others.clear();
   }
 
-  /** Twice the slots; every entry of the ring moves to its slot among them. */
+  /**
+   * Twice the slots, in the same arrays; an entry's slot among them is its old one or that plus the
+   * old count (its next bit of id), which is empty: the upper half is new.
+   */
   private grow(): void {
     const { ids, values, seqs } = this;
-    const n = ids.length * 2;
-    this.ids = new Array<number>(n).fill(-1);
-    this.values = new Array<T | undefined>(n).fill(undefined);
-    this.seqs = new Array<number>(n).fill(0);
-    this.inRing = 0;
-    for (let slot = 0; slot < ids.length; slot++) {
+    const old = ids.length;
+    for (let slot = 0; slot < old; slot++) {
+      ids.push(-1);
+      values.push(undefined);
+      seqs.push(0);
+    }
+    for (let slot = 0; slot < old; slot++) {
       const id = ids[slot] ?? -1;
-      if (id === -1) continue;
-      // Distinct slots among the old ones stay distinct among twice as many.
-      const to = id & (n - 1);
-      this.ids[to] = id;
-      this.values[to] = values[slot];
-      this.seqs[to] = seqs[slot] ?? 0;
-      this.inRing++;
+      if (id === -1 || (id & old) === 0) continue;
+      ids[slot + old] = id;
+      values[slot + old] = values[slot];
+      seqs[slot + old] = seqs[slot] ?? 0;
+      ids[slot] = -1;
+      values[slot] = undefined;
     }
   }
 }

@@ -23,8 +23,9 @@ const op = fc.oneof(
 describe("IdTable", () => {
   it("answers as a Map does, in the same insertion order", () => {
     fc.assert(
+      // Sixteen slots to start: the ids above meet taken slots and growth within a short run.
       fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
-        const table = new IdTable<number>();
+        const table = new IdTable<number>(16);
         const model = new Map<Id, number>();
         for (const [kind, k, v] of ops) {
           if (kind === "set") {
@@ -43,6 +44,22 @@ describe("IdTable", () => {
       }),
       { numRuns: numRuns() },
     );
+  });
+
+  it("grows in the arrays it started with, keeping every entry and its order", () => {
+    // V8 discarded the optimized request path when a field holding an array was assigned again.
+    const table = new IdTable<number>(16);
+    const arrays = () => {
+      const t = table as unknown as Record<"ids" | "values" | "seqs", unknown[]>;
+      return [t.ids, t.values, t.seqs];
+    };
+    const before = arrays();
+    const ids = Array.from({ length: 100 }, (_, i) => (i * 37) % 101);
+    for (const id of ids) table.set(id, id * 2);
+    expect(arrays().every((a, i) => a === before[i])).toBe(true);
+    expect(before[0]!.length).toBeGreaterThanOrEqual(200);
+    expect(table.entries()).toEqual(ids.map((id) => [id, id * 2]));
+    for (const id of ids) expect(table.get(id)).toBe(id * 2);
   });
 
   it("keeps a request that outlives ten thousand others, each answered before the next", () => {
