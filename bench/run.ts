@@ -2,18 +2,19 @@
 // machine (never asserted in a timed test). For each path of the issue's table (v1 client → v2
 // agent, v2 client → v1 agent, v1 ↔ v1 pass-through): throughput of a session/update stream against
 // a raw NDJSON relay and a parse-and-stringify relay; request p99 at a fixed rate against the raw
-// relay (a session's steady state, the median of interleaved rounds' p99s; its first seconds, while
-// V8 compiles, and each target's p99 against its own, the estimator's noise floor, printed beside) and the CPU each request costs; spawn → first `initialize` answered
-// and RSS at start against the raw relay; then RSS growth under a slow client over the issue's load
-// (1,000,000 updates, a tool call per ten) on each path, the raw relay's beside it, and
-// `acp-bridge --version`.
+// relay (a session's steady state, the median of interleaved rounds' p99s; printed beside it: its
+// first seconds, while V8 compiles, and each target's p99 against its own, the estimator's noise
+// floor) and the CPU each request costs; spawn → first `initialize` answered and RSS at start
+// against the raw relay; then RSS growth under a slow client over the issue's load (1,000,000
+// updates, a tool call per ten) on each path, the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
-// (interleaved rounds, median taken, default 3), BENCH_ONLY (a|b|pass: one path; none: the slow client alone), BENCH_RATE and
-// BENCH_LATENCY_S (request rate; seconds of each one's first window alone), BENCH_STEADY_S (seconds
-// of each one's steady window per round), BENCH_SLOW_UPDATES (0 skips the
-// slow-client run), BENCH_NODE_ARGS (extra node flags for the bridge, e.g. `--cpu-prof
-// --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each latency round's p99 and CPU per request).
+// (interleaved rounds, median taken, default 3; five at least for start-up and latency), BENCH_ONLY
+// (a|b|pass: one path; none: the slow client alone), BENCH_RATE and BENCH_LATENCY_S (request rate;
+// seconds of each one's first window alone), BENCH_STEADY_S (seconds of each one's steady window
+// per round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS (extra node flags
+// for the bridge, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each latency round's
+// percentiles and CPU per request).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -25,6 +26,8 @@ const RELAY = here("./relay.js");
 const BRIDGE = here("../../bin/acp-bridge.js");
 const N = Number(process.env.BENCH_UPDATES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Start-up and latency rounds: five at least, their figures move with the neighbours' load. */
+const PAIRED_ROUNDS = Math.max(5, ROUNDS);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 2);
 const STEADY_S = Number(process.env.BENCH_STEADY_S ?? 2);
@@ -365,7 +368,7 @@ async function measure(path: Path): Promise<Row> {
       cpu[k].push(m.cpuUs);
     }
   // Start-up interleaved too: the machine's load drifts.
-  for (let r = 0; r < Math.max(5, ROUNDS); r++)
+  for (let r = 0; r < PAIRED_ROUNDS; r++)
     for (const k of ["raw", "bridge"] as const) {
       const s = await start(path[k]);
       inits[k].push(s.ms);
@@ -381,7 +384,7 @@ async function measure(path: Path): Promise<Row> {
   const roundP99 = { raw: [] as number[], bridge: [] as number[] };
   const coldRoundP99 = { raw: [] as number[], bridge: [] as number[] };
   const reqCpu = { raw: [] as number[], bridge: [] as number[] };
-  for (let r = 0; r < Math.max(5, ROUNDS); r++) {
+  for (let r = 0; r < PAIRED_ROUNDS; r++) {
     const pair = await latencyPair(path, r);
     for (const k of ["raw", "bridge"] as const) {
       const l = pair[k];
@@ -421,7 +424,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const t0 = performance.now();
   out(
-    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s, first ${LATENCY_S} s alone then ${STEADY_S} s each in slices, ${Math.max(5, ROUNDS)} rounds; node ${process.version}\n\n`,
+    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s, first ${LATENCY_S} s alone then ${STEADY_S} s each in slices, ${PAIRED_ROUNDS} rounds; node ${process.version}\n\n`,
   );
   const rows: Row[] = [];
   for (const path of paths) {

@@ -93,7 +93,7 @@ export interface StartedAgent {
  * that reaches the bridge from then on goes to the agent's group, and SIGKILL follows after
  * `graceMs` if the group is still alive.
  */
-export function startAgent(command: string, args: readonly string[], graceMs: number, log?: Logger): StartedAgent {
+export function startAgent(command: string, args: readonly string[], graceMs: number, log: Logger): StartedAgent {
   const agent = spawnAgent(command, args, false);
   const out = agent.child.stdout;
   if (!out) throw new Error("agent stdout is not piped");
@@ -105,14 +105,8 @@ export function startAgent(command: string, args: readonly string[], graceMs: nu
   out.on("data", hold).pause();
   const timers = new Set<NodeJS.Timeout>();
   const forward = (sig: NodeJS.Signals) => () => {
-    log?.debug(`forwarding ${sig} to the agent's process group`);
-    agent.signal(sig);
-    const t = setTimeout(() => {
-      timers.delete(t);
-      if (agent.groupAlive()) agent.signal("SIGKILL");
-    }, graceMs);
-    t.unref();
-    timers.add(t);
+    log.debug(`forwarding ${sig} to the agent's process group`);
+    timers.add(escalate(agent, sig, graceMs));
   };
   const onInt = forward("SIGINT");
   const onTerm = forward("SIGTERM");
@@ -130,6 +124,19 @@ export function startAgent(command: string, args: readonly string[], graceMs: nu
       timers.clear();
     },
   };
+}
+
+/**
+ * `sig` to the agent's process group now, SIGKILL after `graceMs` if any of it is still alive: the
+ * pending timer (unref'd, so it never keeps the bridge running), for the caller to clear.
+ */
+export function escalate(agent: AgentProcess, sig: NodeJS.Signals, graceMs: number): NodeJS.Timeout {
+  agent.signal(sig);
+  const timer = setTimeout(() => {
+    if (agent.groupAlive()) agent.signal("SIGKILL");
+  }, graceMs);
+  timer.unref();
+  return timer;
 }
 
 function spawnFailure(e: NodeJS.ErrnoException): SpawnFailure {

@@ -8,7 +8,7 @@ import type { Logger } from "../log.js";
 import { LineSplitter } from "../wire/ndjson.js";
 import { LineWriter } from "../wire/writer.js";
 import { rpcErrors } from "../wire/jsonrpc.js";
-import { exitStatus, spawnAgent, startAgent, type SpawnFailure, type StartedAgent } from "./agent-process.js";
+import { escalate, exitStatus, spawnAgent, startAgent, type SpawnFailure, type StartedAgent } from "./agent-process.js";
 
 export interface RunOptions {
   readonly command: string;
@@ -72,10 +72,7 @@ export async function run(opts: RunOptions): Promise<number> {
     if (terminating || agentDone) return;
     terminating = true;
     opts.log.info(`${why}: SIGTERM to the agent's process group`);
-    agent.signal("SIGTERM");
-    later(grace, () => {
-      if (agent.groupAlive()) agent.signal("SIGKILL");
-    });
+    timers.add(escalate(agent, "SIGTERM", grace));
   };
 
   // Backpressure: stop reading a side while the other side's writer is over its high-water mark.

@@ -126,7 +126,7 @@ export class IdTable<T> {
   private grow(): void {
     const { ids, values, seqs } = this;
     const old = ids.length;
-    for (let slot = 0; slot < old; slot++) {
+    for (let i = 0; i < old; i++) {
       ids.push(-1);
       values.push(undefined);
       seqs.push(0);
