@@ -2,18 +2,19 @@
 // machine (never asserted in a timed test). For each path of the issue's table (v1 client → v2
 // agent, v2 client → v1 agent, v1 ↔ v1 pass-through): throughput of a session/update stream against
 // a raw NDJSON relay and a parse-and-stringify relay; request p99 at a fixed rate against the raw
-// relay (a session's steady state, the median of interleaved rounds' p99s; printed beside it: its
-// first seconds, while V8 compiles, and each target's p99 against its own, the estimator's noise
-// floor) and the CPU each request costs; spawn → first `initialize` answered and RSS at start
-// against the raw relay; then RSS growth under a slow client over the issue's load (1,000,000
-// updates, a tool call per ten) on each path, the raw relay's beside it, and `acp-bridge --version`.
+// relay (a session's steady state: both at once, their requests interleaved, all rounds' samples
+// pooled; printed beside it: each one's first seconds alone, while V8 compiles, and the estimator's
+// noise floor, a raw relay against a second one in the same steady windows) and the CPU each
+// request costs; spawn → first `initialize` answered and RSS at start against the raw relay; then
+// RSS growth under a slow client over the issue's load (1,000,000 updates, a tool call per ten) on
+// each path, the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
-// (interleaved rounds, median taken, default 3; five at least for start-up and latency), BENCH_ONLY
+// (interleaved rounds, median taken, default 3; five at least for start-up, four for latency), BENCH_ONLY
 // (a|b|pass: one path; none: the slow client alone), BENCH_RATE and BENCH_LATENCY_S (request rate;
-// seconds of each one's first window alone), BENCH_STEADY_S (seconds of each one's steady window
-// per round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS (extra node flags
-// for the bridge, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each latency round's
+// seconds of each one's first window per round), BENCH_STEADY_S (seconds of the steady window per
+// round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS (extra node flags for
+// the bridge, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each latency round's
 // percentiles and CPU per request).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -26,11 +27,16 @@ const RELAY = here("./relay.js");
 const BRIDGE = here("../../bin/acp-bridge.js");
 const N = Number(process.env.BENCH_UPDATES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** Start-up and latency rounds: five at least, their figures move with the neighbours' load. */
+/** Start-up rounds: five at least, their figures move with the neighbours' load. */
 const PAIRED_ROUNDS = Math.max(5, ROUNDS);
+/**
+ * Latency rounds, pooled: 40,000 steady samples a target by default (fewer rounds of longer windows
+ * than start-up's: each round's spawn and warm-up cost time, and the bench has five minutes).
+ */
+const LATENCY_ROUNDS = Math.max(4, ROUNDS);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 2);
-const STEADY_S = Number(process.env.BENCH_STEADY_S ?? 2);
+const STEADY_S = Number(process.env.BENCH_STEADY_S ?? 5);
 const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 1_000_000);
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
@@ -218,60 +224,63 @@ async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
   return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
 }
 
-/** `n` `_bench/ping` requests at RATE per second: their round-trip times, in ms. */
-async function paced(d: Driver, n: number): Promise<number[]> {
-  const rtts: number[] = [];
+/**
+ * `n` `_bench/ping` requests to each driver at RATE per second each, interleaved: driver j's i-th
+ * request is due j/(RATE·k) after driver 0's. Their round-trip times, in ms, per driver.
+ */
+async function paced(ds: readonly Driver[], n: number): Promise<number[][]> {
+  const rtts = ds.map((): number[] => []);
   const interval = 1000 / RATE;
   const start = performance.now();
   const pending: Promise<void>[] = [];
-  for (let i = 0; i < n; i++) {
-    const due = start + i * interval;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const t0 = performance.now();
-    pending.push(d.request("_bench/ping", {}).then(() => void rtts.push(performance.now() - t0)));
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < ds.length; j++) {
+      const due = start + i * interval + (j * interval) / ds.length;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const t0 = performance.now();
+      const times = rtts[j]!;
+      pending.push(ds[j]!.request("_bench/ping", {}).then(() => void times.push(performance.now() - t0)));
+    }
   await Promise.all(pending);
   return rtts;
 }
 
-/** Requests per slice of the paired window: 50 ms at RATE. */
-const SLICE = Math.max(1, Math.round(RATE / 20));
-
 interface Latency {
+  /** Round trips in the first LATENCY_S seconds after the serial warm-up, alone (V8 still compiling). */
   readonly cold: number[];
-  /** The steady window's round trips, slice by slice (the noise floor splits them by slice). */
-  readonly warm: number[][];
+  /** Round trips in the steady window, STEADY_S seconds, interleaved with the other target's. */
+  readonly warm: number[];
   readonly warmCpuUs: number;
 }
 
 /**
- * Round trips at RATE per second through the raw relay and the bridge, both running at once. After
- * 2,000 requests one at a time, `cold` is each one's first LATENCY_S seconds alone, while V8 still
- * compiles the request path (a start-up cost, printed; the order alternates by round). `warm`, the
- * steady state the budget reads, takes STEADY_S seconds of each in 50 ms slices, relay and bridge
- * alternately: a stretch of a busy machine, or a hypervisor's burst, falls on both alike instead of
- * on whichever ran then.
+ * Round trips at RATE per second through two targets. After 2,000 requests one at a time to each,
+ * `cold` is each one's first LATENCY_S seconds alone, while V8 still compiles the request path (a
+ * start-up cost, printed; `withCold` false skips it). `warm`, the steady state the budget reads,
+ * is the next STEADY_S seconds of both at once, each request of one half an interval after one of
+ * the other's (which leads alternates by round), so that a busy stretch of the machine, or a
+ * hypervisor's pause of several ms, falls on both alike.
  */
-async function latencyPair(path: Path, round: number): Promise<{ raw: Latency; bridge: Latency }> {
-  const d = { raw: new Driver(path.raw), bridge: new Driver(path.bridge) };
-  const kinds = round % 2 === 0 ? (["raw", "bridge"] as const) : (["bridge", "raw"] as const);
-  for (const k of kinds) {
-    await d[k].handshake();
-    for (let i = 0; i < 2000; i++) await d[k].request("_bench/ping", {});
+async function latencyPair(a: Target, b: Target, round: number, withCold = true): Promise<[Latency, Latency]> {
+  const pair = [new Driver(a), new Driver(b)];
+  const order = round % 2 === 0 ? pair : [pair[1]!, pair[0]!];
+  for (const d of order) {
+    await d.handshake();
+    for (let i = 0; i < 2000; i++) await d.request("_bench/ping", {});
   }
-  const cold = { raw: [] as number[], bridge: [] as number[] };
-  for (const k of kinds) cold[k] = await paced(d[k], RATE * LATENCY_S);
-  const warm = { raw: [] as number[][], bridge: [] as number[][] };
-  const cpu0 = { raw: threadsCpuNs(d.raw.child.pid!), bridge: threadsCpuNs(d.bridge.child.pid!) };
-  while (warm.raw.length * SLICE < RATE * STEADY_S) for (const k of kinds) warm[k].push(await paced(d[k], SLICE));
-  const cpuUs = (k: "raw" | "bridge") => (threadsCpuNs(d[k].child.pid!) - cpu0[k]) / 1000 / (warm[k].length * SLICE);
-  const result = {
-    raw: { cold: cold.raw, warm: warm.raw, warmCpuUs: cpuUs("raw") },
-    bridge: { cold: cold.bridge, warm: warm.bridge, warmCpuUs: cpuUs("bridge") },
-  };
-  await Promise.all([d.raw.close(), d.bridge.close()]);
-  return result;
+  const cold: number[][] = [];
+  if (withCold) for (const d of order) cold.push((await paced([d], RATE * LATENCY_S))[0]!);
+  const pids = order.map((d) => d.child.pid!);
+  const cpu0 = pids.map(threadsCpuNs);
+  const warm = await paced(order, RATE * STEADY_S);
+  const latency = order.map((_, j): Latency => ({
+    cold: cold[j] ?? [],
+    warm: warm[j]!,
+    warmCpuUs: (threadsCpuNs(pids[j]!) - cpu0[j]!) / 1000 / warm[j]!.length,
+  }));
+  await Promise.all(pair.map((d) => d.close()));
+  return round % 2 === 0 ? [latency[0]!, latency[1]!] : [latency[1]!, latency[0]!];
 }
 
 /** CPU time of all of a process's threads (V8's compiler and GC helpers too), in ns (schedstat). */
@@ -340,19 +349,51 @@ interface Row {
   readonly path: Path;
   readonly rates: { raw: number; parse: number; bridge: number };
   readonly cpu: { raw: number; parse: number; bridge: number };
-  /** Steady state: the median of the rounds' p99s (the budget's figure), and the p99 of all rounds pooled. */
+  /** Steady state: the p99 and p50 of all rounds' samples pooled (the p99 is the budget's figure). */
   readonly p99: { raw: number; bridge: number };
-  readonly pooledP99: { raw: number; bridge: number };
   readonly p50: { raw: number; bridge: number };
-  /** Median of the rounds' p99s in the first seconds after the serial warm-up (JIT still compiling). */
+  /** The same, over the first seconds after the serial warm-up (JIT still compiling). */
   readonly coldP99: { raw: number; bridge: number };
-  /** Each target's p99 ratio against itself (even slices over odd ones): the estimator's own scatter. */
-  readonly selfP99: { raw: number; bridge: number };
   /** CPU µs of all the process's threads per request, steady state. */
   readonly reqCpu: { raw: number; bridge: number };
   readonly init: { raw: number; bridge: number };
   readonly initCpu: { raw: number; bridge: number };
   readonly rss: { raw: number; bridge: number };
+}
+
+interface LatencyFigures {
+  readonly p99: number;
+  readonly p50: number;
+  readonly coldP99: number;
+  /** CPU µs per request, all threads, steady state: the median of the rounds. */
+  readonly cpuUs: number;
+}
+
+/** LATENCY_ROUNDS of latencyPair(a, b): each target's figures over all rounds' samples pooled. */
+async function latencyRounds(a: Target, b: Target, withCold = true): Promise<[LatencyFigures, LatencyFigures]> {
+  const rounds: [Latency, Latency][] = [];
+  for (let r = 0; r < LATENCY_ROUNDS; r++) {
+    const pair = await latencyPair(a, b, r, withCold);
+    rounds.push(pair);
+    if (process.env.BENCH_DEBUG)
+      for (const [j, l] of pair.entries())
+        out(
+          `${j === 0 ? a.name : b.name} round ${r}: p50/90/95/99/99.9 ${[0.5, 0.9, 0.95, 0.99, 0.999].map((q) => fixed(percentile(l.warm, q), 2)).join("/")} ms (first ${LATENCY_S} s ${fixed(percentile(l.cold, 0.99), 2)}), CPU ${fixed(l.warmCpuUs, 1)} µs per request\n`,
+        );
+  }
+  const figures = (j: 0 | 1): LatencyFigures => {
+    const warm = rounds.flatMap((p) => p[j].warm);
+    return {
+      p99: percentile(warm, 0.99),
+      p50: percentile(warm, 0.5),
+      coldP99: percentile(
+        rounds.flatMap((p) => p[j].cold),
+        0.99,
+      ),
+      cpuUs: median(rounds.map((p) => p[j].warmCpuUs)),
+    };
+  };
+  return [figures(0), figures(1)];
 }
 
 async function measure(path: Path): Promise<Row> {
@@ -375,45 +416,19 @@ async function measure(path: Path): Promise<Row> {
       initCpu[k].push(s.cpuMs);
       rss[k].push(s.rssMiB);
     }
-  // Latency, relay and bridge paired in each round (latencyPair). The budget reads the median of the
-  // rounds' p99s: on a shared machine a hypervisor's burst (gaps of several ms, measured) can still
-  // land in one round and would decide a p99 pooled over all rounds; the pooled one is printed too.
-  const lat = { raw: [] as number[], bridge: [] as number[] };
-  /** Each target's steady samples split by slice parity: two halves of one distribution (noise floor). */
-  const halvesP99 = { raw: [[], []] as number[][], bridge: [[], []] as number[][] };
-  const roundP99 = { raw: [] as number[], bridge: [] as number[] };
-  const coldRoundP99 = { raw: [] as number[], bridge: [] as number[] };
-  const reqCpu = { raw: [] as number[], bridge: [] as number[] };
-  for (let r = 0; r < PAIRED_ROUNDS; r++) {
-    const pair = await latencyPair(path, r);
-    for (const k of ["raw", "bridge"] as const) {
-      const l = pair[k];
-      const warm = l.warm.flat();
-      lat[k].push(...warm);
-      for (const parity of [0, 1])
-        halvesP99[k][parity]!.push(percentile(l.warm.filter((_, i) => i % 2 === parity).flat(), 0.99));
-      roundP99[k].push(percentile(warm, 0.99));
-      coldRoundP99[k].push(percentile(l.cold, 0.99));
-      reqCpu[k].push(l.warmCpuUs);
-      if (process.env.BENCH_DEBUG)
-        out(
-          `${k} round ${r}: p50/90/95/99/99.9 ${[0.5, 0.9, 0.95, 0.99, 0.999].map((q) => fixed(percentile(warm, q), 2)).join("/")} ms (first ${LATENCY_S} s ${fixed(percentile(l.cold, 0.99), 2)}), CPU ${fixed(l.warmCpuUs, 1)} µs per request\n`,
-        );
-    }
-  }
-  // The noise floor: each target against itself, its even slices against its odd ones, by the same
-  // estimator (the median of the rounds' p99s). The budget's ratio means something only beside it.
-  const selfRatio = (k: "raw" | "bridge") => median(halvesP99[k][0]!) / median(halvesP99[k][1]!);
+  // Latency, relay and bridge interleaved in each round (latencyPair). The budget reads the p99 of
+  // all rounds' steady samples pooled: with every request of one beside one of the other, a pause
+  // of the machine delays both alike, and 20,000 samples or more each leave one round's bad stretch
+  // a small share of the tail. `control` measures the scatter that remains.
+  const lat = await latencyRounds(path.raw, path.bridge);
   return {
     path,
     rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
     cpu: { raw: median(cpu.raw), parse: median(cpu.parse), bridge: median(cpu.bridge) },
-    p99: { raw: median(roundP99.raw), bridge: median(roundP99.bridge) },
-    pooledP99: { raw: percentile(lat.raw, 0.99), bridge: percentile(lat.bridge, 0.99) },
-    p50: { raw: percentile(lat.raw, 0.5), bridge: percentile(lat.bridge, 0.5) },
-    coldP99: { raw: median(coldRoundP99.raw), bridge: median(coldRoundP99.bridge) },
-    selfP99: { raw: selfRatio("raw"), bridge: selfRatio("bridge") },
-    reqCpu: { raw: median(reqCpu.raw), bridge: median(reqCpu.bridge) },
+    p99: { raw: lat[0].p99, bridge: lat[1].p99 },
+    p50: { raw: lat[0].p50, bridge: lat[1].p50 },
+    coldP99: { raw: lat[0].coldP99, bridge: lat[1].coldP99 },
+    reqCpu: { raw: lat[0].cpuUs, bridge: lat[1].cpuUs },
     init: { raw: median(inits.raw), bridge: median(inits.bridge) },
     initCpu: { raw: median(initCpu.raw), bridge: median(initCpu.bridge) },
     rss: { raw: median(rss.raw), bridge: median(rss.bridge) },
@@ -424,7 +439,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const t0 = performance.now();
   out(
-    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s, first ${LATENCY_S} s alone then ${STEADY_S} s each in slices, ${PAIRED_ROUNDS} rounds; node ${process.version}\n\n`,
+    `acp-bridge bench: ${N} updates per throughput run, median of ${ROUNDS} rounds; requests at ${RATE}/s, first ${LATENCY_S} s each alone, then ${STEADY_S} s steady with relay and bridge interleaved, ${LATENCY_ROUNDS} rounds pooled; node ${process.version}\n\n`,
   );
   const rows: Row[] = [];
   for (const path of paths) {
@@ -434,13 +449,18 @@ async function main(): Promise<void> {
     out(
       `${path.label}: ${fixed(row.rates.bridge / 1000)}k updates/s (raw relay ${fixed(row.rates.raw / 1000)}k, parse+stringify ${fixed(row.rates.parse / 1000)}k); ` +
         `p50/p99 ${fixed(row.p50.bridge, 2)}/${fixed(row.p99.bridge, 2)} ms (relay ${fixed(row.p50.raw, 2)}/${fixed(row.p99.raw, 2)} ms), ` +
-        `pooled p99 ${fixed(row.pooledP99.bridge, 2)} ms (relay ${fixed(row.pooledP99.raw, 2)} ms, ${x(row.pooledP99.bridge / row.pooledP99.raw)}), ` +
-        `noise floor (p99 of even slices over odd ones): relay ${x(row.selfP99.raw)}, bridge ${x(row.selfP99.bridge)}; ` +
         `CPU per request ${fixed(row.reqCpu.bridge, 1)} µs (relay ${fixed(row.reqCpu.raw, 1)}), ` +
         `first ${LATENCY_S} s p99 ${fixed(row.coldP99.bridge, 2)} ms (relay ${fixed(row.coldP99.raw, 2)} ms, ${x(row.coldP99.bridge / row.coldP99.raw)}); ` +
         `CPU per update ${fixed(row.cpu.bridge, 2)} µs (raw relay ${fixed(row.cpu.raw, 2)}, parse+stringify ${fixed(row.cpu.parse, 2)})\n`,
     );
   }
+  // The noise floor: the same steady windows with a second raw relay in the bridge's place (v1
+  // agent); the first seconds are skipped, for time (the bench's five minutes).
+  const floor = only === "none" ? undefined : await latencyRounds(paths[2]!.raw, paths[2]!.raw, false);
+  if (floor)
+    out(
+      `noise floor: raw relay against a second raw relay, same rounds: p50/p99 ${fixed(floor[1].p50, 2)}/${fixed(floor[1].p99, 2)} ms against ${fixed(floor[0].p50, 2)}/${fixed(floor[0].p99, 2)} ms, ${x(floor[1].p99 / floor[0].p99)}\n`,
+    );
   out(
     "\n| path | throughput vs raw line relay | vs parse+stringify relay | request p99 at " +
       `${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start | CPU per update vs raw relay |\n|---|---|---|---|---|---|---|\n`,
