@@ -79,8 +79,13 @@ export async function run(opts: RunOptions): Promise<number> {
   // `held`: what the source gave before (the agent's stdout while the bridge loaded), first.
   const pump = (source: Readable, split: LineSplitter, sink: LineWriter, held: readonly Buffer[] = []) => {
     const onData = (chunk: Buffer) => {
-      split.push(chunk);
-      sink.flush();
+      // One write for what the chunk's lines produced, without a microtask per chunk to flush it.
+      sink.hold();
+      try {
+        split.push(chunk);
+      } finally {
+        sink.flush();
+      }
       if (sink.congested) {
         source.pause();
         sink.onDrain(() => source.resume());

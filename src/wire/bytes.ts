@@ -1,5 +1,6 @@
 // The JSON bytes the byte-level scanners (envelope.ts, scan.ts, update-scan.ts, call-scan.ts) look
-// for, named once, and the two tests they all make.
+// for, named once, and the two tests they all make; LF ends every line (ndjson.ts, writer.ts).
+export const LF = 0x0a;
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const OPEN_OBJECT = 0x7b;

@@ -1,9 +1,9 @@
 // NDJSON framing (ACP stdio transport): one JSON value per `\n`-terminated line, UTF-8. Works on
 // bytes, so a UTF-8 sequence split across reads is only decoded once its line is complete.
+import { LF } from "./bytes.js";
 import { EnvelopeScanner, type Envelope } from "./envelope.js";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
-const LF = 0x0a;
 const CR = 0x0d;
 
 export interface SplitterEvents {

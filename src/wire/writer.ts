@@ -3,9 +3,9 @@
 // as their bytes usually lie one after the other, a newline between, in the chunk they were read
 // from: such a run is queued as one view of that chunk, and a lone run is written without a copy.
 import type { Writable } from "node:stream";
+import { LF } from "./bytes.js";
 
 const NEWLINE = Buffer.from("\n");
-const LF = 0x0a;
 
 export class LineWriter {
   private queue: (Buffer | string)[] = [];
@@ -54,6 +54,14 @@ export class LineWriter {
       this.scheduled = true;
       queueMicrotask(() => this.flush());
     }
+  }
+
+  /**
+   * The caller flushes once it has pushed (the pump, after each chunk read): lines pushed until then
+   * schedule no microtask to flush them.
+   */
+  hold(): void {
+    this.scheduled = true;
   }
 
   /** Queue the open run as one view: its lines with the newlines between them. */

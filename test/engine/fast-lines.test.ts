@@ -1,10 +1,12 @@
 // The fast paths of src/engine/fast-lines.ts (pass-through lines; calls in every mode) against the
 // full path: the same traffic through a bridge with them and one without (a receive hook turns fast
 // paths off, since it must see every parsed message) gives the same bytes to both peers, in order.
+import { Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { fastPathFor } from "../../src/engine/fast-lines.js";
 import { Link } from "../../src/engine/link.js";
+import { LineWriter } from "../../src/wire/writer.js";
 import type { Translator } from "../../src/engine/translator.js";
 import { silentLogger } from "../support/log.js";
 import { arb, jsonValue } from "../support/arbitrary.js";
@@ -284,5 +286,28 @@ describe("pass-through fast path", () => {
     expect(toClient).toEqual([text]);
     expect(fast?.(agent, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"x"}'))).toBe(false);
     expect(fastPathFor(stubTranslator("A"), client, agent, 512, () => false)).toBeUndefined();
+  });
+
+  it("splices an id into a line that has its newline after it in memory, so it is written without a copy", () => {
+    const pushed: Buffer[] = [];
+    const writes: Buffer[] = [];
+    const stream = new Writable({ write: (_c, _e, cb) => cb() });
+    stream.write = ((chunk: Buffer) => writes.push(chunk) > 0) as typeof stream.write;
+    const writer = new LineWriter(stream);
+    const client = new Link("client", {
+      push: (l) => {
+        pushed.push(l as Buffer);
+        writer.push(l);
+      },
+    });
+    const result = Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"a":[1]}}');
+    client.respondLine(123456, result, result.indexOf(',"result"')); // where the id token ends
+    writer.flush();
+    const line = pushed[0]!;
+    expect(line.toString()).toBe('{"jsonrpc":"2.0","id":123456,"result":{"a":[1]}}');
+    expect(Buffer.from(line.buffer, line.byteOffset, line.length + 1).at(-1)).toBe(0x0a);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.buffer).toBe(line.buffer);
+    expect(writes[0]!.toString()).toBe(`${line.toString()}\n`);
   });
 });

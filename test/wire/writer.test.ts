@@ -66,6 +66,25 @@ describe("line writer", () => {
     );
   });
 
+  it("flushes by itself on the next microtask, or, once held, only when its caller flushes", async () => {
+    const { stream, written } = sink();
+    const writer = new LineWriter(stream);
+    writer.push("a");
+    await Promise.resolve();
+    expect(Buffer.concat(written).toString()).toBe("a\n");
+    writer.hold();
+    writer.push("b");
+    writer.push(Buffer.from("c"));
+    await new Promise((r) => setImmediate(r));
+    expect(Buffer.concat(written).toString()).toBe("a\n");
+    writer.flush();
+    expect(Buffer.concat(written).toString()).toBe("a\nb\nc\n");
+    // The flush ends the hold.
+    writer.push("d");
+    await Promise.resolve();
+    expect(Buffer.concat(written).toString()).toBe("a\nb\nc\nd\n");
+  });
+
   it("writes a run of adjacent lines as the chunk's own memory, without a copy", () => {
     const bytes = Buffer.from('{"a":1}\n{"b":2}\n{"c":3}\n');
     const { stream, written } = sink();
