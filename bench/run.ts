@@ -10,12 +10,12 @@
 // each path, the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
-// (interleaved rounds, median taken, default 3; five at least for start-up, four for latency), BENCH_ONLY
-// (a|b|pass: one path; none: the slow client alone), BENCH_RATE and BENCH_LATENCY_S (request rate;
-// seconds of each one's first window per round), BENCH_STEADY_S (seconds of the steady window per
-// round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS (extra node flags for
-// the bridge, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each latency round's
-// percentiles and CPU per request).
+// (interleaved rounds, median taken, default 3; five at least for start-up, four for latency),
+// BENCH_ONLY (a|b|pass: one path; none: the slow client alone), BENCH_RATE and BENCH_LATENCY_S
+// (request rate; seconds of each one's first window per round), BENCH_STEADY_S (seconds of the
+// steady window per round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS
+// (extra node flags for the bridge, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each
+// latency round's percentiles and CPU per request).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -225,8 +225,8 @@ async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
 }
 
 /**
- * `n` `_bench/ping` requests to each driver at RATE per second each, interleaved: driver j's i-th
- * request is due j/(RATE·k) after driver 0's. Their round-trip times, in ms, per driver.
+ * `n` `_bench/ping` requests to each driver at RATE per second each, interleaved: of k drivers,
+ * driver j's i-th request is due j/k of an interval after driver 0's. Round trips in ms, per driver.
  */
 async function paced(ds: readonly Driver[], n: number): Promise<number[][]> {
   const rtts = ds.map((): number[] => []);
@@ -418,8 +418,8 @@ async function measure(path: Path): Promise<Row> {
     }
   // Latency, relay and bridge interleaved in each round (latencyPair). The budget reads the p99 of
   // all rounds' steady samples pooled: with every request of one beside one of the other, a pause
-  // of the machine delays both alike, and 20,000 samples or more each leave one round's bad stretch
-  // a small share of the tail. `control` measures the scatter that remains.
+  // of the machine delays both alike, and 40,000 samples each leave one round's bad stretch a small
+  // share of the tail. The noise floor (`main`: a relay against a relay) shows the scatter left.
   const lat = await latencyRounds(path.raw, path.bridge);
   return {
     path,
