@@ -18,7 +18,7 @@ import {
 import { KEY_ORDER_KEY, restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
 import { CALL_HEAD } from "../wire/call-scan.js";
-import { LF } from "../wire/bytes.js";
+import { allocLine } from "../wire/writer.js";
 
 const KEY_ORDER_BYTES = Buffer.from(KEY_ORDER_KEY);
 
@@ -186,21 +186,15 @@ export class Link {
     );
   }
 
-  /**
-   * `line` with `{"jsonrpc":"2.0","id":` and `id` (as `send` serializes it) before its bytes from
-   * `idEnd`. A newline follows it in its memory, outside the view: the writer then writes a lone
-   * line as it lies, without copying it to append one.
-   */
+  /** `line` with `{"jsonrpc":"2.0","id":` and `id` (as `send` serializes it) before its bytes from `idEnd`. */
   private spliced(id: Id, line: Buffer, idEnd: number): Buffer {
     const token = JSON.stringify(id);
     const size = Buffer.byteLength(token);
-    const length = CALL_HEAD.length + size + line.length - idEnd;
-    const out = Buffer.allocUnsafe(length + 1);
+    const out = allocLine(CALL_HEAD.length + size + line.length - idEnd);
     CALL_HEAD.copy(out, 0);
     out.write(token, CALL_HEAD.length);
     line.copy(out, CALL_HEAD.length + size, idEnd);
-    out[length] = LF;
-    return out.subarray(0, length);
+    return out;
   }
 
   /**

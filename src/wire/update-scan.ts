@@ -9,6 +9,7 @@
 import { isUtf8 } from "node:buffer";
 import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, literalEnd } from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
+import { allocLine } from "./writer.js";
 
 /** The update members a fast path may read (each a string), and `content`. */
 const UPDATE_KEYS = ["sessionUpdate", "messageId", "toolCallId", "status", "title", "kind", "content"] as const;
@@ -92,7 +93,7 @@ export class ScannedUpdate {
 
   private replaced(start: number, end: number, bytes: Uint8Array): Buffer {
     const line = this.line;
-    const out = Buffer.allocUnsafe(line.length - (end - start) + bytes.length);
+    const out = allocLine(line.length - (end - start) + bytes.length);
     line.copy(out, 0, 0, start);
     out.set(bytes, start);
     line.copy(out, start + bytes.length, end);

@@ -7,6 +7,17 @@ import { LF } from "./bytes.js";
 
 const NEWLINE = Buffer.from("\n");
 
+/**
+ * A buffer of `length` bytes for a line a fast path builds, with its newline after it in memory,
+ * outside the view: the writer writes such a line alone as it lies instead of copying it to append
+ * one (the caller fills every byte).
+ */
+export function allocLine(length: number): Buffer {
+  const memory = Buffer.allocUnsafe(length + 1);
+  memory[length] = LF;
+  return memory.subarray(0, length);
+}
+
 export class LineWriter {
   private queue: (Buffer | string)[] = [];
   private scheduled = false;

@@ -1,6 +1,7 @@
 // `ScannedUpdate.is` (src/wire/update-scan.ts): a member compared with a `Literal` as bytes says
 // what comparing its decoded value says, escapes and non-ASCII included (a scanned string is
-// canonical, and the canonical form of a string is unique).
+// canonical, and the canonical form of a string is unique). Its splices leave a newline after the
+// line in memory (wire/writer.ts `allocLine`).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Literal, scanUpdate } from "../../src/wire/update-scan.js";
@@ -31,5 +32,16 @@ describe("ScannedUpdate.is", () => {
       }),
       { numRuns: numRuns() },
     );
+  });
+});
+
+describe("ScannedUpdate splices", () => {
+  it("builds a spliced line with its newline after it in memory, for the writer to write as it lies", () => {
+    const u = scanned("tool_call_update", "text");
+    const spliced = [u!.splice("sessionUpdate", Buffer.from("tool_call")), u!.withLastMember(Buffer.from(',"x":1'))];
+    for (const line of spliced) {
+      expect(JSON.parse(line.toString())).toBeTypeOf("object");
+      expect(Buffer.from(line.buffer, line.byteOffset, line.length + 1).at(-1)).toBe(0x0a);
+    }
   });
 });
