@@ -1,13 +1,20 @@
 import { defineConfig } from "vitest/config";
 
+// Tests that spawn the BUILT CLI (or read the bundle) need `npm run build` first; the global setup of
+// their project does it, once per invocation. Everything else (converters, engine, models, wire) runs
+// from source, so a one-file loop on a converter never waits for tsc and the bundler.
+const BUILT = ["test/e2e/**/*.test.ts", "test/fuzz/**/*.test.ts", "test/build.test.ts", "test/options.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     // One worker per core: vitest's default leaves one core free, which on a 2-core machine runs
     // every file in one worker while the e2e files mostly wait on child processes.
     maxWorkers: "100%",
+    projects: [
+      { extends: true, test: { name: "source", include: ["test/**/*.test.ts"], exclude: BUILT } },
+      { extends: true, test: { name: "built", include: BUILT, globalSetup: ["test/global-setup.ts"] } },
+    ],
   },
 });
