@@ -27,7 +27,7 @@ export const mcpTransportTable = defineTable(
   "session/mcp",
   z.array(Transport).refine((rows) => new Set(rows.map((r) => r.transport)).size === rows.length),
   [
-    // v1 clients assume stdio always works; a v2 agent may lack it (H §4.2, decisions table).
+    // v1 clients assume stdio always works; a v2 agent may lack it (H §4.2, docs/decisions.md).
     {
       transport: "stdio",
       v1Tag: null,

@@ -220,7 +220,7 @@ export function diffToV2(
         { path: ["newText"], reason: `v2 carries the changed hunks with their context${why}` },
       );
     }
-    // The exact texts, so a chained A restores this very item (README "stash": complete toward a
+    // The exact texts, so a chained A restores this very item (docs/decisions.md#the-stash: complete toward a
     // bridge at the default level, diff texts included): A↓ alone would give a file's texts, the
     // hunks or a `partial`/`deleted` stash of its own. An add's patch is its text: kept at `full`
     // only, so the restore does not depend on the A side's rendering (`text`).

@@ -1,5 +1,5 @@
 // Session roots: `additionalDirectories` validation on the raw params of every lifecycle request in
-// both directions (H §4.10, seed 000), `cwd` checks, opt-in dedupe, and the seed-000 list filter (H §4.5).
+// both directions (H §4.10, seed 000), `cwd` checks, and the seed-000 list filter (H §4.5).
 
 import { directoryReasons as R, type DirectoryReason } from "../../mappings/session.js";
 import { isObject } from "./json.js";

@@ -97,7 +97,7 @@ export function noSessionSurface(method: string): ConvertError {
   return rpcErrors.methodNotFound({ method, reason: "agent advertises no session surface" });
 }
 
-/** -32601 for `auth/logout` toward a v1 agent without `auth.logout` (decisions table, H §3.1). */
+/** -32601 for `auth/logout` toward a v1 agent without `auth.logout` (H §3.1, docs/decisions.md). */
 export function logoutUnsupported(): ConvertError {
   return rpcErrors.methodNotFound({ method: "auth/logout", reason: "v1 agent does not support logout" });
 }

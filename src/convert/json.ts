@@ -1,5 +1,5 @@
 // Raw JSON trees: converters read and build these directly, never through a parsing library
-// (the SDK's zod parsers strip unknown keys and coerce values; see spec README "parsing").
+// (the SDK's zod parsers strip unknown keys and coerce values; see docs/decisions.md#parsing).
 
 /** A raw JSON object as a converter reads it: its keys are known, its values not yet checked. */
 export type JsonObject = Record<string, unknown>;

@@ -23,7 +23,7 @@ export interface McpSupport {
   readonly custom?: readonly string[] | undefined;
 }
 
-/** `--mcp-unsupported`: fail loudly (default) or drop with a warning (H §4.2, decisions table). */
+/** `--mcp-unsupported`: fail loudly (default) or drop with a warning (H §4.2, docs/decisions.md). */
 type McpUnsupportedPolicy = "reject" | "drop";
 
 export interface McpToV2Context extends ConvertOptions {

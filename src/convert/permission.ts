@@ -1,5 +1,5 @@
 // `session/request_permission` both ways (T §4, §6 rows RequestPermissionSubject.type and
-// PermissionOptionKind, §7.2 keys title/description/subject/options + outcome), with A's tool calls.
+// PermissionOptionKind, T §7.2 keys title/description/subject/options + outcome), with A's tool calls.
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";

@@ -1,5 +1,5 @@
-// Results of session/new, session/load ⇄ session/resume, session/resume and session/fork (H §4.1,
-// §4.3, §4.4, §4.9): config options (H §5.1, §5.4), modes (H §5.2, §5.3), availableCommands.
+// Results of session/new, session/load ⇄ session/resume, session/resume and session/fork
+// (H §4.1, §4.3, §4.4, §4.9): config options (H §5.1, §5.4), modes (H §5.2, §5.3), availableCommands.
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v1u from "@agentclientprotocol/sdk/unstable";

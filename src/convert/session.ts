@@ -96,7 +96,7 @@ function checkSessionId(src: Obj): void {
   if (typeof src.sessionId !== "string") bad("sessionId", "not_string", NOT_LISTED);
 }
 
-/** The raw params object after §4.10 (rules 1-7, optional dedupe), `sessionId` and `cwd` checks. */
+/** The raw params object after H §4.10 (rules 1-7), `sessionId` and `cwd` checks. */
 function lifecycleParams(raw: unknown, ctx: RootsContext, hasSessionId: boolean, lost: Loss[]): Obj {
   if (!isObject(raw)) bad("params", "not_object", NOT_LISTED);
   // H §4.10: roots first, on the raw params, before anything else reads them.

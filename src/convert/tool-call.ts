@@ -1,5 +1,5 @@
 // Tool calls, their content items and locations v1 ⇄ v2 (T §2.4, §3.2, §3.4, the content items of
-// §2.5; T §6 rows ToolKind, ToolCallStatus, ToolCallContent.type). The engine keeps the state.
+// T §2.5; T §6 rows ToolKind, ToolCallStatus, ToolCallContent.type). The engine keeps the state.
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
@@ -39,7 +39,7 @@ export interface ToolCallToV1Context {
   readonly titleHint?: string | undefined;
   /** The engine's transcript renderer (T §2.5); default: a placeholder text + stash `terminal`. */
   readonly renderTerminal?: ((terminalId: string) => v1.ToolCallContent) | undefined;
-  /** `config.diffRendering` (README "v2 diffs toward v1"), default `"full"`. */
+  /** `config.diffRendering` (docs/decisions.md#v2-diffs-toward-v1), default `"full"`. */
   readonly diffRendering?: DiffRendering | undefined;
   /** The current text of the files the diffs name, as the engine read them. */
   readonly files?: FileTexts | undefined;

@@ -1,4 +1,4 @@
-// Reading the files a diff names (README "v2 diffs toward v1", T §3.3), for the pure diff converters:
+// Reading the files a diff names (docs/decisions.md#v2-diffs-toward-v1, T §3.3), for the pure diff converters:
 // A↓ gives a v1 client exact full texts, B↓ places a v1 snippet in the real file.
 //
 // Synchronous on purpose: the engine translates each message synchronously and must keep their

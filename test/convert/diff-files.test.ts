@@ -1,4 +1,4 @@
-// Diffs made exact with the files' current text (README "v2 diffs toward v1", T §3.3): A↓ gives a v1
+// Diffs made exact with the files' current text (docs/decisions.md#v2-diffs-toward-v1, T §3.3): A↓ gives a v1
 // client the exact full texts by applying the patch forward (pending) or backward (applied), never a
 // guess; B↓ places a v1 snippet in the real file for a true patch; a chained bridge restores the
 // source item exactly from the stash at the default level.

@@ -245,7 +245,7 @@ describe("H §1.5, §2.1 initialize request, A (v1 client → v2 agent)", () => 
 describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => {
   const zed = { name: "zed", version: "0.200.0" };
 
-  it("gives the v1 agent exactly the spec's §1.4 INIT1", () => {
+  it("renders a v2 client's initialize for a v1 agent as the H §1.4 example shows", () => {
     expect(reqToV1({ protocolVersion: 2, info: zed, capabilities: { auth: { terminal: {} } } })).toEqual({
       protocolVersion: 1,
       clientInfo: zed,

@@ -356,7 +356,7 @@ describe("T §4 A↓ permission requests (v2 agent → v1 client)", () => {
 });
 
 describe("T §4 B↓ permission requests (v1 agent → v2 client)", () => {
-  it("takes the title from the tool's last title, emits the unseen tool call first, and marks the title invented (§9-18)", () => {
+  it("takes the title from the tool's last title, emits the unseen tool call first, and marks the title invented (T §9 case 18)", () => {
     const r = toV2(
       { sessionId: "s", toolCall: { toolCallId: "tc1", status: "pending" }, options: [allow, reject] },
       ctxV2({ seen: () => false, lastTitle: (id) => (id === "tc1" ? "Run rm" : undefined) }),

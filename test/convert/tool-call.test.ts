@@ -297,7 +297,7 @@ describe("enum downgrades (T §3.4, §6 ToolKind / ToolCallStatus, §9 case 7)",
     expect(valid("v2", "ToolCallUpdate", toolCallUpdateToV2(out, { opts: compact, seen: true }))).toEqual(u);
   });
 
-  it("sends a cancelled tool call to v1 as failed and restores cancelled (§9 case 5)", () => {
+  it("sends a cancelled tool call to v1 as failed and restores cancelled (T §9 case 5)", () => {
     const out = valid(
       "v1",
       "ToolCallUpdate",

@@ -1,5 +1,5 @@
 // Diffs made exact from the real files, on an in-memory bridge with a real temporary directory
-// (README "v2 diffs toward v1", T §3.3): direction A gives a v1 client `{type:"diff"}` items with the
+// (docs/decisions.md#v2-diffs-toward-v1, T §3.3): direction A gives a v1 client `{type:"diff"}` items with the
 // exact full texts, in tool calls and permission requests, pending and applied; direction B places a
 // v1 agent's snippet in the file for a true v2 patch. Every message the bridge writes is schema-checked.
 import { execFileSync } from "node:child_process";

@@ -1,5 +1,5 @@
 // The hot path forwards a plain text chunk's original bytes; it must give exactly what the full
-// conversion gives (spec README, performance budget), for any stream of chunks.
+// conversion gives (docs/decisions.md#performance-budget), for any stream of chunks.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SessionA } from "../../src/engine/a/session.js";

@@ -1,4 +1,4 @@
-// The stash goes only where it is used (issue 7, item 5; spec README "stash", revised): its level is
+// The stash goes only where it is used (issue 7, item 5; docs/decisions.md#the-stash): its level is
 // chosen per destination, once that peer's `initialize` said whether it is a bridge. `auto` (the
 // default): `full` toward a bridge, nothing toward a plain peer; a forced level goes to every peer.
 import { afterEach, describe, expect, it } from "vitest";

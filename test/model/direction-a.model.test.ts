@@ -1,8 +1,8 @@
-// Model-based conversations through direction A (T §1.1-1.3, §2, §4, §9 cases 1-14; README "How we
-// know it works" 3): random but legal v2 agent behaviour, driven by a scripted v1 client, must give a
-// legal v1 conversation. The expected prompt answers come from the agent model's own notion of which
-// foreground work each prompt was inserted into (T §1.2-4 stated from the agent's side), never from
-// the engine's code.
+// Model-based conversations through direction A (T §1.1-1.3, §2, §4, §9 cases 1-14;
+// docs/decisions.md#how-we-know-it-works 3): random but legal v2 agent behaviour, driven by a
+// scripted v1 client, must give a legal v1 conversation. The expected prompt answers come from the
+// agent model's own notion of which foreground work each prompt was inserted into (T §1.2-4 stated
+// from the agent's side), never from the engine's code.
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { StashSetting } from "../../src/convert/stash.js";

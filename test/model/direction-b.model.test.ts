@@ -1,5 +1,5 @@
 // Model-based conversations through direction B (T §1.1, §1.4, §1.5, §2, §4 B↓, §9 cases 15-19;
-// README "How we know it works" 3): a scripted v2 client and a random but legal v1 agent talk
+// docs/decisions.md#how-we-know-it-works 3): a scripted v2 client and a random but legal v1 agent talk
 // through the in-memory bridge. A reference model of T §1.4 and §2.1, written from the spec, predicts
 // every message the bridge writes to either side, in order, for each input; the run then checks
 // what the v2 client materialized (tool calls, plans, usage, mode, commands) against the v1 stream.

@@ -359,7 +359,7 @@ function messageToV1(
     return NOTHING;
   }
   // The bulk of the traffic: a plain text chunk v1 sees unchanged goes out as the very bytes that
-  // came in, no serialization (performance budget, spec README).
+  // came in, no serialization (docs/decisions.md#performance-budget).
   const text = !message.whole && original ? plainText(params, update) : undefined;
   if (text !== undefined && original && takePlainChunk(s, message.kind, id, text))
     return [raw("client", original.line, original.msg)];
