@@ -2,6 +2,7 @@
 // expectations, every message the bridge writes schema-checked (T §9, H §9).
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/log.js";
 import { harness, type Harness } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 import { rawUpdate } from "../support/v2-updates.js";
@@ -153,6 +154,38 @@ describe("direction A handshake (H §1.4, §9 case 3)", () => {
 
   it("re-sends a v2 initialize to an old-rule v2 agent that answered 2 to a v1 body", async () => {
     await connect({ agentRule: "answer2" });
+  });
+
+  it("names the client capabilities a v2 agent is not offered at info level, once, and only those the client sent", async () => {
+    const lines: string[] = [];
+    const h = harness(
+      {},
+      createLogger("debug", (l) => lines.push(l)),
+    );
+    current = h;
+    h.client({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true }, terminal: true } },
+    });
+    await h.settle();
+    const [probe] = h.takeAgent();
+    h.agent({
+      jsonrpc: "2.0",
+      id: probe.id,
+      error: { code: -32022, message: "Unsupported", data: { supported: [2] } },
+    });
+    await h.settle();
+    const [init] = h.takeAgent();
+    h.agent({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 2, capabilities: v2Caps, authMethods: [] } });
+    await h.settle();
+    expect(h.takeClient()[0].result.protocolVersion).toBe(1);
+    // Nothing at the default level (a v2 agent never has these), nothing about a chained bridge.
+    expect(lines.filter((l) => /^acp-bridge (warn|error):/.test(l))).toEqual([]);
+    expect(lines.filter((l) => l.includes("not offered"))).toEqual([
+      "acp-bridge info: not offered to the v2 agent (v2 has no place for them): clientCapabilities.fs, clientCapabilities.terminal\n",
+    ]);
   });
 });
 

@@ -1,7 +1,8 @@
 // The handshake of direction A (H §1.5, §2): the v1 client's initialize rendered for the v2 agent,
 // the agent's answer rendered for the client, and the flags the translation depends on.
-import { agentFlagsFromV2, clientFlagsFromV1 } from "../../convert/capabilities.js";
+import { agentFlagsFromV2, clientCapabilitiesToV2, clientFlagsFromV1 } from "../../convert/capabilities.js";
 import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
+import { isObject } from "../../convert/json.js";
 import { optionsToward } from "../../convert/stash.js";
 import { VERSION } from "../../version.js";
 import { rpcErrors } from "../../wire/jsonrpc.js";
@@ -35,6 +36,22 @@ function agentFlagsA(result: Obj): AgentFlagsA {
   };
 }
 
+/** Paths of the v1 client's capabilities it actually sent that v2 capabilities have no form for. */
+function sentWithoutV2Form(caps: unknown): string[] {
+  if (!isObject(caps)) return [];
+  const r = clientCapabilitiesToV2(caps, { stash: "off", stashMaxBytes: 0 });
+  if (!r.ok) return [];
+  const sent = (path: readonly (string | number)[]) => {
+    let at: unknown = caps;
+    for (const key of path) {
+      if (!isObject(at) || !(String(key) in at)) return false;
+      at = at[String(key)];
+    }
+    return true;
+  };
+  return r.lost.filter((l) => sent(l.path)).map((l) => `clientCapabilities.${l.path.join(".")}`);
+}
+
 const MARKER = { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 1, agentProtocol: 2 } as const;
 
 export function pairingA(config: AConfig): Pairing {
@@ -47,16 +64,16 @@ export function pairingA(config: AConfig): Pairing {
         bridgeMarker: MARKER,
       });
       if (!r.ok) return { error: r.error };
-      if (r.lost.length > 0)
-        config.log.warnOnce(
-          "init-lost",
-          `not offered to the v2 agent (no v2 form; kept in _meta for a chained bridge): ${r.lost.map((l) => l.path.join(".")).join(", ")}`,
-        );
       return { params: r.value };
     },
     accept(clientParams, agentResult) {
       const clientFlags = clientFlagsA(clientParams);
       const agentFlags = agentFlagsA(agentResult);
+      // Here, once per handshake (renderInit runs per probe), and only what the client sent: v2 has no
+      // place for client fs or terminals whatever the agent is (H §2.1), which is news, not a warning.
+      const unoffered = sentWithoutV2Form(clientParams.clientCapabilities);
+      if (unoffered.length > 0)
+        config.log.info(`not offered to the v2 agent (v2 has no place for them): ${unoffered.join(", ")}`);
       const toClient = optionsToward(config.stash, clientFlags.bridgePeer);
       // A B bridge in front: the result's key order rides to it (wire/key-order.ts).
       if (clientFlags.bridgePeer && toClient.stash !== "off") recordKeyOrder({ result: agentResult }, 2);
