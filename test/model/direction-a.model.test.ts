@@ -147,7 +147,17 @@ const idleBody: fc.Arbitrary<Obj> = fc
     ...(meta !== undefined ? { _meta: meta } : {}),
   }));
 
+/** The error the bridge answers for an agent answer over the size limit (the agent's line is never parsed). */
+const OVERSIZE_BYTES = 70_000;
+const TOO_LARGE: RpcErr = {
+  code: -32603,
+  message: "The agent's answer was unreadable: Message too large",
+  data: { reason: "message_too_large", bytes: OVERSIZE_BYTES },
+};
+
+/** The agent's answers to a prompt it does not insert; TOO_LARGE stands for an answer over the size limit. */
 const agentError: fc.Arbitrary<RpcErr> = fc.constantFrom<RpcErr>(
+  TOO_LARGE,
   { code: -32602, message: "Invalid params", data: { reason: "bad prompt" } },
   { code: -32000, message: "Authentication required" },
   { code: -32603, message: "Internal error" },
@@ -410,7 +420,11 @@ class World {
   private inject(side: "client" | "agent", msg: Obj): number {
     const at = ++this.at;
     this.trace.push(`#${at} ${side === "client" ? "C→B" : "A→B"} ${json(msg)}`);
-    if (side === "agent") {
+    if (side === "agent" && msg.error === TOO_LARGE) {
+      // A line over the size limit: the framing reports only its envelope (issue 19).
+      this.count("oversizeAnswer");
+      this.h.bridge.oversize("agent", { bytes: OVERSIZE_BYTES, envelope: { kind: "response", id: msg.id } });
+    } else if (side === "agent") {
       this.applyV2(msg);
       this.h.agent(msg);
     } else this.h.client(msg);
@@ -1658,6 +1672,7 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
       "load",
       "load:busy",
       "load:endedDuring",
+      "oversizeAnswer",
       "exit:withdrawnPermission",
     ])
       expect(seen[what] ?? 0, what).toBeGreaterThan(0);
