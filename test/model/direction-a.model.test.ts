@@ -107,7 +107,8 @@ type Step =
   | { readonly t: "withdraw"; readonly pick: number }
   | { readonly t: "update"; readonly s: number; readonly u: UpdateSpec }
   | { readonly t: "time"; readonly ms: number }
-  | { readonly t: "load"; readonly s: number };
+  /** A v1 `session/load`; `end`: the running foreground work ends during it (issue 19). */
+  | { readonly t: "load"; readonly s: number; readonly end?: Obj | undefined };
 
 const session = fc.nat(1);
 const pick = fc.nat(7);
@@ -146,7 +147,17 @@ const idleBody: fc.Arbitrary<Obj> = fc
     ...(meta !== undefined ? { _meta: meta } : {}),
   }));
 
+/** The error the bridge answers for an agent answer over the size limit (the agent's line is never parsed). */
+const OVERSIZE_BYTES = 70_000;
+const TOO_LARGE: RpcErr = {
+  code: -32603,
+  message: "The agent's answer was unreadable: Message too large",
+  data: { reason: "message_too_large", bytes: OVERSIZE_BYTES },
+};
+
+/** The agent's answers to a prompt it does not insert; TOO_LARGE stands for an answer over the size limit. */
 const agentError: fc.Arbitrary<RpcErr> = fc.constantFrom<RpcErr>(
+  TOO_LARGE,
   { code: -32602, message: "Invalid params", data: { reason: "bad prompt" } },
   { code: -32000, message: "Authentication required" },
   { code: -32603, message: "Internal error" },
@@ -229,7 +240,10 @@ const compliantStep: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("time" as const), ms: fc.constantFrom(1, 60, 120, 300) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("load" as const), s: session }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ t: fc.constant("load" as const), s: session, end: fc.option(idleBody, { nil: undefined }) }),
+  },
 );
 
 // ---------------------------------------------------------------------------------------- model
@@ -406,7 +420,11 @@ class World {
   private inject(side: "client" | "agent", msg: Obj): number {
     const at = ++this.at;
     this.trace.push(`#${at} ${side === "client" ? "C→B" : "A→B"} ${json(msg)}`);
-    if (side === "agent") {
+    if (side === "agent" && msg.error === TOO_LARGE) {
+      // A line over the size limit: the framing reports only its envelope (issue 19).
+      this.count("oversizeAnswer");
+      this.h.bridge.oversize("agent", { bytes: OVERSIZE_BYTES, envelope: { kind: "response", id: msg.id } });
+    } else if (side === "agent") {
       this.applyV2(msg);
       this.h.agent(msg);
     } else this.h.client(msg);
@@ -1047,13 +1065,18 @@ class World {
   }
 
   /**
-   * v1 `session/load` of a quiet session (T §9 case 3): the agent replays its history, prompts
-   * included, then sends the state snapshot before answering; nothing completes a prompt.
+   * v1 `session/load` (T §9 case 3): the agent replays its history, prompts included, then sends
+   * the state snapshot before answering; the snapshot completes nothing. A load may come while a
+   * turn runs (every prompt of the session inserted and acked, no permission open); that turn may
+   * end during it (`end`, issue 19): its prompts end with that idle, as they would without the load.
    */
-  load(s: number): void {
+  load(s: number, end?: Obj): void {
     const a = this.agentOf(s);
-    const busy = this.prompts.some((p) => p.sid === a.sid && p.answers === 0);
-    if (!this.cfg.compliant || busy || a.state !== "idle" || a.deferred.length > 0) return;
+    const open = this.prompts.filter((p) => p.sid === a.sid && p.answers === 0);
+    const settled = open.every((p) => p.where === "inserted" && p.ackAt !== undefined && p.closing === undefined);
+    const asking = this.clientPerms.some((c) => c.sid === a.sid && !c.answered);
+    if (!this.cfg.compliant || !settled || asking || a.inbox.length > 0 || a.deferred.length > 0) return;
+    if (open.length > 0 && a.state === "idle") return;
     for (const key of [...this.v1Messages.keys()]) if (key.startsWith(`${a.sid}|`)) this.v1Messages.delete(key);
     const id = `load-${this.loadCount++}`;
     this.clientRequests.set(idKey(id), { method: "session/load", answers: 0 });
@@ -1088,7 +1111,14 @@ class World {
       if (key.startsWith(`${a.sid}|`)) this.say(a, { ...view, sessionUpdate: "tool_call_update" });
     for (const plan of [...(this.v2Plans.get(a.sid)?.values() ?? [])])
       this.say(a, { sessionUpdate: "plan_update", plan });
-    this.say(a, { sessionUpdate: "state_update", state: "idle", ...(a.lastIdle ?? {}) });
+    if (a.state !== "idle") {
+      this.count("load:busy");
+      if (end !== undefined) {
+        this.count("load:endedDuring");
+        this.end(s, end);
+      }
+    }
+    this.say(a, { sessionUpdate: "state_update", state: a.state, ...(a.state === "idle" ? (a.lastIdle ?? {}) : {}) });
     this.inject("agent", { jsonrpc: "2.0", id: req.id, result: {} });
     this.loading = undefined;
   }
@@ -1156,7 +1186,7 @@ class World {
       case "time":
         return this.advance(step.ms);
       case "load":
-        return this.load(step.s);
+        return this.load(step.s, step.end);
     }
   }
 
@@ -1640,6 +1670,9 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
       "v1:tool_call_update",
       "v1:replayedUser",
       "load",
+      "load:busy",
+      "load:endedDuring",
+      "oversizeAnswer",
       "exit:withdrawnPermission",
     ])
       expect(seen[what] ?? 0, what).toBeGreaterThan(0);

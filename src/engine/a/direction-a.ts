@@ -297,11 +297,12 @@ export class DirectionA extends TranslatingMode {
     const existing = typeof raw.sessionId === "string" && kind !== "fork" ? this.session(raw.sessionId) : undefined;
     if (existing) {
       if (kind === "load") existing.resetForReplay();
-      existing.lifecycle.resumeInFlight = true;
+      existing.lifecycle.resumeStarted();
     }
     const entry = this.down.local(msg);
     entry.outboundId = this.agent.request(method, out, (resp) => {
-      if (existing) existing.lifecycle.resumeInFlight = false;
+      // A turn the reload found ended is answered first (T §1.2-8), whatever becomes of the request.
+      if (existing) this.write(existing.lifecycle.resumeEnded(!resp.error));
       if (entry.answered) return;
       this.down.reply(entry, this.lifecycleAnswer(raw, kind, method, resp));
     });

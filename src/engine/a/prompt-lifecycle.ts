@@ -82,12 +82,21 @@ export class PromptLifecycle {
   private held: Held[] = [];
   /** Message ids of acked prompts: their echoes are dropped (bounded). */
   private readonly echoIds: string[] = [];
-  resumeInFlight = false;
+  /** Resumes of this session awaiting their answer (rule 8; a client may send two). */
+  private resumes = 0;
+  /** The last idle `state_update`, and the last one with a stop reason (rule 8's reconciliation). */
+  private lastIdle: { readonly seq: number; readonly update: v2.IdleStateUpdate } | undefined;
+  private lastReasonedIdle: { readonly seq: number; readonly update: v2.IdleStateUpdate } | undefined;
 
   constructor(private readonly opts: LifecycleOptions) {}
 
   get hasPending(): boolean {
     return this.pending.length > 0;
+  }
+
+  /** Rule 8: a resume (a v1 load or resume) of this session awaits its answer. */
+  get resumeInFlight(): boolean {
+    return this.resumes > 0;
   }
 
   /** Rule 1: a v1 prompt was forwarded under `outboundId`. */
@@ -160,7 +169,11 @@ export class PromptLifecycle {
     return "forward";
   }
 
-  /** Rules 3 and 4: a `state_update`; returns the answers of the prompts it completes. */
+  /**
+   * Rules 3 and 4: a `state_update`; returns the answers of the prompts it completes. During a
+   * resume too: a snapshot that repeats an idle completes nothing (rule 4), but a turn that ends
+   * while its session is reloaded ends its prompt (its idle follows a busy state).
+   */
   stateUpdate(update: Obj): readonly Outgoing[] {
     const seq = ++this.seq;
     const prev = this.agentState;
@@ -170,8 +183,11 @@ export class PromptLifecycle {
       this.opts.connection.agentReportsBusy = true;
       for (const p of this.pending) this.clearSettle(p);
     }
-    if (this.resumeInFlight) return NOTHING; // a resume snapshot completes nothing
     const idle = isIdle(update) ? update : undefined;
+    if (idle) {
+      this.lastIdle = { seq, update: idle };
+      if (idle.stopReason !== undefined && idle.stopReason !== null) this.lastReasonedIdle = this.lastIdle;
+    }
     const out: Outgoing[] = [];
     for (const p of [...this.pending]) {
       if (!p.acked) {
@@ -180,7 +196,33 @@ export class PromptLifecycle {
       }
       if (!idle) continue;
       if (this.completes(p, seq, prev)) out.push(...this.complete(p, idle));
-      else this.maybeSettle(p, idle);
+      // A resume's snapshot may repeat an old stop reason: no settle timer on it (rule 8 reconciles).
+      else if (!this.resumeInFlight) this.maybeSettle(p, idle);
+    }
+    return out;
+  }
+
+  /** Rule 8: a resume of this session was sent to the agent. */
+  resumeStarted(): void {
+    this.resumes++;
+  }
+
+  /**
+   * Rule 8: the resume was answered. Its snapshot (sent before a successful answer) is the session's
+   * current state: when it is idle, no turn runs, so a prompt inserted before it has ended (a turn
+   * that ended during the reload with no busy state before its idle, or whose idle the bridge never
+   * saw). Each ends with the last idle that carried a stop reason after its insertion, else the snapshot.
+   */
+  resumeEnded(ok: boolean): readonly Outgoing[] {
+    if (this.resumes > 0) this.resumes--;
+    const idle = this.lastIdle;
+    if (!ok || this.resumes > 0 || this.agentState !== "idle" || idle === undefined) return NOTHING;
+    const reasoned = this.lastReasonedIdle;
+    const out: Outgoing[] = [];
+    for (const p of [...this.pending]) {
+      if (!p.acked || p.insertionSeq === undefined || idle.seq <= p.insertionSeq) continue;
+      const end = reasoned !== undefined && reasoned.seq > p.insertionSeq ? reasoned : idle;
+      out.push(...this.complete(p, end.update));
     }
     return out;
   }
