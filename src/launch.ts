@@ -5,13 +5,13 @@
 // starts the agent itself.
 import { createLogger } from "./log.js";
 import type { EarlyStart } from "./main.js";
-import { parseQuick, usageProblem } from "./options.js";
+import { parseQuick } from "./options.js";
 import { startAgent } from "./transport/agent-process.js";
 import { TraceWriter } from "./transport/trace.js";
 
 export function startEarly(argv: readonly string[]): EarlyStart | undefined {
   const args = parseQuick(argv);
-  if (!args || usageProblem(args) !== undefined || process.stdin.isTTY) return undefined;
+  if (!args || process.stdin.isTTY) return undefined;
   const [command, ...commandArgs] = args.command;
   const log = createLogger(args.logLevel);
   let trace: TraceWriter | undefined;

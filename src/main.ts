@@ -1,7 +1,7 @@
 // Start-up of the bridge from its command line. Usage errors exit 2 with a message on stderr.
-import { createBridgeConfig, type BridgeOptions } from "./engine/config.js";
+import { createBridgeConfig } from "./engine/config.js";
 import { createLogger, type Logger } from "./log.js";
-import { parseQuick, usageProblem, type CliArgs } from "./options.js";
+import { parseQuick, type CliArgs } from "./options.js";
 import type { StartedAgent } from "./transport/agent-process.js";
 import { run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
@@ -23,40 +23,28 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     if ("status" in parsed) return parsed.status;
     args = parsed.args;
   }
-  const problem = usageProblem(args);
-  if (problem !== undefined) {
-    process.stderr.write(`acp-bridge: ${problem}\nTry 'acp-bridge --help'.\n`);
-    return 2;
-  }
-  const [command, ...commandArgs] = args.command;
-  const log = early?.log ?? createLogger(args.logLevel);
-  const options: BridgeOptions = {
-    agentProtocol: args.agentProtocol,
-    clientProtocol: args.clientProtocol,
-    stash: args.stash,
-    mcpUnsupported: args.mcpUnsupported,
-    handshakeTimeoutMs: args.handshakeTimeoutMs,
-    maxDepth: args.maxDepth,
-    maxSessions: args.maxSessions,
-    maxPendingRequests: args.maxPendingRequests,
-    passThroughRootsCheck: args.passThroughRootsCheck,
-    idleSettleMs: args.idleSettleMs,
-    forwardPromptEcho: args.forwardPromptEcho,
-    diffRendering: args.diffRendering,
-    diffFileMaxBytes: args.diffFileMaxBytes,
-    ackGraceMs: args.ackGraceMs,
-    ...(args.platform ? { platform: args.platform } : {}),
-  };
+  // What is not the engine's (BridgeOptions) is the transport's and this function's.
+  const {
+    command: argvCommand,
+    maxMessageBytes,
+    shutdownGraceMs,
+    strict: strictChecks,
+    trace: tracePath,
+    logLevel,
+    ...options
+  } = args;
+  const [command, ...commandArgs] = argvCommand;
+  const log = early?.log ?? createLogger(logLevel);
   let trace = early?.trace;
-  if (!early && args.trace !== undefined)
+  if (!early && tracePath !== undefined)
     try {
-      trace = TraceWriter.open(args.trace, log);
+      trace = TraceWriter.open(tracePath, log);
     } catch (e) {
       process.stderr.write(`acp-bridge: ${(e as Error).message}\n`);
       return 2;
     }
   // Loaded only when asked for: it compiles the schemas (start-up budget).
-  const strict = args.strict ? (await import("./schema/strict.js")).strictHooks(log) : undefined;
+  const strict = strictChecks ? (await import("./schema/strict.js")).strictHooks(log) : undefined;
   const hooks =
     trace || strict
       ? {
@@ -74,8 +62,8 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     command,
     args: commandArgs,
     bridge: createBridgeConfig(options, log, hooks),
-    maxMessageBytes: args.maxMessageBytes,
-    shutdownGraceMs: args.shutdownGraceMs,
+    maxMessageBytes,
+    shutdownGraceMs,
     log,
     ...(early ? { agent: early.agent } : {}),
   });

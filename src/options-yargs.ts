@@ -1,7 +1,7 @@
 // The full command-line parser (yargs), built from the option table: loaded only when the quick
 // parser of options.ts defers (help, version, usage errors, unusual spellings).
 import yargs from "yargs";
-import { cliArgs, OPTIONS, type CliArgs, type OptionName, type OptionSpec } from "./options.js";
+import { OPTIONS, readOptions, type CliArgs, type OptionName, type OptionSpec } from "./options.js";
 import { VERSION } from "./version.js";
 
 /** The parsed arguments, or the exit status when there is nothing to run (help, version, usage error). */
@@ -12,13 +12,18 @@ export async function parseFull(argv: readonly string[]): Promise<Parsed> {
   let parser = yargs([...argv])
     .scriptName("acp-bridge")
     .usage("$0 [options] -- <agent command> [args...]\n\nTranslates the Agent Client Protocol between v1 and v2 peers.")
-    .parserConfiguration({ "populate--": true });
+    // Values reach readOptions as typed (yargs would read `1e3`, `0x10` or `abc` as numbers, NaN
+    // included), without defaults (readOptions applies them), and a repeated option as an array.
+    .parserConfiguration({ "populate--": true, "parse-numbers": false, "duplicate-arguments-array": true });
   for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, OptionSpec][])
     parser = parser.option(name, {
-      describe: spec.describe,
-      type: spec.type,
-      ...(spec.default !== undefined ? { default: spec.default } : {}),
-      ...(spec.choices ? { choices: [...spec.choices] } : {}),
+      describe:
+        spec.type === "number"
+          ? `${spec.describe} [integer: ${String(spec.min)} to ${String(spec.max)}]`
+          : spec.describe,
+      ...(spec.type === "number" ? { requiresArg: true } : { type: spec.type }),
+      ...("default" in spec && spec.default !== undefined ? { defaultDescription: String(spec.default) } : {}),
+      ...("choices" in spec ? { choices: [...spec.choices] } : {}),
     });
   const args = await parser
     .example("$0 -- my-v2-agent --stdio", "put a v1 editor in front of a v2 agent")
@@ -49,5 +54,10 @@ export async function parseFull(argv: readonly string[]): Promise<Parsed> {
     return { status: 2 };
   }
   const values: Record<string, unknown> = args;
-  return { args: cliArgs((name) => values[name], [command, ...commandArgs]) };
+  const read = readOptions((name) => values[name], [command, ...commandArgs]);
+  if ("problem" in read) {
+    process.stderr.write(`acp-bridge: ${read.problem}\nTry 'acp-bridge --help'.\n`);
+    return { status: 2 };
+  }
+  return read;
 }

@@ -1,243 +1,326 @@
-// The command-line options, declared once: yargs (help, usage errors, every spelling it accepts) is
-// built from this table in options-yargs.ts, and so is `parseQuick`, which reads the plain spellings
-// an editor configuration uses without loading yargs (start-up budget: yargs costs tens of ms).
-import {
-  DEFAULT_DIFF_FILE_MAX_BYTES,
-  DEFAULT_DIFF_RENDERING,
-  DIFF_RENDERINGS,
-  type DiffRendering,
-} from "./convert/diff-options.js";
+// The command-line options, declared once: each option's name, type, default, range, `--help` text
+// and README text are written here and nowhere else. yargs (help, usage errors, every spelling it
+// accepts) is built from this table in options-yargs.ts, and so is `parseQuick`, which reads the
+// plain spellings an editor configuration uses without loading yargs (start-up budget: yargs costs
+// tens of ms); both hand the values they read to `readOptions`, the one place a value is checked. The
+// engine's options (engine/config.ts) and the README's options table (docs/options-table.ts) are
+// derived from it.
+import { DEFAULT_DIFF_RENDERING, DIFF_RENDERINGS } from "./convert/diff-options.js";
 import type { Platform } from "./convert/directories.js";
 import type { StashSetting } from "./convert/stash.js";
 import type { ProtocolChoice } from "./engine/handshake.js";
 import type { LogLevel } from "./log.js";
 import { DEFAULT_MAX_DEPTH } from "./wire/envelope.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./wire/ndjson.js";
-import { DEFAULT_SHUTDOWN_GRACE_MS } from "./transport/agent-process.js";
 import { limits } from "../mappings/limits.js";
 
-export interface OptionSpec {
-  readonly type: "string" | "number" | "boolean";
+interface Described {
+  /** `--help`'s text (plain). */
   readonly describe: string;
-  readonly default?: string | number | boolean;
-  readonly choices?: readonly string[];
+  /** The README's text (Markdown). */
+  readonly doc: string;
 }
 
-const PROTOCOLS = ["auto", "1", "2"] as const;
-const STASHES = ["auto", "off", "compact", "full"] as const;
-const MCP_UNSUPPORTED = ["reject", "drop"] as const;
-const PLATFORMS = ["posix", "windows"] as const;
-const LOG_LEVELS = ["silent", "error", "warn", "info", "debug"] as const;
+/** An integer option: decimal digits only, from `min` to `max` (a typo must never turn a limit off). */
+interface IntegerSpec extends Described {
+  readonly type: "number";
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+interface ChoiceSpec extends Described {
+  readonly type: "string";
+  readonly choices: readonly string[];
+  /** The value each choice stands for, when it is not the choice itself. */
+  readonly values?: Readonly<Record<string, unknown>>;
+  readonly default?: string;
+  /** The README's default when there is none (what absent means). */
+  readonly docDefault?: string;
+}
+
+interface PathSpec extends Described {
+  readonly type: "string";
+  /** The value's name in the README (`--trace FILE`). */
+  readonly metavar: string;
+}
+
+interface FlagSpec extends Described {
+  readonly type: "boolean";
+  readonly default: boolean;
+}
+
+export type OptionSpec = IntegerSpec | ChoiceSpec | PathSpec | FlagSpec;
+
+/** The largest delay setTimeout takes: Node fires a longer one at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A message or a file read is decoded to one string: V8's strings stop short of 512 MiB. */
+const MAX_TEXT_BYTES = 256 * 1024 * 1024;
+/** Far above any editor's need; a bound still, so that a mistyped count cannot lift the limit. */
+const MAX_COUNT = 1024 * 1024;
 
 export const OPTIONS = {
   "agent-protocol": {
     type: "string",
     describe: "ACP version spoken to the agent (auto: probe, the client's own version first)",
-    choices: PROTOCOLS,
+    doc: "version spoken to the agent; `auto` offers the client's own version first, then the other (on the agent's answer, on `-32022`, or on a strict `-32600`/`-32602`)",
+    choices: ["auto", "1", "2"],
+    values: { auto: "auto", "1": 1, "2": 2 } satisfies Record<string, ProtocolChoice>,
     default: "auto",
   },
   "client-protocol": {
     type: "string",
     describe: "ACP version spoken to the client (auto: the version it requests)",
-    choices: PROTOCOLS,
+    doc: "version spoken to the client; `auto` serves the version it requests (`0` is refused with `-32022`, `3+` is served as 2)",
+    choices: ["auto", "1", "2"],
+    values: { auto: "auto", "1": 1, "2": 2 } satisfies Record<string, ProtocolChoice>,
     default: "auto",
   },
   stash: {
     type: "string",
     describe:
       'what a version cannot carry, kept in _meta["acp-bridge"] for a chained bridge: auto (full toward a peer that named itself a bridge, nothing toward others), or off|compact|full toward every peer (debugging)',
-    choices: STASHES,
+    doc: "what the other version cannot carry, kept in `_meta[\"acp-bridge\"]` for a chained bridge: `auto` gives it, complete, only to a peer that named itself a bridge; a level forces it toward every peer, for debugging ([the stash](#the-stash)): `compact` keeps a v1 diff's exact texts (all but an added file's, whose patch is its text), `full` also keeps the other large payloads (added files' texts, raw terminal bytes)",
+    choices: ["auto", "off", "compact", "full"] satisfies StashSetting[],
     default: "auto",
   },
   "mcp-unsupported": {
     type: "string",
     describe: "MCP servers of a transport the agent does not support: reject the request, or drop them with a warning",
-    choices: MCP_UNSUPPORTED,
+    doc: "MCP servers whose transport the agent does not support (e.g. stdio without `session.mcp.stdio`, SSE toward v2): refuse the request naming the server, or drop them with a warning",
+    choices: ["reject", "drop"],
     default: "reject",
   },
   "max-message-bytes": {
     type: "number",
     describe: "largest message accepted from either side",
-    default: DEFAULT_MAX_MESSAGE_BYTES,
+    doc: "largest message accepted from either side; a larger request is answered `-32600` wherever its id is, a larger answer settles its request with `-32603`",
+    default: 32 * 1024 * 1024,
+    // Smaller would refuse an ordinary `initialize`.
+    min: 1024,
+    max: MAX_TEXT_BYTES,
+  },
+  "max-depth": {
+    type: "number",
+    describe: "deepest nesting of arrays and objects accepted in a message (checked before parsing)",
+    doc: "deepest nesting of arrays and objects accepted in a message, checked before parsing (`-32600 too_deep`)",
+    default: DEFAULT_MAX_DEPTH,
+    // Ordinary messages nest up to about 10 (a stashed tool call's content); the bridge's recursive
+    // walks overflow the stack a few thousand levels down, so deeper is never safe.
+    min: 16,
+    max: 1024,
   },
   "pass-through-roots-check": {
     type: "boolean",
     describe:
       "same version both sides: still refuse invalid additionalDirectories (turn off with --no-pass-through-roots-check)",
+    doc: "same version both sides: forward `additionalDirectories` unchecked (by default pass-through refuses invalid roots like the translating modes)",
     default: true,
-  },
-  "max-depth": {
-    type: "number",
-    describe: "deepest nesting of arrays and objects accepted in a message (checked before parsing)",
-    default: DEFAULT_MAX_DEPTH,
   },
   "max-sessions": {
     type: "number",
     describe: "sessions whose translation state is kept at once (the least recently used idle one is forgotten first)",
+    doc: "sessions whose translation state is kept at once: the least recently used idle one is forgotten first; when all have a turn in flight, a request opening another is answered `-32603` `max_sessions` (every bound: [SECURITY.md](SECURITY.md#limits-and-their-options))",
     default: limits.sessions.default,
+    min: 1,
+    max: MAX_COUNT,
   },
   "max-pending-requests": {
     type: "number",
     describe: "unanswered requests accepted from each peer; more are refused at once",
+    doc: "unanswered requests accepted from each peer; more are answered `-32603` `max_pending_requests` at once",
     default: limits.pendingRequests.default,
+    min: 1,
+    max: MAX_COUNT,
   },
-  "handshake-timeout-ms": { type: "number", describe: "time the agent has to answer initialize", default: 30_000 },
+  "handshake-timeout-ms": {
+    type: "number",
+    describe: "time the agent has to answer initialize",
+    doc: "time the agent has to answer `initialize`",
+    default: 30_000,
+    min: 1,
+    max: MAX_TIMER_MS,
+  },
   "shutdown-grace-ms": {
     type: "number",
-    describe: "after the client leaves: wait this long before SIGTERM, and again before SIGKILL",
-    default: DEFAULT_SHUTDOWN_GRACE_MS,
-  },
-  strict: {
-    type: "boolean",
-    describe: "validate every message the bridge writes against its side's schema and log violations (slower)",
-    default: false,
-  },
-  trace: {
-    type: "string",
-    describe: "append every message both ways to this file (the ACP conductor's .jsons trace format)",
+    describe: "after the client leaves: wait this long before SIGTERM, and again before SIGKILL (0: no wait)",
+    doc: "after the client leaves: close the agent's stdin, wait this long, SIGTERM to the agent's process group, wait again, SIGKILL; `0` does not wait",
+    default: 2000,
+    min: 0,
+    max: MAX_TIMER_MS,
   },
   "idle-settle-ms": {
     type: "number",
     describe: "v1 client, v2 agent: complete a turn this long after an idle from an agent that never reports running",
+    doc: "v1 client, v2 agent: for agents that never report `running`, complete a turn this long after an idle",
     default: 1500,
+    min: 1,
+    max: MAX_TIMER_MS,
   },
   "forward-prompt-echo": {
     type: "boolean",
     describe: "v1 client, v2 agent: forward the agent's echo of the client's own prompt",
+    doc: "v1 client, v2 agent: forward the agent's echo of the client's own prompt",
     default: false,
   },
   "diff-rendering": {
     type: "string",
     describe:
       "v2 diffs for v1 clients: full (exact file texts when the file can be read, else the hunk texts), hunks, safe (text unless exact), text (markdown)",
+    doc: "v2 diffs for v1 clients (see [Diffs](#diffs)): `full` a v1 diff always, with the exact full file texts when the bridge can read the file, else the hunk texts; `hunks` the hunk texts, no file read; `safe` a v1 diff only with exact full texts, else the patch as Markdown text; `text` the patch as Markdown text always",
     choices: DIFF_RENDERINGS,
     default: DEFAULT_DIFF_RENDERING,
   },
   "diff-file-max-bytes": {
     type: "number",
     describe: "largest file read to make diffs exact (v1 clients: full texts; v2 clients: snippets placed); 0: none",
-    default: DEFAULT_DIFF_FILE_MAX_BYTES,
+    doc: "largest file the bridge reads to make diffs exact (full texts for v1 clients, v1 snippets placed for v2 clients); `0` reads none",
+    default: 2 * 1024 * 1024,
+    min: 0,
+    max: MAX_TEXT_BYTES,
   },
   "ack-grace-ms": {
     type: "number",
     describe:
-      "v2 client, v1 agent: acknowledge a prompt this long after forwarding it when the agent says nothing sooner",
+      "v2 client, v1 agent: acknowledge a prompt this long after forwarding it when the agent says nothing sooner (0: at once)",
+    doc: "v2 client, v1 agent: acknowledge a prompt this long after forwarding it when the agent says nothing sooner; `0` acknowledges it as it is forwarded",
     default: 100,
+    min: 0,
+    max: MAX_TIMER_MS,
   },
   platform: {
     type: "string",
     describe: "path rules of the agent's machine, for additionalDirectories checks",
-    choices: PLATFORMS,
+    doc: "path rules of the agent's machine, for `additionalDirectories` checks",
+    choices: ["posix", "windows"] satisfies Platform[],
+    docDefault: "this machine",
   },
-  "log-level": { type: "string", describe: "diagnostics on stderr", choices: LOG_LEVELS, default: "warn" },
+  strict: {
+    type: "boolean",
+    describe: "validate every message the bridge writes against its side's schema and log violations (slower)",
+    doc: "validate every message the bridge writes against its side's official schema (compiled on first use) and log each violation on stderr; for diagnosis, slower",
+    default: false,
+  },
+  trace: {
+    type: "string",
+    describe: "append every message both ways to this file (the ACP conductor's .jsons trace format)",
+    doc: "append every message both ways in the ACP conductor's `.jsons` trace format; a file that cannot be opened is a usage error (status 2, no agent started), a write that fails later stops the trace with an error logged, not the session",
+    metavar: "FILE",
+  },
+  "log-level": {
+    type: "string",
+    describe: "diagnostics on stderr",
+    doc: "diagnostics, on stderr only (stdout is protocol)",
+    choices: ["silent", "error", "warn", "info", "debug"] satisfies LogLevel[],
+    default: "warn",
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;
 
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+
+/** What an option's value is, once read: its choice's value, the number, the flag, the path. */
+type ValueOf<S> = S extends { readonly type: "number" }
+  ? number
+  : S extends { readonly type: "boolean" }
+    ? boolean
+    : S extends { readonly values: infer V }
+      ? V[keyof V]
+      : S extends { readonly choices: readonly (infer C)[] }
+        ? C | (S extends { readonly default: string } ? never : undefined)
+        : string | undefined;
+
+/** Every option's value, by its camel-cased name (`--max-depth` → `maxDepth`). */
+export type Options = { readonly [K in OptionName as Camel<K>]: ValueOf<(typeof OPTIONS)[K]> };
+
 /** Everything the command line says, typed. */
-export interface CliArgs {
-  readonly agentProtocol: ProtocolChoice;
-  readonly clientProtocol: ProtocolChoice;
-  readonly stash: StashSetting;
-  readonly mcpUnsupported: "reject" | "drop";
-  readonly maxMessageBytes: number;
-  readonly passThroughRootsCheck: boolean;
-  readonly maxDepth: number;
-  readonly maxSessions: number;
-  readonly maxPendingRequests: number;
-  readonly handshakeTimeoutMs: number;
-  readonly shutdownGraceMs: number;
-  readonly strict: boolean;
-  readonly trace: string | undefined;
-  readonly idleSettleMs: number;
-  readonly forwardPromptEcho: boolean;
-  readonly diffRendering: DiffRendering;
-  readonly diffFileMaxBytes: number;
-  readonly ackGraceMs: number;
-  readonly platform: Platform | undefined;
-  readonly logLevel: LogLevel;
+export interface CliArgs extends Options {
   /** The agent command and its arguments (never empty). */
   readonly command: readonly [string, ...string[]];
 }
 
-function protocolChoice(v: unknown): ProtocolChoice {
-  if (v === "auto") return "auto";
-  if (v === "1" || v === 1) return 1;
-  if (v === "2" || v === 2) return 2;
-  throw new Error(`must be auto, 1 or 2 (got ${String(v)})`);
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+const DECIMAL = /^[0-9]+$/;
+
+/** A value, or what is wrong with it (a usage error naming the option). */
+type Read = { readonly value: unknown } | { readonly problem: string };
+
+function choiceValue(spec: ChoiceSpec, choice: string): unknown {
+  return spec.values ? spec.values[choice] : choice;
 }
 
-function oneOf<T extends string>(choices: readonly T[], v: unknown, fallback: T): T {
-  return choices.find((c) => c === v) ?? fallback;
+function defaultValue(spec: OptionSpec): unknown {
+  if (!("default" in spec) || spec.default === undefined) return undefined;
+  return "choices" in spec ? choiceValue(spec, spec.default) : spec.default;
 }
 
-/** Typed arguments from option values by name (either parser's); absent values take the table's default. */
-export function cliArgs(value: (name: OptionName) => unknown, command: readonly [string, ...string[]]): CliArgs {
-  const get = (name: OptionName): unknown => {
-    const v = value(name);
-    const spec: OptionSpec = OPTIONS[name];
-    return v === undefined ? spec.default : v;
-  };
-  const num = (name: OptionName): number => Number(get(name));
-  const str = (name: OptionName): string | undefined => {
-    const v = get(name);
-    return typeof v === "string" || typeof v === "number" ? String(v) : undefined;
-  };
-  const platform = str("platform");
-  return {
-    agentProtocol: protocolChoice(get("agent-protocol")),
-    clientProtocol: protocolChoice(get("client-protocol")),
-    stash: oneOf(STASHES, get("stash"), "auto"),
-    mcpUnsupported: oneOf(MCP_UNSUPPORTED, get("mcp-unsupported"), "reject"),
-    maxMessageBytes: num("max-message-bytes"),
-    passThroughRootsCheck: get("pass-through-roots-check") === true,
-    maxDepth: num("max-depth"),
-    maxSessions: num("max-sessions"),
-    maxPendingRequests: num("max-pending-requests"),
-    handshakeTimeoutMs: num("handshake-timeout-ms"),
-    shutdownGraceMs: num("shutdown-grace-ms"),
-    strict: get("strict") === true,
-    trace: str("trace"),
-    idleSettleMs: num("idle-settle-ms"),
-    forwardPromptEcho: get("forward-prompt-echo") === true,
-    diffRendering: oneOf(DIFF_RENDERINGS, get("diff-rendering"), DEFAULT_DIFF_RENDERING),
-    diffFileMaxBytes: num("diff-file-max-bytes"),
-    ackGraceMs: num("ack-grace-ms"),
-    platform: platform === undefined ? undefined : oneOf(PLATFORMS, platform, "posix"),
-    logLevel: oneOf(LOG_LEVELS, get("log-level"), "warn"),
-    command,
-  };
+/**
+ * The one rule for every option's value, whichever parser read it. `raw` is the text typed (a
+ * boolean for a flag); `undefined`: absent, the default; an array: the option was given more than once.
+ */
+function readOption(name: OptionName, raw: unknown): Read {
+  const spec: OptionSpec = OPTIONS[name];
+  if (raw === undefined) return { value: defaultValue(spec) };
+  if (Array.isArray(raw)) return { problem: `--${name} is given more than once` };
+  const got = JSON.stringify(raw);
+  if (spec.type === "boolean")
+    return typeof raw === "boolean" ? { value: raw } : { problem: `--${name} takes no value (got ${got})` };
+  if (spec.type === "number") {
+    // Decimal digits only: `1e3`, `0x10`, `1.5`, `-5`, `Infinity` and `` are refused, not reinterpreted.
+    const n = typeof raw === "string" && DECIMAL.test(raw) ? Number(raw) : Number.NaN;
+    return n >= spec.min && n <= spec.max
+      ? { value: n }
+      : { problem: `--${name} must be an integer from ${String(spec.min)} to ${String(spec.max)} (got ${got})` };
+  }
+  if ("choices" in spec) {
+    const choice = spec.choices.find((c) => c === raw);
+    return choice === undefined
+      ? { problem: `--${name} must be one of ${spec.choices.join(", ")} (got ${got})` }
+      : { value: choiceValue(spec, choice) };
+  }
+  return typeof raw === "string" && raw !== ""
+    ? { value: raw }
+    : { problem: `--${name} needs a ${spec.metavar.toLowerCase()} name (got ${got})` };
 }
 
-/** What is wrong with the values of a parsed command line, for a usage error; undefined if nothing. */
-export function usageProblem(args: CliArgs): string | undefined {
-  for (const [name, v] of [
-    ["max-sessions", args.maxSessions],
-    ["max-pending-requests", args.maxPendingRequests],
-  ] as const)
-    if (!Number.isSafeInteger(v) || v < 1) return `--${name} must be a positive integer (got ${String(v)})`;
-  return undefined;
+const NAMES = Object.keys(OPTIONS) as OptionName[];
+
+/** Typed arguments from the raw values of either parser, by option name; or the first usage error. */
+export function readOptions(
+  raw: (name: OptionName) => unknown,
+  command: readonly [string, ...string[]],
+): { readonly args: CliArgs } | { readonly problem: string } {
+  const args: Record<string, unknown> = { command };
+  for (const name of NAMES) {
+    const read = readOption(name, raw(name));
+    if ("problem" in read) return read;
+    args[camel(name)] = read.value;
+  }
+  return { args: args as unknown as CliArgs };
 }
+
+/** Every option's default (what the engine uses for an option its caller leaves out). */
+export const DEFAULT_OPTIONS: Options = Object.fromEntries(
+  NAMES.map((name) => [camel(name), defaultValue(OPTIONS[name])]),
+) as unknown as Options;
 
 function isOptionName(name: string): name is OptionName {
   return Object.hasOwn(OPTIONS, name);
 }
 
-/** A plain non-negative integer (what yargs reads as that number too). */
-const PLAIN_NUMBER = /^(?:0|[1-9][0-9]{0,14})$/;
-
 /**
  * The common spellings, read without yargs: `--name value`, `--name=value`, `--flag`, `--no-flag`,
  * each option at most once, then `--` and the agent command. Anything else (help, version, an
- * unknown or repeated option, a value yargs would reject or read differently, no `--`) returns
- * undefined: yargs then parses the command line, and reports what is wrong.
+ * unknown or repeated option, a value yargs would read differently, a value `readOptions` refuses,
+ * no `--`) returns undefined: yargs then parses the command line, and reports what is wrong.
  */
 export function parseQuick(argv: readonly string[]): CliArgs | undefined {
   const dashdash = argv.indexOf("--");
   if (dashdash === -1) return undefined;
   const [command, ...commandArgs] = argv.slice(dashdash + 1);
   if (command === undefined) return undefined;
-  const values = new Map<OptionName, string | number | boolean>();
+  const values = new Map<OptionName, string | boolean>();
   for (let i = 0; i < dashdash; i++) {
     const arg = argv[i] ?? "";
     if (!arg.startsWith("--")) return undefined;
@@ -268,13 +351,8 @@ export function parseQuick(argv: readonly string[]): CliArgs | undefined {
       value = argv[++i] ?? "";
     }
     if (value === "" || value.startsWith("-")) return undefined;
-    if (spec.type === "number") {
-      if (!PLAIN_NUMBER.test(value)) return undefined;
-      values.set(name, Number(value));
-    } else {
-      if (spec.choices && !spec.choices.includes(value)) return undefined;
-      values.set(name, value);
-    }
+    values.set(name, value);
   }
-  return cliArgs((name) => values.get(name), [command, ...commandArgs]);
+  const read = readOptions((name) => values.get(name), [command, ...commandArgs]);
+  return "args" in read ? read.args : undefined;
 }

@@ -104,17 +104,66 @@ describe("command line", () => {
   });
 });
 
-describe("limits on the command line (built CLI)", () => {
-  it.each([
-    ["--max-sessions", "0"],
-    ["--max-pending-requests", "0"],
-    ["--max-sessions=abc", undefined],
-  ])("refuses %s %s with exit status 2 and a message naming it", (flag, value) => {
-    const args = ["bin/acp-bridge.js", ...(value === undefined ? [flag] : [flag, value]), "--", "true"];
-    const r = spawnSync(process.execPath, args, { encoding: "utf8" });
+/** Runs the CLI with an agent that only leaves a mark; says whether it ran, and what the CLI wrote. */
+function launch(own: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), "acp-bridge-early-"));
+  const mark = join(dir, "ran");
+  const agent = [process.execPath, "-e", `require("node:fs").writeFileSync(${JSON.stringify(mark)}, "")`];
+  const r = spawnSync(process.execPath, ["bin/acp-bridge.js", ...own, "--", ...agent], {
+    encoding: "utf8",
+    input: "",
+  });
+  const ran = existsSync(mark);
+  rmSync(dir, { recursive: true, force: true });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, ran };
+}
+
+describe("integer options on the command line (built CLI)", () => {
+  const integers = names.flatMap((name) => {
+    const spec = OPTIONS[name];
+    return spec.type === "number" ? [{ name, spec }] : [];
+  });
+  const refused: [string, string[]][] = [
+    ...integers.flatMap(({ name, spec }): [string, string[]][] => [
+      [name, [`--${name}=abc`]],
+      [name, [`--${name}`, ""]],
+      [name, [`--${name}`, String(spec.max + 1)]],
+      [name, spec.min > 0 ? [`--${name}=${String(spec.min - 1)}`] : [`--${name}`, "-1"]],
+    ]),
+    ...["1e6", "0x10000", "2048.5", "-5", "Infinity", "99999999999999999999"].map((v): [string, string[]] => [
+      "max-message-bytes",
+      ["--max-message-bytes", v],
+    ]),
+    ["max-depth", ["--max-depth", "64", "--max-depth", "128"]],
+  ];
+
+  it.each(refused)("refuses --%s in %j with status 2, naming it, and starts no agent", (name, own) => {
+    const r = launch(own);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain(flag.split("=")[0]);
+    expect(r.stderr).toContain(`--${name}`);
+    expect(r.ran).toBe(false);
+  });
+
+  it("takes 0 where it has a documented meaning, and each range's ends", () => {
+    const r = launch([
+      "--ack-grace-ms",
+      "0",
+      "--diff-file-max-bytes",
+      "0",
+      "--max-depth",
+      "1024",
+      "--max-sessions",
+      "1",
+      "--handshake-timeout-ms",
+      String(2 ** 31 - 1),
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.ran).toBe(true);
+    // No grace: the agent may be ended before it leaves its mark, but the command line is good.
+    const noGrace = launch(["--shutdown-grace-ms", "0"]);
+    expect(noGrace.stderr).toBe("");
+    expect(noGrace.status).toBe(0);
   });
 
   it("reads both limits in the quick parser", () => {
@@ -124,20 +173,6 @@ describe("limits on the command line (built CLI)", () => {
 });
 
 describe("starting the agent before the bridge loads (built CLI)", () => {
-  /** Runs the CLI with an agent that only leaves a mark; says whether it ran, and what the CLI wrote. */
-  const launch = (own: string[]) => {
-    const dir = mkdtempSync(join(tmpdir(), "acp-bridge-early-"));
-    const mark = join(dir, "ran");
-    const agent = [process.execPath, "-e", `require("node:fs").writeFileSync(${JSON.stringify(mark)}, "")`];
-    const r = spawnSync(process.execPath, ["bin/acp-bridge.js", ...own, "--", ...agent], {
-      encoding: "utf8",
-      input: "",
-    });
-    const ran = existsSync(mark);
-    rmSync(dir, { recursive: true, force: true });
-    return { status: r.status, stderr: r.stderr, ran };
-  };
-
   it("starts it at once for a command line in the usual spellings", () => {
     const r = launch(["--log-level", "debug"]);
     expect(r.ran).toBe(true);

@@ -1,4 +1,4 @@
-// What a user chooses about diffs (`--diff-rendering`, `--diff-file-max-bytes`), apart from the diff
+// What a user chooses about diffs (`--diff-rendering`), apart from the diff
 // converters so that the launcher reads the command line without loading them (start-up budget).
 
 /**
@@ -10,6 +10,3 @@
 export const DIFF_RENDERINGS = ["full", "hunks", "safe", "text"] as const;
 export type DiffRendering = (typeof DIFF_RENDERINGS)[number];
 export const DEFAULT_DIFF_RENDERING: DiffRendering = "full";
-
-/** Largest file read for a diff; 0 reads none. */
-export const DEFAULT_DIFF_FILE_MAX_BYTES = 2 * 1024 * 1024;

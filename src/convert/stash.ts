@@ -26,7 +26,6 @@ export const DEFAULT_STASH_MAX_BYTES = 256 * 1024;
  * none toward a plain peer, which cannot use it. A level forces that level toward every peer (debugging).
  */
 export type StashSetting = "auto" | StashLevel;
-export const DEFAULT_STASH_SETTING: StashSetting = "auto";
 
 export interface StashPolicy {
   readonly setting: StashSetting;

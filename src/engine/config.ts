@@ -1,70 +1,43 @@
 // User-facing options → the bridge's configuration, including which translator serves each
-// (client version, agent version) pairing.
+// (client version, agent version) pairing. The options and their defaults are src/options.ts's.
 import type { Platform } from "../convert/directories.js";
-import { DEFAULT_DIFF_FILE_MAX_BYTES, DEFAULT_DIFF_RENDERING, type DiffRendering } from "../convert/diff-options.js";
-import {
-  DEFAULT_STASH_MAX_BYTES,
-  DEFAULT_STASH_SETTING,
-  type StashPolicy,
-  type StashSetting,
-} from "../convert/stash.js";
+import { DEFAULT_STASH_MAX_BYTES, type StashPolicy } from "../convert/stash.js";
 import { DEFAULT_TERMINAL_MAX_BYTES } from "../convert/terminal.js";
+import { DEFAULT_OPTIONS, type Options } from "../options.js";
 import type { AConfig } from "./a/direction-a.js";
 import { pairingA } from "./a/pairing.js";
-import { DEFAULT_ACK_GRACE_MS, DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./b/direction-b.js";
+import { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./b/direction-b.js";
 import { pairingB } from "./b/pairing.js";
-import { DEFAULT_IDLE_SETTLE_MS } from "./a/prompt-lifecycle.js";
 import { DEFAULT_FLUSH_MS, DEFAULT_TERMINAL_FLUSH_MS } from "./a/updates.js";
 import type { Logger } from "../log.js";
 import type { BridgeConfig } from "./bridge.js";
-import type { Pairing, ProtocolChoice, Version } from "./handshake.js";
-import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./handshake.js";
+import type { Pairing, Version } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
 import { isObject } from "../convert/json.js";
 
-export interface BridgeOptions {
-  readonly agentProtocol: ProtocolChoice;
-  readonly clientProtocol: ProtocolChoice;
-  /** Default `auto`: a stash only toward a peer that named itself a bridge (convert/stash.ts). */
-  readonly stash?: StashSetting;
-  readonly mcpUnsupported: "reject" | "drop";
-  readonly handshakeTimeoutMs?: number;
-  /** Pass-through checks `additionalDirectories` like the translating modes (default true). */
-  readonly passThroughRootsCheck?: boolean;
-  /** Deepest nesting accepted in a message (hostile input; default DEFAULT_MAX_DEPTH). */
-  readonly maxDepth?: number;
-  /** Path rules of the agent's machine (additionalDirectories, H §4.10). */
-  readonly platform?: Platform;
-  /** T §1.2-4 settle fallback for agents that never report `running`. */
-  readonly idleSettleMs?: number;
-  /** Forward the agent's echo of a v1 client's own prompt (default: suppressed). */
-  readonly forwardPromptEcho?: boolean;
-  readonly diffRendering?: DiffRendering;
-  /** Largest file the bridge reads to make diffs exact (v1 texts, v2 snippet placement); 0 reads none. */
-  readonly diffFileMaxBytes?: number;
-  /** T §1.4-2: ack a v2 prompt this long after forwarding it if the v1 agent said nothing yet. */
-  readonly ackGraceMs?: number;
-  /** Sessions tracked at once (mappings/limits.ts). */
-  readonly maxSessions?: number;
-  /** Unanswered requests accepted from one peer (mappings/limits.ts). */
-  readonly maxPendingRequests?: number;
-}
+/** Options the transport and the command line read (src/main.ts), not the engine. */
+type NotTheEngines = "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" | "logLevel";
+type Given = "agentProtocol" | "clientProtocol" | "mcpUnsupported";
+
+/** The engine's options: the command line's (src/options.ts); any left out takes its default. */
+export type BridgeOptions = Pick<Options, Given> & Partial<Omit<Options, Given | NotTheEngines>>;
+type Complete = Omit<Options, NotTheEngines>;
 
 /** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
-function stashPolicy(options: BridgeOptions): StashPolicy {
-  return { setting: options.stash ?? DEFAULT_STASH_SETTING, maxBytes: DEFAULT_STASH_MAX_BYTES };
+function stashPolicy(options: Complete): StashPolicy {
+  return { setting: options.stash, maxBytes: DEFAULT_STASH_MAX_BYTES };
 }
 
-function directionBConfig(options: BridgeOptions, log: Logger): BConfig {
+function directionBConfig(options: Complete, log: Logger): BConfig {
   return {
     stash: stashPolicy(options),
     log,
     platform: options.platform ?? defaultPlatform(),
-    ackGraceMs: options.ackGraceMs ?? DEFAULT_ACK_GRACE_MS,
+    ackGraceMs: options.ackGraceMs,
     closeDrainMs: DEFAULT_CLOSE_DRAIN_MS,
-    diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
-    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    diffFileMaxBytes: options.diffFileMaxBytes,
+    maxSessions: options.maxSessions,
   };
 }
 
@@ -72,26 +45,26 @@ function defaultPlatform(): Platform {
   return process.platform === "win32" ? "windows" : "posix";
 }
 
-function directionAConfig(options: BridgeOptions, log: Logger): AConfig {
+function directionAConfig(options: Complete, log: Logger): AConfig {
   return {
     stash: stashPolicy(options),
     log,
     mcpUnsupported: options.mcpUnsupported,
     platform: options.platform ?? defaultPlatform(),
-    idleSettleMs: options.idleSettleMs ?? DEFAULT_IDLE_SETTLE_MS,
-    forwardPromptEcho: options.forwardPromptEcho ?? false,
+    idleSettleMs: options.idleSettleMs,
+    forwardPromptEcho: options.forwardPromptEcho,
     redactionNotice: true,
-    diffRendering: options.diffRendering ?? DEFAULT_DIFF_RENDERING,
-    diffFileMaxBytes: options.diffFileMaxBytes ?? DEFAULT_DIFF_FILE_MAX_BYTES,
+    diffRendering: options.diffRendering,
+    diffFileMaxBytes: options.diffFileMaxBytes,
     flushMs: DEFAULT_FLUSH_MS,
     terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
-    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    maxSessions: options.maxSessions,
   };
 }
 
 /** Same version both sides: the client's params go as they are, with the negotiated version. */
-function passPairing(v: Version, options: BridgeOptions): Pairing {
+function passPairing(v: Version, options: Complete): Pairing {
   return {
     renderInit(clientParams) {
       const params: Record<string, unknown> = { ...clientParams, protocolVersion: v };
@@ -103,29 +76,29 @@ function passPairing(v: Version, options: BridgeOptions): Pairing {
         v === 1
           ? agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods)
           : agentFlagsFromV2(agentResult.capabilities, agentResult.authMethods);
-      const roots =
-        options.passThroughRootsCheck === false
-          ? undefined
-          : { version: v, agentSupports: flags.addDirs, platform: options.platform ?? defaultPlatform() };
+      const roots = options.passThroughRootsCheck
+        ? { version: v, agentSupports: flags.addDirs, platform: options.platform ?? defaultPlatform() }
+        : undefined;
       return { clientResult: agentResult, createTranslator: (client, agent) => new PassThrough(client, agent, roots) };
     },
   };
 }
 
 export function createBridgeConfig(
-  options: BridgeOptions,
+  given: BridgeOptions,
   log: Logger,
   hooks: Pick<BridgeConfig, "onSend" | "onReceive"> = {},
 ): BridgeConfig {
+  const options: Complete = { ...DEFAULT_OPTIONS, ...given };
   const a1 = pairingA(directionAConfig(options, log));
   const b1 = pairingB(directionBConfig(options, log));
   return {
     log,
     agentProtocol: options.agentProtocol,
     clientProtocol: options.clientProtocol,
-    handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
-    ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
-    ...(options.maxPendingRequests !== undefined ? { maxPendingRequests: options.maxPendingRequests } : {}),
+    handshakeTimeoutMs: options.handshakeTimeoutMs,
+    maxDepth: options.maxDepth,
+    maxPendingRequests: options.maxPendingRequests,
     pairing(c, a) {
       if (c === a) return passPairing(c, options);
       return c === 1 ? a1 : b1;

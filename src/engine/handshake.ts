@@ -39,8 +39,6 @@ export interface Negotiated {
   readonly createTranslator: (client: Link, agent: Link) => Translator;
 }
 
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
-
 const other = (v: Version): Version => (v === 1 ? 2 : 1);
 
 /**

@@ -6,9 +6,6 @@ import { constants } from "node:os";
 import type { ExitInfo } from "../engine/translator.js";
 import type { Logger } from "../log.js";
 
-/** After the client leaves, or a signal was forwarded: how long the agent has before the next signal. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
-
 export interface AgentProcess {
   readonly child: ChildProcess;
   /** The process itself ended (its pipes may still be held open by its children). */

@@ -3,7 +3,6 @@
 import { LF } from "./bytes.js";
 import { EnvelopeScanner, type Envelope } from "./envelope.js";
 
-export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const CR = 0x0d;
 
 export interface SplitterEvents {

@@ -13,7 +13,6 @@ import { NOTHING, type Outgoing } from "../outgoing.js";
 
 type Obj = Record<string, unknown>;
 
-export const DEFAULT_IDLE_SETTLE_MS = 1500;
 /** Events kept per un-acked prompt to replay at its ack (bounded, T §1.2). */
 const LOG_LIMIT = 1000;
 

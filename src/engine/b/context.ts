@@ -13,7 +13,6 @@ import type { SessionB } from "./session.js";
 import type { TurnStrategy } from "./turns.js";
 import type { UpdateContextB } from "./updates.js";
 
-export const DEFAULT_ACK_GRACE_MS = 100;
 export const DEFAULT_CLOSE_DRAIN_MS = 5000;
 
 export interface BConfig {

@@ -41,7 +41,7 @@ import { LocalTurns, type TurnStrategy } from "./turns.js";
 import { clientUpdate, fastUpdateToV2, updateToV2, type UpdateContextB } from "./updates.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 
-export { DEFAULT_ACK_GRACE_MS, DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
+export { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
 
 type Obj = Record<string, unknown>;
 type RequestHandler = (msg: RequestMessage, params: Obj) => readonly Outgoing[];

@@ -1,0 +1,45 @@
+// The README's options table is generated from src/options.ts, and SECURITY.md's limits of an option
+// state that option's default.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { withOptions } from "../../src/docs/options-table.js";
+import { OPTIONS, type OptionName } from "../../src/options.js";
+
+/** A default as SECURITY.md writes it: `1,024`, `32 MiB`, `256 KiB`, `30 s`. */
+function amount(cell: string): number {
+  const m = /^([0-9,]+)(?: (KiB|MiB|s))?$/.exec(cell.trim());
+  if (!m?.[1]) throw new Error(`unreadable default: ${cell}`);
+  const unit = { KiB: 1024, MiB: 1024 * 1024, s: 1000 }[m[2] ?? ""] ?? 1;
+  return Number(m[1].replace(/,/g, "")) * unit;
+}
+
+describe("options documentation", () => {
+  it("the README carries the options table of src/options.ts (run `npm run docs` after a change)", () => {
+    const readme = readFileSync("README.md", "utf8");
+    expect(readme).toBe(withOptions(readme));
+  });
+
+  it("the README's table states every integer option's range", () => {
+    const readme = readFileSync("README.md", "utf8");
+    for (const spec of Object.values(OPTIONS))
+      if (spec.type === "number") expect(readme).toContain(`N from ${String(spec.min)} to ${String(spec.max)} |`);
+  });
+
+  it("SECURITY.md states the default of every option it names as a limit", () => {
+    const rows = readFileSync("SECURITY.md", "utf8")
+      .split("\n")
+      .map((l) => l.split(" | "))
+      .filter((cells) => cells.length >= 4);
+    const named = new Set<string>();
+    for (const [, dflt, option] of rows) {
+      const name = /^`--([a-z-]+)(?: N)?`$/.exec(option ?? "")?.[1];
+      if (name === undefined || !Object.hasOwn(OPTIONS, name)) continue;
+      const spec = OPTIONS[name as OptionName];
+      if (spec.type !== "number") continue;
+      named.add(name);
+      expect(amount(dflt ?? ""), `--${name}`).toBe(spec.default);
+    }
+    // The size, depth, handshake and shutdown limits, and the two of mappings/limits.ts.
+    expect(named.size).toBeGreaterThanOrEqual(6);
+  });
+});
