@@ -7,7 +7,7 @@
 import type { WireEntry } from "../test/support/peers.js";
 import type { AcpVersion } from "./agents/recipe.js";
 import { capabilityRows } from "../mappings/capabilities.js";
-import { isObject } from "../src/convert/json.js";
+import { isObject } from "../src/base/json.js";
 
 type Json = Record<string, unknown>;
 

@@ -11,13 +11,12 @@ import {
   type CapabilityRow,
   type CapabilitySynth,
 } from "../../mappings/capabilities.js";
-import { isObject, jsonEqual } from "./json.js";
+import { isObject, jsonEqual, type Obj } from "../base/json.js";
 import { offersTerminalOutput } from "./terminal.js";
 import { fail, ok, type Conv, type Loss } from "./result.js";
-import { rpcErrors } from "./errors.js";
+import { rpcErrors } from "../base/errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
 
-type Obj = Record<string, unknown>;
 type CapsKind = "client" | "agent";
 
 // ---- raw JSON helpers (shared with initialize.ts and auth.ts) -----------------------------------------

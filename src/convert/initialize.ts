@@ -17,9 +17,9 @@ import {
   put,
   type CapsOptions,
 } from "./capabilities.js";
-import { has, isObject, isString } from "./json.js";
+import { has, isObject, isString, type Obj } from "../base/json.js";
 import { attempt, ConvertFailure, fail, ok, under, type Conv, type Loss } from "./result.js";
-import { rpcErrors, unsupportedVersion } from "./errors.js";
+import { rpcErrors, unsupportedVersion } from "../base/errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -32,8 +32,6 @@ import {
   type Envelope,
 } from "./stash.js";
 import { bad } from "./check.js";
-
-type Obj = Record<string, unknown>;
 
 /** `info` the bridge puts in when the source has none (the SDK router's convention, H §1.5). */
 const SYNTHETIC_INFO: v2.Implementation = { name: "unknown", version: "unknown" };

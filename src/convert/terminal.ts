@@ -23,11 +23,9 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { terminalConventionTable as TC } from "../../mappings/terminal.js";
-import { isObject, isString } from "./json.js";
+import { isObject, isString, type Obj } from "../base/json.js";
 import { Stash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere } from "./paths.js";
-
-type Obj = Record<string, unknown>;
 
 export const DEFAULT_TERMINAL_MAX_BYTES = 256 * 1024;
 

@@ -2,7 +2,7 @@
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
 import { limits } from "../../mappings/limits.js";
-import { notInitialized, type ErrorData } from "../convert/errors.js";
+import { notInitialized, rpcErrors, type ErrorData } from "../base/errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -15,7 +15,6 @@ import {
   type RequestMessage,
   type ResponseMessage,
   type RpcError,
-  rpcErrors,
 } from "../wire/jsonrpc.js";
 import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
 import { fastPathFor, type FastPath } from "./fast-lines.js";

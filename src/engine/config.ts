@@ -21,7 +21,7 @@ import type { Pairing, ProtocolChoice, Version } from "./handshake.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
-import { isObject } from "../convert/json.js";
+import { isObject } from "../base/json.js";
 
 export interface BridgeOptions {
   readonly agentProtocol: ProtocolChoice;

@@ -3,10 +3,9 @@
 // agent speaks it), the other one on the agent's answer, on -32022, or on a strict -32600/-32602.
 // Agents of either upstream answering rule are handled.
 import { answeredVersion, clientFacingVersion, retryVersionFrom } from "../convert/initialize.js";
-import { isObject } from "../convert/json.js";
-import { ErrorCodes } from "../convert/errors.js";
+import { isObject } from "../base/json.js";
+import { ErrorCodes, rpcErrors } from "../base/errors.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
-import { rpcErrors } from "../wire/jsonrpc.js";
 import type { Link } from "./link.js";
 import type { Translator } from "./translator.js";
 

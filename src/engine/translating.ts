@@ -11,13 +11,12 @@ import {
   type MethodRow,
   type Sender,
 } from "../../mappings/methods.js";
-import type { ConvertError } from "../convert/errors.js";
+import { rpcErrors, type ConvertError } from "../base/errors.js";
 import type { Conv } from "../convert/result.js";
 import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
-import { rpcErrors } from "../wire/jsonrpc.js";
 import { recordKeyOrder } from "../wire/key-order.js";
-import { isObject } from "../convert/json.js";
+import { isObject } from "../base/json.js";
 import { dispatchTable } from "./dispatch.js";
 import { inputProblem, resultProblem } from "./guard.js";
 import type { Link } from "./link.js";

@@ -23,7 +23,7 @@ import {
   type InitializeRequestToV1Context,
 } from "../../src/convert/initialize.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
-import { noSessionSurface, notInitialized } from "../../src/convert/errors.js";
+import { noSessionSurface, notInitialized } from "../../src/base/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";

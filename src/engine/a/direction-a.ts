@@ -10,10 +10,10 @@ import { renderingReadsFiles } from "../../convert/diff.js";
 import type { DiffRendering } from "../../convert/diff-options.js";
 import { diffFiles } from "../files.js";
 import { agentExitedToV1 } from "../../convert/error.js";
-import { ErrorCodes, noSessionSurface } from "../../convert/errors.js";
+import { ErrorCodes, noSessionSurface, rpcErrors } from "../../base/errors.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
-import { isObject, isString } from "../../convert/json.js";
-import type { ConvertError } from "../../convert/errors.js";
+import { isObject, isString, type Obj } from "../../base/json.js";
+import type { ConvertError } from "../../base/errors.js";
 import type { Conv } from "../../convert/result.js";
 import type { McpSupport } from "../../convert/mcp.js";
 import {
@@ -47,7 +47,6 @@ import { optionsToward, Stash, type ConvertOptions, type StashPolicy } from "../
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
 import { answer, fail, NOTHING, notify, type Outgoing } from "../outgoing.js";
 import { SessionTable } from "../bounded.js";
@@ -69,8 +68,6 @@ import {
   type ClientFlags,
   type UpdateContext,
 } from "./updates.js";
-
-type Obj = Record<string, unknown>;
 
 export interface AConfig {
   /** The level toward each peer is chosen per destination (optionsToward): toClient, toAgent. */

@@ -5,13 +5,11 @@
 // `running`. What a rule produces (answers, released messages) is returned, in order, for the
 // engine core to write; only the settle timer writes itself, through the core's writer.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { ErrorCodes } from "../../convert/errors.js";
-import { isObject, jsonEqual } from "../../convert/json.js";
+import { ErrorCodes } from "../../base/errors.js";
+import { isObject, jsonEqual, type Obj } from "../../base/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
 import { limits } from "../../../mappings/limits.js";
 import { NOTHING, type Outgoing } from "../outgoing.js";
-
-type Obj = Record<string, unknown>;
 
 export const DEFAULT_IDLE_SETTLE_MS = 1500;
 /** Events kept per un-acked prompt to replay at its ack (bounded, T §1.2). */

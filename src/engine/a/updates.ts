@@ -8,7 +8,7 @@ import { availableCommandsToV1 } from "../../convert/command.js";
 import { gatedUpdateToV1 } from "../../convert/notice.js";
 import { noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
-import { isObject } from "../../convert/json.js";
+import { isObject, type Obj } from "../../base/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
@@ -49,8 +49,6 @@ import { NIL } from "../slot-table.js";
 import { limits } from "../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
-
-type Obj = Record<string, unknown>;
 
 export const DEFAULT_FLUSH_MS = 50;
 export const DEFAULT_TERMINAL_FLUSH_MS = 100;

@@ -2,11 +2,11 @@
 // sessions, and the answers every handler builds the same way.
 import type { AgentFlags } from "../../convert/capabilities.js";
 import type { Platform } from "../../convert/directories.js";
-import type { ConvertError } from "../../convert/errors.js";
+import type { ConvertError } from "../../base/errors.js";
 import type { ConvertOptions, StashPolicy } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { RequestMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../base/errors.js";
 import { fail, type Outgoing } from "../outgoing.js";
 import type { RequestRoute } from "../relay.js";
 import type { SessionB } from "./session.js";

@@ -9,7 +9,7 @@ import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import { errorToV2 } from "../../convert/error.js";
-import { isObject } from "../../convert/json.js";
+import { isObject, type Obj } from "../../base/json.js";
 import { modelOptionId, setConfigOptionToSetModel, withCurrentModel } from "../../convert/models.js";
 import {
   agentConfigFromResult,
@@ -20,12 +20,11 @@ import {
 } from "../../convert/mode.js";
 import { promptRequestToV1 } from "../../convert/prompt.js";
 import { agentExitedToV2 } from "../../convert/error.js";
-import { logoutUnsupported, sessionNotFound } from "../../convert/errors.js";
+import { logoutUnsupported, rpcErrors, sessionNotFound } from "../../base/errors.js";
 import { forkSessionRequestToV1, newSessionRequestToV1 } from "../../convert/session.js";
 import { forkSessionResponseToV2, newSessionResponseToV2 } from "../../convert/session-result.js";
 import { optionsToward, type ConvertOptions } from "../../convert/stash.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
 import { SessionTable } from "../bounded.js";
 import type { Link } from "../link.js";
 import { NOTHING, notify, type Outgoing } from "../outgoing.js";
@@ -43,7 +42,6 @@ import type { ScannedUpdate } from "../../wire/update-scan.js";
 
 export { DEFAULT_ACK_GRACE_MS, DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
 
-type Obj = Record<string, unknown>;
 type RequestHandler = (msg: RequestMessage, params: Obj) => readonly Outgoing[];
 type NotificationHandler = (params: Obj) => readonly Outgoing[];
 

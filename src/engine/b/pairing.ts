@@ -7,9 +7,9 @@ import {
   initializeRequestToV1,
   initializeResponseToV2,
 } from "../../convert/initialize.js";
-import { isObject } from "../../convert/json.js";
+import { isObject } from "../../base/json.js";
 import { optionsToward } from "../../convert/stash.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../base/errors.js";
 import { VERSION } from "../../version.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
