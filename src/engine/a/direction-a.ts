@@ -13,7 +13,6 @@ import { agentExitedToV1 } from "../../convert/error.js";
 import { ErrorCodes, noSessionSurface, rpcErrors } from "../../base/errors.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
 import { isObject, isString, type Obj } from "../../base/json.js";
-import type { ConvertError } from "../../base/errors.js";
 import type { Conv } from "../../convert/result.js";
 import type { McpSupport } from "../../convert/mcp.js";
 import {
@@ -48,7 +47,7 @@ import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
-import { answer, fail, NOTHING, notify, type Outgoing } from "../outgoing.js";
+import { answer, fail, noSessionId, NOTHING, notify, rejected, type Outgoing } from "../outgoing.js";
 import { SessionTable } from "../bounded.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
@@ -95,16 +94,6 @@ export interface AgentFlagsA {
   readonly mcp: McpSupport;
   /** The v2 "agent" is a B bridge (its initialize result carries the marker, T §5.5). */
   readonly bridge?: boolean;
-}
-
-/** The -32602 answer to a client request without a string `sessionId`. */
-function noSessionId(msg: RequestMessage): readonly Outgoing[] {
-  return [fail("client", msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }))];
-}
-
-/** The JSON-RPC error of a client request a converter rejected. */
-function rejected(msg: RequestMessage, error: ConvertError): readonly Outgoing[] {
-  return [fail("client", msg.id, { code: error.code, message: error.message, data: error.data })];
 }
 
 /** A permission option as finalizing a synthetic tool call reads it. */

@@ -9,10 +9,10 @@ import { ErrorCodes, rpcErrors, sessionNotFound } from "../../base/errors.js";
 import { loadResponseToResumeResult, resumeSessionResponseToV2 } from "../../convert/session-result.js";
 import { STASH_KEY } from "../../convert/stash.js";
 import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
-import { answer, NOTHING, notify, request, type Outgoing } from "../outgoing.js";
+import { answer, noSessionId, NOTHING, notify, rejected, request, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
 import { malformed, objectResult } from "../translating.js";
-import { mcp, noSessionId, refused, rejected, roots, type EngineB } from "./context.js";
+import { mcp, refused, roots, type EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates.js";
 
