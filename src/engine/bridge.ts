@@ -13,7 +13,6 @@ import {
   errorResponse,
   type Id,
   type RequestMessage,
-  type ResponseMessage,
   type RpcError,
 } from "../wire/jsonrpc.js";
 import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
@@ -506,11 +505,6 @@ export class Bridge {
   /** Client requests are refused: the agent never started, or was gone before the handshake. */
   refusesClient(): boolean {
     return this.unavailable !== undefined;
-  }
-
-  /** Answer an incoming response that nobody waits for (tests, diagnostics). */
-  static isResponse(x: unknown): x is ResponseMessage {
-    return typeof x === "object" && x !== null && "id" in x && ("result" in x || "error" in x);
   }
 }
 
