@@ -47,7 +47,6 @@ interface Pending {
   readonly handle: PromptHandle;
   readonly outboundId: number;
   readonly content: unknown;
-  readonly sentSeq: number;
   acked: boolean;
   userMsgId: string | undefined;
   insertionSeq: number | undefined;
@@ -94,7 +93,6 @@ export class PromptLifecycle {
       handle,
       outboundId,
       content,
-      sentSeq: this.seq,
       acked: false,
       userMsgId: undefined,
       insertionSeq: undefined,
@@ -133,11 +131,6 @@ export class PromptLifecycle {
     p.log.length = 0;
     out.push(...this.releaseHeld(p));
     return out;
-  }
-
-  /** Any agent message for the session that is not a state or user update (rule bookkeeping). */
-  tick(): void {
-    this.seq++;
   }
 
   /**

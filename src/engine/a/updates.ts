@@ -149,7 +149,6 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   const id = u.string("messageId");
   const text = u.string("content.text");
   if (id === undefined || text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
-  s.lifecycle.tick();
   return u.line;
 }
 
@@ -200,7 +199,6 @@ function renderUpdate(
       const decision = lc.userMessage(update, id, () => messageToV1(s, update, message, line, ctx, params));
       return decision === "forward" ? messageToV1(s, update, message, line, ctx, params) : NOTHING;
     }
-    lc.tick();
     return messageToV1(s, update, message, line, ctx, params);
   }
   switch (tag) {
@@ -210,19 +208,15 @@ function renderUpdate(
       return ctx.flags.bridgePeer ? [...answered, extUpdate(s.sessionId, update)] : answered;
     }
     case "tool_call_update":
-      lc.tick();
       return toolCallUpdate(s, update, ctx, meta);
     case "tool_call_content_chunk":
-      lc.tick();
       return toolCallContentChunk(s, update, ctx, meta);
     case "terminal_update":
     case "terminal_output_chunk": {
-      lc.tick();
       const out = terminalUpdate(s, update, ctx, meta);
       return ctx.flags.bridgePeer ? [...out, extUpdate(s.sessionId, update)] : out;
     }
     case "plan_update": {
-      lc.tick();
       if (!isUpdate(update, "plan_update")) return NOTHING;
       if (ctx.flags.plan) {
         const native = planUpdateToV1Native(update, ctx.opts);
@@ -601,7 +595,6 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
     if (k === "kind" && toolKindToV1(value).changed) return undefined;
     patch[k] = value;
   }
-  s.lifecycle.tick();
   const compact = known === undefined ? calls.patchCompact(slot, id, patch) : NIL;
   let status: unknown;
   if (compact === NIL) {
