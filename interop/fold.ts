@@ -521,7 +521,7 @@ function at(value: unknown, path: string): unknown {
   return v;
 }
 
-export const STASH_KEY = "acp-bridge";
+const STASH_KEY = "acp-bridge";
 
 function withoutStash(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutStash);

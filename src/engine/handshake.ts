@@ -42,11 +42,8 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
 
 const other = (v: Version): Version => (v === 1 ? 2 : 1);
 
-/**
- * H §1.3: the version the bridge speaks with the client, unless the user forced one.
- * @internal Runs inside negotiate; exported for bench, interop and the e2e tests.
- */
-export function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
+/** H §1.3: the version the bridge speaks with the client, unless the user forced one. */
+function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
   const r = clientFacingVersion(params);
   if (!r.ok) return { error: r.error };
   return { version: forced === "auto" ? r.value.version : forced };
