@@ -1,6 +1,6 @@
 // The method map (H §0.1, T §5): every ACP method of the pinned schemas (v1 and v2, stable and
 // unstable), its counterpart in the other version, and its route in each direction. The engines
-// dispatch from it (src/engine/routes.ts builds their handler tables, and the compiler checks that
+// dispatch from it (src/engine/dispatch.ts builds their handler tables, and the compiler checks that
 // every method routed `translate`/`rename`/`emulate` has a handler); the README's compatibility
 // matrix is generated from it; test/mappings/methods.test.ts fails when a schema gains a method
 // that has no row here.
