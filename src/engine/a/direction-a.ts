@@ -3,7 +3,7 @@
 // converters; this class keeps the state they need (sessions, prompts, tool calls) and routes.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, methodRow, type MethodFrom } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, clientRequestsWith, methodRow } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles } from "../../convert/diff.js";
@@ -119,16 +119,7 @@ function isModeUpdate(o: Outgoing): boolean {
 }
 
 /** Client requests that make the bridge keep state for a session (admitted against the limit). */
-const OPENS_SESSION: ReadonlySet<string> = new Set<MethodFrom<"a", "client", "request">>([
-  "session/new",
-  "session/load",
-  "session/resume",
-  "session/fork",
-  "session/set_mode",
-  "session/set_config_option",
-  "session/set_model",
-  "session/prompt",
-]);
+const OPENS_SESSION = clientRequestsWith("a", "opensSession");
 
 export class DirectionA extends TranslatingMode {
   readonly mode = "A" as const;
@@ -237,9 +228,10 @@ export class DirectionA extends TranslatingMode {
       this.fail(msg, noSessionSurface(method));
       return;
     }
-    if (OPENS_SESSION.has(method)) {
+    const opens = OPENS_SESSION.get(method);
+    if (opens !== undefined) {
       // Room for its state (mappings/limits.ts): an idle session may be forgotten, a busy one never.
-      const id = typeof params?.sessionId === "string" && method !== "session/fork" ? params.sessionId : undefined;
+      const id = typeof params?.sessionId === "string" && opens === "named" ? params.sessionId : undefined;
       if (!this.sessions.admit(id, true)) return this.fail(msg, rpcErrors.limit(limits.sessions, this.sessions.limit));
     }
     const handle = this.clientRequests.get(method);
