@@ -182,13 +182,6 @@ export function terminalToV1Item(t: TerminalState, opts: ConvertOptions): v1.Too
 
 // ---- the `_meta` convention, v2 → v1 (A↓, extension mode) -----------------------------------------
 
-/** Whether v1 client capabilities opt into the convention. */
-export function offersTerminalOutput(clientCapabilities: unknown): boolean {
-  return isObject(clientCapabilities) && isObject(clientCapabilities._meta)
-    ? clientCapabilities._meta[TC.capability] === true
-    : false;
-}
-
 /** `_meta.terminal_info` announcing a terminal on a v1 `tool_call`. */
 export function terminalInfoMeta(t: TerminalState): Obj {
   const info: Obj = { [TC.fields.terminalId]: t.terminalId };

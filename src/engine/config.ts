@@ -101,7 +101,7 @@ function passPairing(v: Version, options: BridgeOptions): Pairing {
     accept(_clientParams, agentResult) {
       const flags =
         v === 1
-          ? agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods)
+          ? agentFlagsFromV1(agentResult.agentCapabilities)
           : agentFlagsFromV2(agentResult.capabilities, agentResult.authMethods);
       const roots =
         options.passThroughRootsCheck === false
