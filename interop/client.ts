@@ -9,7 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { findWireProblems, type WireEntry } from "../test/support/peers.js";
 import type { AcpVersion, Launch } from "./agents/recipe.js";
 import { SCENARIO } from "./scenario.js";
-import { isObject } from "../src/convert/json.js";
+import { isObject } from "../src/base/json.js";
 
 type Json = Record<string, unknown>;
 

@@ -10,7 +10,7 @@
 import type { AcpVersion } from "./agents/recipe.js";
 import { hasPlaceIn, type View } from "./fold.js";
 
-export type DifferenceClass = "agent-other-version" | "no-place" | "bridge-lost";
+type DifferenceClass = "agent-other-version" | "no-place" | "bridge-lost";
 
 export interface Difference {
   readonly cls: DifferenceClass;
@@ -42,7 +42,7 @@ export interface RunOutcome {
   readonly failures: readonly string[];
 }
 
-export interface Row {
+interface Row {
   readonly agent: string;
   readonly direction: string;
   readonly failed: boolean;
@@ -99,7 +99,7 @@ export function classify(direct: View, bridged: View, agent: View, clientVersion
 }
 
 /** Keys whose folded values differ between two views. */
-export function viewDifferences(a: View, b: View): { key: string; v1?: string; v2?: string }[] {
+function viewDifferences(a: View, b: View): { key: string; v1?: string; v2?: string }[] {
   const keys = [...new Set([...Object.keys(a.items), ...Object.keys(b.items)])];
   return keys
     .filter((k) => a.items[k] !== b.items[k])

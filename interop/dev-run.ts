@@ -21,9 +21,8 @@ import { SCENARIO } from "./scenario.js";
 import type { AcpVersion, AgentRecipe } from "./agents/recipe.js";
 import { codex } from "./agents/codex.js";
 import { gemini } from "./agents/gemini.js";
-import { isObject } from "../src/convert/json.js";
+import { isObject, type Obj } from "../src/base/json.js";
 
-type Obj = Record<string, unknown>;
 interface WireLine {
   readonly from: "client" | "agent";
   readonly message: Obj;

@@ -7,7 +7,7 @@
 import type { WireEntry } from "../test/support/peers.js";
 import type { AcpVersion } from "./agents/recipe.js";
 import { capabilityRows } from "../mappings/capabilities.js";
-import { isObject } from "../src/convert/json.js";
+import { isObject } from "../src/base/json.js";
 
 type Json = Record<string, unknown>;
 
@@ -521,7 +521,7 @@ function at(value: unknown, path: string): unknown {
   return v;
 }
 
-export const STASH_KEY = "acp-bridge";
+const STASH_KEY = "acp-bridge";
 
 function withoutStash(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutStash);

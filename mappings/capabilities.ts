@@ -28,6 +28,41 @@ const Synth = z.enum([
   "empty", // {}
 ]);
 
+/** The engine flags (H §2.4) a client's and an agent's capabilities set. */
+const ClientFlag = z.enum(["terminalOutput", "booleanOptions", "notices", "compaction", "plan"]);
+const AgentFlag = z.enum([
+  "hasSession",
+  "load",
+  "list",
+  "resume",
+  "close",
+  "addDirs",
+  "logout",
+  "mcpStdio",
+  "mcpHttp",
+  "mcpSse",
+  "mcpAcp",
+]);
+export type ClientFlagName = z.output<typeof ClientFlag>;
+export type AgentFlagName = z.output<typeof AgentFlag>;
+
+/**
+ * An engine flag read from a row's field (src/convert/capabilities.ts). A v2 peer sets it with an
+ * object (a marker) at the row's v2 path; where the row has no v2 path, the flag is what the row
+ * synthesizes toward v1 (`synthV1`). A v1 peer sets it as `v1` says at the row's v1 path; a row that
+ * always synthesizes the field toward v2 (`synthV2: empty`) has it set for every v1 peer.
+ */
+const FlagRead = z.object({
+  flag: z.union([ClientFlag, AgentFlag]),
+  /** The field below the row's path (`configOptions.boolean` under `session`); the row's own by default. */
+  at: z.string().optional(),
+  /** How a v1 peer says yes: `true`, or an object (`marker`). Absent: the row's `synthV2` decides. */
+  v1: z.enum(["true", "marker"]).optional(),
+});
+
+/** What a v2 agent's flag is where the row has no v2 path: the row's `synthV1`, read as a flag. */
+const FLAG_SYNTH_V1 = ["hasSession", "emptyIfSession", "false", "emptyIfAuthMethods"] as const;
+
 const Row = z
   .object({
     caps: z.enum(["client", "agent"]),
@@ -52,7 +87,7 @@ const Row = z
      */
     stashKey: z.string().optional(),
     /** Engine flags read from this field (H §2.4). */
-    flags: z.array(z.string()).default([]),
+    flags: z.array(FlagRead).default([]),
     /** Direction A (v1 client, v2 agent) and B (v2 client, v1 agent), as in the spec tables. */
     a: z.string(),
     b: z.string(),
@@ -60,7 +95,31 @@ const Row = z
   })
   .refine((r) => r.v1 !== null || r.v2 !== null, "a row needs a v1 or a v2 path")
   .refine((r) => r.kind !== "bool↔marker" || (r.v1 !== null && r.v2 !== null), "bool↔marker needs both paths")
-  .refine((r) => (r.v1 === "*") === (r.v2 === "*"), "`*` must be on both sides");
+  .refine((r) => (r.v1 === "*") === (r.v2 === "*"), "`*` must be on both sides")
+  .refine(
+    (r) => r.flags.every((f) => (f.v1 === undefined ? r.synthV2 === "empty" : r.v1 !== null)),
+    "a flag needs a v1 reading where the row has a v1 path, and none where v1 peers always have it",
+  )
+  .refine(
+    (r) =>
+      r.caps === "client" ||
+      r.v2 !== null ||
+      r.flags.length === 0 ||
+      (r.synthV1 !== undefined && (FLAG_SYNTH_V1 as readonly string[]).includes(r.synthV1)),
+    "an agent flag without a v2 path needs a synthV1 that reads as a flag",
+  );
+
+/** Every flag of a kind read from exactly one row of that kind. */
+function flagsComplete(rows: readonly z.output<typeof Row>[]): boolean {
+  for (const [caps, names] of [
+    ["client", ClientFlag.options],
+    ["agent", AgentFlag.options],
+  ] as const) {
+    const read = rows.filter((r) => r.caps === caps).flatMap((r) => r.flags.map((f) => f.flag));
+    if (read.length !== names.length || !names.every((n) => read.includes(n))) return false;
+  }
+  return true;
+}
 
 export type CapabilityRow = z.output<typeof Row>;
 export type CapabilitySynth = z.output<typeof Synth>;
@@ -68,7 +127,9 @@ export type CapabilitySynth = z.output<typeof Synth>;
 const H21 = "H §2.1";
 const H22 = "H §2.2";
 
-export const capabilityTable = defineTable("capabilities", z.array(Row), [
+const Table = z.array(Row).refine(flagsComplete, "every engine flag is read from one row of its kind");
+
+export const capabilityTable = defineTable("capabilities", Table, [
   // ---- H §2.1 client capabilities (`initialize` params) -------------------------------------------
   {
     caps: "client",
@@ -78,7 +139,6 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     covers: ["fs.readTextFile", "fs.writeTextFile", "fs._meta"],
     synthV1: "fsOffer",
     stashKey: "fs",
-    flags: ["fsRead", "fsWrite"],
     a: "drop; record; residual v1ClientCaps.fs",
     b: "false: ACP v2 removed client fs, and the bridge answers the v1 agent's fs/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
@@ -90,7 +150,6 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "drop+stash",
     synthV1: "terminalOffer",
     stashKey: "terminal",
-    flags: ["terminal"],
     a: "drop; record; residual v1ClientCaps.terminal",
     b: "false: ACP v2 removed client terminals, and the bridge answers the v1 agent's terminal/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
@@ -102,7 +161,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "drop+stash",
     synthV1: "terminalOutputOffer",
     stashKey: "terminalOutput",
-    flags: ["terminalOutput"],
+    flags: [{ flag: "terminalOutput", v1: "true" }],
     a: "drop (v2 terminals are native); record: v2 terminals reach the client as the `_meta` convention (T §2.5)",
     b: "true: the bridge turns the `_meta` terminal convention into v2 terminal updates (T §2.5)",
     spec: `${H21}, T §2.5`,
@@ -121,7 +180,11 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     ],
     synthV1: "sessionBaseline",
     stashKey: "session",
-    flags: ["booleanOptions", "notices", "compaction"],
+    flags: [
+      { flag: "booleanOptions", at: "configOptions.boolean", v1: "marker" },
+      { flag: "notices", at: "notices", v1: "marker" },
+      { flag: "compaction", at: "compaction", v1: "marker" },
+    ],
     a: "drop (baseline in v2); record; residual v1ClientCaps.session",
     b: "always {configOptions:{boolean:{}}, notices:{}, compaction:{}}",
     spec: H21,
@@ -132,7 +195,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v2: null,
     kind: "baseline",
     stashKey: "plan",
-    flags: ["plan"],
+    flags: [{ flag: "plan", v1: "marker" }],
     a: "drop (plan_update is baseline in v2); record; residual v1ClientCaps.plan",
     b: "omitted (the bridge offers a v1 agent no unstable capabilities)",
     spec: `${H21} (unstable)`,
@@ -162,7 +225,6 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v1: "auth.terminal",
     v2: "auth.terminal",
     kind: "bool↔marker",
-    flags: ["authTerminal"],
     a: "bool→marker; omitted when the bridge cannot relaunch the agent (H §3.4)",
     b: "marker→bool, false when the bridge cannot relaunch the agent; marker content → v2ClientCaps.markers",
     spec: `${H21}, H §3.4`,
@@ -173,7 +235,6 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v2: "elicitation",
     kind: "copy",
     covers: ["elicitation.form", "elicitation.url", "elicitation._meta"],
-    flags: ["elicitationForm", "elicitationUrl"],
     a: "copy",
     b: "copy",
     spec: H21,
@@ -206,7 +267,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "copy",
     covers: ["sessionCapabilities._meta ⇄ session._meta"],
     synthV2: "empty",
-    flags: ["hasSession"],
+    flags: [{ flag: "hasSession" }],
     a: "present → v1 session surface; absent → every v1 flag false, residual v2AgentCaps.absent += session",
     b: "always session: {...} (v1 agents always have the session baseline)",
     spec: H22,
@@ -218,7 +279,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "baseline",
     synthV1: "hasSession",
     stashKey: "loadSession",
-    flags: ["load"],
+    flags: [{ flag: "load", v1: "true" }],
     a: "true iff session present",
     b: "drop; record; residual v1AgentCaps.loadSession",
     spec: H22,
@@ -230,7 +291,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "baseline" as const,
     synthV1: "emptyIfSession" as const,
     stashKey: `sessionCapabilities.${m}`,
-    flags: [m],
+    flags: [{ flag: m, v1: "marker" as const }],
     a: "{} iff session present",
     b: `drop; record; residual v1AgentCaps.sessionCapabilities.${m}; emulated if absent (H §2.3)`,
     spec: `${H22}, H §2.3`,
@@ -240,7 +301,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v1: `sessionCapabilities.${k}`,
     v2: `session.${k}`,
     kind: "copy" as const,
-    flags: k === "delete" ? ["delete"] : k === "additionalDirectories" ? ["addDirs"] : [],
+    flags: k === "additionalDirectories" ? [{ flag: "addDirs" as const, v1: "marker" as const }] : [],
     a: "copy",
     b: "copy",
     spec: H22,
@@ -265,18 +326,11 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     b: "copy",
     spec: `${H22}, H §7.5`,
   },
-  ...(
-    [
-      ["image", "promptImage"],
-      ["audio", "promptAudio"],
-      ["embeddedContext", "promptEmbeddedContext"],
-    ] as const
-  ).map(([k, flag]) => ({
+  ...(["image", "audio", "embeddedContext"] as const).map((k) => ({
     caps: "agent" as const,
     v1: `promptCapabilities.${k}`,
     v2: `session.prompt.${k}`,
     kind: "bool↔marker" as const,
-    flags: [flag],
     a: "marker→bool; marker content → v2AgentCaps.markers",
     b: "bool→marker",
     spec: H22,
@@ -297,7 +351,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v2: "session.mcp.stdio",
     kind: "synthesize",
     synthV2: "empty",
-    flags: ["mcpStdio"],
+    flags: [{ flag: "mcpStdio" }],
     a: "v1 cannot say no: record agent.mcpStdio=false, residual v2AgentCaps.absent += session.mcp.stdio (H §4.2)",
     b: "always {} (v1 agents must support stdio)",
     spec: `${H22}, H §4.2`,
@@ -307,7 +361,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v1: "mcpCapabilities.http",
     v2: "session.mcp.http",
     kind: "bool↔marker",
-    flags: ["mcpHttp"],
+    flags: [{ flag: "mcpHttp", v1: "true" }],
     a: "marker→bool",
     b: "bool→marker",
     spec: H22,
@@ -319,7 +373,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "drop+stash",
     synthV1: "false",
     stashKey: "mcpSse",
-    flags: ["mcpSse"],
+    flags: [{ flag: "mcpSse", v1: "true" }],
     a: "always false (SSE removed in v2)",
     b: "drop; residual v1AgentCaps.mcpSse",
     spec: H22,
@@ -329,7 +383,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     v1: "mcpCapabilities.acp",
     v2: "session.mcp.acp",
     kind: "bool↔marker",
-    flags: ["mcpAcp"],
+    flags: [{ flag: "mcpAcp", v1: "true" }],
     a: "marker→bool",
     b: "bool→marker",
     spec: `${H22} (unstable)`,
@@ -342,7 +396,7 @@ export const capabilityTable = defineTable("capabilities", z.array(Row), [
     kind: "baseline",
     synthV1: "emptyIfAuthMethods",
     stashKey: "authLogout",
-    flags: ["logout"],
+    flags: [{ flag: "logout", v1: "marker" }],
     a: "{} iff the v1-visible authMethods are non-empty (H §3.3)",
     b: "drop; record; residual v1AgentCaps.authLogout (auth/logout then -32601, H §3.1)",
     spec: `${H22}, H §3.1`,

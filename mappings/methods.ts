@@ -1,6 +1,6 @@
 // The method map (H §0.1, T §5): every ACP method of the pinned schemas (v1 and v2, stable and
 // unstable), its counterpart in the other version, and its route in each direction. The engines
-// dispatch from it (src/engine/routes.ts builds their handler tables, and the compiler checks that
+// dispatch from it (src/engine/dispatch.ts builds their handler tables, and the compiler checks that
 // every method routed `translate`/`rename`/`emulate` has a handler); the README's compatibility
 // matrix is generated from it; test/mappings/methods.test.ts fails when a schema gains a method
 // that has no row here.
@@ -47,6 +47,17 @@ const Row = z.object({
   hot: z.boolean().optional(),
   /** The result is not an object in the schemas (any JSON): forwarded unchecked. */
   opaqueResult: z.boolean().optional(),
+  /**
+   * A client request that makes a translating bridge keep state for a session: admitted against
+   * `--max-sessions` (mappings/limits.ts) before its handler runs. `new`: a session it creates (a
+   * fork's `sessionId` names its source); `named`: the session its `sessionId` names.
+   */
+  opensSession: z.enum(["new", "named"]).optional(),
+  /**
+   * A client request that still reaches a session closed on this connection (the agent keeps it
+   * saved, H §2.3); the bridge answers any other -32002 (direction B, where close may be emulated).
+   */
+  afterClose: z.literal(true).optional(),
 });
 
 export type MethodRow = z.output<typeof Row>;
@@ -152,6 +163,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "H §4.1",
+    opensSession: "new",
   },
   {
     v1: "session/load",
@@ -162,6 +174,7 @@ const rows = [
     b: "n/a",
     spec: "H §4.3",
     note: "A: session/resume with replayFrom start; B: target of resume with replay",
+    opensSession: "named",
   },
   {
     v1: "session/resume",
@@ -171,6 +184,8 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "H §4.4, §2.3",
+    opensSession: "named",
+    afterClose: true,
   },
   {
     v1: "session/list",
@@ -191,6 +206,7 @@ const rows = [
     spec: "H §4.7, §2.3",
     note: "B: emulated when the v1 agent has no close",
     strings: ["sessionId"],
+    afterClose: true,
   },
   {
     v1: "session/delete",
@@ -201,6 +217,7 @@ const rows = [
     b: "forward",
     spec: "H §4.8",
     strings: ["sessionId"],
+    afterClose: true,
   },
   {
     v1: "session/fork",
@@ -211,6 +228,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "H §4.9",
+    opensSession: "new",
   },
   {
     v1: "session/set_title",
@@ -221,6 +239,7 @@ const rows = [
     a: "forward",
     b: "forward",
     spec: "schema",
+    afterClose: true,
   },
   {
     v1: "session/archive",
@@ -231,6 +250,7 @@ const rows = [
     a: "forward",
     b: "forward",
     spec: "schema",
+    afterClose: true,
   },
   {
     v1: "session/unarchive",
@@ -241,6 +261,7 @@ const rows = [
     a: "forward",
     b: "forward",
     spec: "schema",
+    afterClose: true,
   },
   {
     v1: "session/status",
@@ -252,6 +273,7 @@ const rows = [
     b: "translate",
     spec: "schema",
     note: "B: an `open` session gets the bridge's own foreground `state` (v1 has none)",
+    afterClose: true,
   },
   {
     v1: "session/set_mode",
@@ -262,6 +284,7 @@ const rows = [
     b: "n/a",
     spec: "H §5.2",
     note: "A: session/set_config_option on the bound mode option",
+    opensSession: "named",
   },
   {
     v1: "session/set_model",
@@ -272,6 +295,7 @@ const rows = [
     b: "n/a",
     spec: "legacy unstable (not in the pinned schemas)",
     note: "B: target of set_config_option on the option standing for a v1 agent's legacy `models`; A: set_config_option on the model option",
+    opensSession: "named",
   },
   {
     v1: "session/set_config_option",
@@ -282,6 +306,7 @@ const rows = [
     b: "translate",
     spec: "H §5.1, §5.3",
     strings: ["sessionId", "configId"],
+    opensSession: "named",
   },
   {
     v1: "session/prompt",
@@ -291,6 +316,7 @@ const rows = [
     a: "translate",
     b: "translate",
     spec: "T §1",
+    opensSession: "named",
   },
   {
     v1: "session/cancel",
@@ -438,7 +464,14 @@ const rows = [
   },
 ] as const satisfies readonly z.input<typeof Row>[];
 
-export const methodTable: readonly MethodRow[] = defineTable("methods", z.array(Row), [...rows]);
+/** Only a request to the agent opens a session or reaches a closed one. */
+const CheckedRow = Row.refine(
+  (r) =>
+    (r.opensSession === undefined && r.afterClose === undefined) || (r.kind === "request" && r.handledBy === "agent"),
+  "only a request to the agent opens a session or reaches a closed one",
+);
+
+export const methodTable: readonly MethodRow[] = defineTable("methods", z.array(CheckedRow), [...rows]);
 
 // ------------------------------------------------------------------ types the engines dispatch on
 
@@ -463,8 +496,6 @@ type HandledRoute = "translate" | "rename" | "emulate" | "consume";
 type RowsFrom<S extends Sender, K extends Kind> = Extract<Rows, { kind: K; handledBy: Receivers<S> }>;
 type Names<R, C extends "v1" | "v2"> = R extends Record<C, infer N> ? Extract<N, string> : never;
 
-/** Every method `S` can send in direction `D` (its own version's names). */
-export type MethodFrom<D extends Direction, S extends Sender, K extends Kind> = Names<RowsFrom<S, K>, NameCol<D, S>>;
 /** The methods whose route in `D` needs a handler of the engine. */
 type HandledFrom<D extends Direction, S extends Sender, K extends Kind> = Names<
   Extract<RowsFrom<S, K>, Record<D, HandledRoute>>,
@@ -505,6 +536,19 @@ export function rowsFrom(d: Direction, from: Sender, kind: Kind): ReadonlyMap<st
     streams.set(key, m);
   }
   return m;
+}
+
+/** The client requests of direction `d` whose row sets `column`, by the client's name, with its value. */
+export function clientRequestsWith<C extends "opensSession" | "afterClose">(
+  d: Direction,
+  column: C,
+): ReadonlyMap<string, NonNullable<MethodRow[C]>> {
+  const out = new Map<string, NonNullable<MethodRow[C]>>();
+  for (const [name, row] of rowsFrom(d, "client", "request")) {
+    const value = row[column];
+    if (value !== undefined) out.set(name, value);
+  }
+  return out;
 }
 
 /** The `data` of a refusal (-32601): the method and why it cannot cross, naming the missing counterpart. */

@@ -1,6 +1,7 @@
 // The v1 `_meta` terminal convention (T §2.5): not in any ACP schema; read from the public code of Zed
 // (acp_thread / agent_servers) and of the v1 builds of claude-agent-acp 0.100.0 and codex-acp 2.6.0.
-// Key names and payload fields are written once here; src/convert/terminal.ts reads them.
+// Key names and payload fields are written once here; src/convert/terminal.ts reads them. The client's
+// opt-in (`clientCapabilities._meta.terminal_output: true`) is a row of mappings/capabilities.ts.
 
 import { z } from "zod";
 import { defineTable } from "./table.js";
@@ -8,8 +9,6 @@ import { defineTable } from "./table.js";
 export const terminalConventionTable = defineTable(
   "terminal",
   z.object({
-    /** `clientCapabilities._meta.<key>: true`: the client renders the convention (Zed). */
-    capability: z.literal("terminal_output"),
     /** Tool-call `_meta` keys. */
     keys: z.object({
       /** `{terminal_id, cwd?}` on the v1 `tool_call` that first shows the terminal. */
@@ -32,7 +31,6 @@ export const terminalConventionTable = defineTable(
     reset: z.literal("\u001bc"),
   }),
   {
-    capability: "terminal_output",
     keys: {
       info: "terminal_info",
       output: "terminal_output",

@@ -1,7 +1,7 @@
 // Self-tests of the property harness: it must pass an exact converter and catch a lossy one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rpcErrors } from "../src/convert/errors.js";
+import { rpcErrors } from "../src/base/errors.js";
 import { fail, ok, type Conv } from "../src/convert/result.js";
 import { arb } from "./support/arbitrary.js";
 import { convertsLosslessly, diffPaths, matchPaths, norm, setAt } from "./support/properties.js";

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import type { ModelMock } from "../agents/recipe.js";
 import { SCENARIO } from "../scenario.js";
-import { isObject } from "../../src/convert/json.js";
+import { isObject } from "../../src/base/json.js";
 
 export const MODEL = "claude-interop-mock";
 const TODO_TOOL = "TodoWrite";

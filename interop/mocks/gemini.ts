@@ -6,9 +6,7 @@ import { join } from "node:path";
 import { SCENARIO } from "../scenario.js";
 import { startMockServer, type MockReply, type MockRequest, type SseEvent } from "./http.js";
 import type { ModelMock } from "../agents/recipe.js";
-import { isObject } from "../../src/convert/json.js";
-
-type Obj = Record<string, unknown>;
+import { isObject, type Obj } from "../../src/base/json.js";
 
 /** Each scenario step and the Gemini CLI tool that plays it (one tool per step, all distinct). */
 export const GEMINI_STEPS = [

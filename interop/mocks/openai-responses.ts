@@ -4,13 +4,11 @@
 import { SCENARIO } from "../scenario.js";
 import { startMockServer, type MockReply, type MockRequest, type SseEvent } from "./http.js";
 import type { ModelMock } from "../agents/recipe.js";
-import { isObject } from "../../src/convert/json.js";
+import { isObject, type Obj } from "../../src/base/json.js";
 
 /** The scenario's steps in order; each tool call the mock makes carries `call_<step>` as its id. */
 export const CODEX_STEPS = ["read", "edit", "write", "shell", "todos"] as const;
 export type CodexStep = (typeof CODEX_STEPS)[number] | "answer";
-
-type Obj = Record<string, unknown>;
 
 function items(body: Obj): Obj[] {
   return Array.isArray(body.input) ? body.input.filter(isObject) : [];

@@ -5,13 +5,11 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { authMethodTable, authResidual, v1TypeOf } from "../../mappings/auth.js";
 import { cloneJson, copyExcept, put } from "./capabilities.js";
-import { has, isObject, isString, jsonEqual } from "./json.js";
+import { has, isObject, isString, jsonEqual, type Obj } from "../base/json.js";
 import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
-import { rpcErrors, type ConvertError } from "./errors.js";
+import { rpcErrors, type ConvertError } from "../base/errors.js";
 import { hasResidual, residualOf, setMeta, Stash, unstash, type ConvertOptions, type Envelope } from "./stash.js";
 import { bad } from "./check.js";
-
-type Obj = Record<string, unknown>;
 
 const { envType } = authMethodTable;
 const ENV = authMethodTable.env;

@@ -8,16 +8,16 @@ import {
   capabilityGroups,
   capabilityRows,
   clientSessionBaseline,
+  type AgentFlagName,
   type CapabilityRow,
   type CapabilitySynth,
+  type ClientFlagName,
 } from "../../mappings/capabilities.js";
-import { isObject, jsonEqual } from "./json.js";
-import { offersTerminalOutput } from "./terminal.js";
+import { isObject, jsonEqual, type Obj } from "../base/json.js";
 import { fail, ok, type Conv, type Loss } from "./result.js";
-import { rpcErrors } from "./errors.js";
+import { rpcErrors } from "../base/errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
 
-type Obj = Record<string, unknown>;
 type CapsKind = "client" | "agent";
 
 // ---- raw JSON helpers (shared with initialize.ts and auth.ts) -----------------------------------------
@@ -514,107 +514,49 @@ export function agentCapabilitiesToV2(
 
 // ---- engine flags (H §2.4) ---------------------------------------------------------------------------
 
-export interface ClientFlags {
-  readonly fsRead: boolean;
-  readonly fsWrite: boolean;
-  readonly terminal: boolean;
-  /** Renders the `_meta` terminal convention (`_meta.terminal_output`, T §2.5). */
-  readonly terminalOutput: boolean;
-  /** Handles boolean config options (else A converts them to selects, H §5.4). */
-  readonly booleanOptions: boolean;
-  /** Gates `notice` updates (T §2.10). */
-  readonly notices: boolean;
-  /** Gates `compaction_*` updates (T §2.10). */
-  readonly compaction: boolean;
-  readonly plan: boolean;
-  readonly authTerminal: boolean;
-  readonly elicitationForm: boolean;
-  readonly elicitationUrl: boolean;
+/** What a client's capabilities tell the engine; each flag is read from its row (mappings/capabilities.ts). */
+export type ClientFlags = Readonly<Record<ClientFlagName, boolean>>;
+/** What an agent's capabilities (and its `authMethods`) tell the engine, read like ClientFlags. */
+export type AgentFlags = Readonly<Record<AgentFlagName, boolean>>;
+
+/**
+ * The flags the rows of `caps` read from the capabilities of a peer speaking `version` (anything
+ * malformed reads as unsupported, like the SDK). A v2 agent's flag whose row has no v2 path is what
+ * the row synthesizes toward v1 (`synthV1`), read as a flag.
+ */
+function readFlags(caps: CapsKind, version: Version, raw: unknown, authMethods?: unknown): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  const synthesized: [string, CapabilitySynth | undefined][] = [];
+  for (const row of capabilityRows(caps))
+    for (const f of row.flags) {
+      const path = version === 1 ? row.v1 : row.v2;
+      const at = path === null ? undefined : getAt(raw, [...path.split("."), ...(f.at?.split(".") ?? [])]);
+      if (version === 2) {
+        if (path === null) synthesized.push([f.flag, row.synthV1]);
+        else out[f.flag] = isObject(at);
+      }
+      // No v1 reading: the row always synthesizes the field toward v2, so every v1 peer has it.
+      else out[f.flag] = f.v1 === undefined || (f.v1 === "true" ? at === true : isObject(at));
+    }
+  for (const [flag, s] of synthesized)
+    out[flag] =
+      s === "hasSession" || s === "emptyIfSession"
+        ? out.hasSession === true
+        : s === "emptyIfAuthMethods" && Array.isArray(authMethods) && authMethods.length > 0;
+  return out;
 }
 
-export interface AgentFlags {
-  /** v2: `session` advertised; v1: always (v1 cannot say otherwise). */
-  readonly hasSession: boolean;
-  readonly load: boolean;
-  readonly list: boolean;
-  readonly resume: boolean;
-  readonly close: boolean;
-  readonly delete: boolean;
-  readonly addDirs: boolean;
-  readonly logout: boolean;
-  readonly mcpStdio: boolean;
-  readonly mcpHttp: boolean;
-  readonly mcpSse: boolean;
-  readonly mcpAcp: boolean;
-  readonly promptImage: boolean;
-  readonly promptAudio: boolean;
-  readonly promptEmbeddedContext: boolean;
-  readonly authMethodsNonEmpty: boolean;
-}
-
-const marker = (x: unknown, ...path: string[]): boolean => isObject(getAt(x, path));
-const flag = (x: unknown, ...path: string[]): boolean => getAt(x, path) === true;
-
-/** Flags of a v1 `clientCapabilities` (anything malformed reads as unsupported, like the SDK). */
+/** Flags of a v1 `clientCapabilities`. */
 export function clientFlagsFromV1(caps: unknown): ClientFlags {
-  return {
-    fsRead: flag(caps, "fs", "readTextFile"),
-    fsWrite: flag(caps, "fs", "writeTextFile"),
-    terminal: flag(caps, "terminal"),
-    terminalOutput: offersTerminalOutput(caps),
-    booleanOptions: marker(caps, "session", "configOptions", "boolean"),
-    notices: marker(caps, "session", "notices"),
-    compaction: marker(caps, "session", "compaction"),
-    plan: marker(caps, "plan"),
-    authTerminal: flag(caps, "auth", "terminal"),
-    elicitationForm: marker(caps, "elicitation", "form"),
-    elicitationUrl: marker(caps, "elicitation", "url"),
-  };
+  return readFlags("client", 1, caps) as ClientFlags;
 }
 
-const nonEmpty = (list: unknown): boolean => Array.isArray(list) && list.length > 0;
-
-/** Flags of a v1 `agentCapabilities` and `authMethods`. */
-export function agentFlagsFromV1(caps: unknown, authMethods?: unknown): AgentFlags {
-  return {
-    hasSession: true,
-    load: flag(caps, "loadSession"),
-    list: marker(caps, "sessionCapabilities", "list"),
-    resume: marker(caps, "sessionCapabilities", "resume"),
-    close: marker(caps, "sessionCapabilities", "close"),
-    delete: marker(caps, "sessionCapabilities", "delete"),
-    addDirs: marker(caps, "sessionCapabilities", "additionalDirectories"),
-    logout: marker(caps, "auth", "logout"),
-    mcpStdio: true,
-    mcpHttp: flag(caps, "mcpCapabilities", "http"),
-    mcpSse: flag(caps, "mcpCapabilities", "sse"),
-    mcpAcp: flag(caps, "mcpCapabilities", "acp"),
-    promptImage: flag(caps, "promptCapabilities", "image"),
-    promptAudio: flag(caps, "promptCapabilities", "audio"),
-    promptEmbeddedContext: flag(caps, "promptCapabilities", "embeddedContext"),
-    authMethodsNonEmpty: nonEmpty(authMethods),
-  };
+/** Flags of a v1 `agentCapabilities`. */
+export function agentFlagsFromV1(caps: unknown): AgentFlags {
+  return readFlags("agent", 1, caps) as AgentFlags;
 }
 
 /** Flags of a v2 agent `capabilities` and `authMethods`: list/resume/close are baseline with `session`. */
 export function agentFlagsFromV2(caps: unknown, authMethods?: unknown): AgentFlags {
-  const hasSession = marker(caps, "session");
-  return {
-    hasSession,
-    load: hasSession,
-    list: hasSession,
-    resume: hasSession,
-    close: hasSession,
-    delete: marker(caps, "session", "delete"),
-    addDirs: marker(caps, "session", "additionalDirectories"),
-    logout: nonEmpty(authMethods),
-    mcpStdio: marker(caps, "session", "mcp", "stdio"),
-    mcpHttp: marker(caps, "session", "mcp", "http"),
-    mcpSse: false,
-    mcpAcp: marker(caps, "session", "mcp", "acp"),
-    promptImage: marker(caps, "session", "prompt", "image"),
-    promptAudio: marker(caps, "session", "prompt", "audio"),
-    promptEmbeddedContext: marker(caps, "session", "prompt", "embeddedContext"),
-    authMethodsNonEmpty: nonEmpty(authMethods),
-  };
+  return readFlags("agent", 2, caps, authMethods) as AgentFlags;
 }

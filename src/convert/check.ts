@@ -1,7 +1,7 @@
 // Validation helpers shared by the converters: a converter body throws `ConvertFailure` with the
 // typed -32602 and `attempt` turns it into a result, so checks read as straight-line code.
 import { ConvertFailure, type Conv, type Converted, type Loss, type Path } from "./result.js";
-import { rpcErrors, type ConvertError } from "./errors.js";
+import { rpcErrors, type ConvertError } from "../base/errors.js";
 
 /** `a.b[2].c` for a path inside the converted value (the `field` of an error). */
 export function fieldOf(path: Path): string {

@@ -4,11 +4,9 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, expectOptional, expectString, invalid, prefixLosses } from "./content.js";
-import { isObject, isString } from "./json.js";
+import { isObject, isString, type Obj } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 const COMMAND = "command";
 const TEXT_INPUT = "text";

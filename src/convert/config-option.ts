@@ -5,7 +5,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
-import { has, isObject, isString, omit } from "./json.js";
+import { has, isObject, isString, omit, type Obj } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
@@ -22,8 +22,6 @@ import { invalid } from "./check.js";
 import { buildModelOption, hasModelOption, isBridgeModelOption, modelOptionId, type LegacyModels } from "./models.js";
 
 export { invalid };
-
-type Obj = Record<string, unknown>;
 
 const T = configOptionTable;
 const SELECT = T.optionTypes.select;

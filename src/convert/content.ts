@@ -5,11 +5,9 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { contentTable, placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
-import { isObject, isString } from "./json.js";
+import { isObject, isString, type Obj } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 /** A v2 block → v1 (A↓, and v1 tool-call content): unknown types become a text placeholder. */
 export function contentBlockToV1(b: v2.ContentBlock, opts: ConvertOptions): Conv<v1.ContentBlock> {

@@ -15,7 +15,7 @@ import {
   type PatchOperation,
   type PatchSection,
 } from "./git-patch.js";
-import { isObject, isString, jsonEqual, type JsonObject } from "./json.js";
+import { isObject, isString, jsonEqual, type Obj } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
@@ -39,14 +39,13 @@ export type DiffStage = "pending" | "applied" | undefined;
 /** The `diff` members of each version's `ToolCallContent`. */
 export type V1Diff = Extract<v1.ToolCallContent, { type: "diff" }>;
 export type V2Diff = Extract<v2.ToolCallContent, { type: "diff" }>;
-type Json = JsonObject;
 
 /** Keys each version's diff item interprets; any other key is copied as is. */
 const V1_KEYS = new Set(["type", "path", "oldText", "newText", "_meta"]);
 const V2_KEYS = new Set(["type", "changes", "patch", "_meta"]);
 
-function extras(src: Json, known: ReadonlySet<string>, alsoSkip: ReadonlySet<string>): Json {
-  const out: Json = {};
+function extras(src: Obj, known: ReadonlySet<string>, alsoSkip: ReadonlySet<string>): Obj {
+  const out: Obj = {};
   for (const [k, v] of Object.entries(src)) if (!known.has(k) && !alsoSkip.has(k)) out[k] = v;
   return out;
 }
@@ -176,7 +175,7 @@ export function diffToV2(
           : "modify";
 
     const copied = extras(src, V1_KEYS, new Set());
-    const shadowed: Json = {};
+    const shadowed: Obj = {};
     for (const k of V2_KEYS) {
       if (Object.hasOwn(copied, k)) {
         shadowed[k] = copied[k];
@@ -185,7 +184,7 @@ export function diffToV2(
     }
     if (Object.keys(shadowed).length > 0) stash.keep("raw", shadowed);
 
-    const out: Json = {
+    const out: Obj = {
       ...copied,
       type: "diff",
       changes: [{ operation: op, path: absolute, fileType: "text" }],
@@ -224,7 +223,7 @@ export function diffToV2(
     // bridge at the default level, diff texts included): A↓ alone would give a file's texts, the
     // hunks or a `partial`/`deleted` stash of its own. An add's patch is its text: kept at `full`
     // only, so the restore does not depend on the A side's rendering (`text`).
-    const texts: Json = { path, newText };
+    const texts: Obj = { path, newText };
     if (oldText !== undefined) texts.oldText = oldText;
     if (op !== "add") stash.keepBounded("v1Diff", texts);
     else stash.keepLarge("v1Diff", texts);
@@ -485,9 +484,9 @@ function plan(
   return out;
 }
 
-function v1Item(p: Plan): Json {
+function v1Item(p: Plan): Obj {
   if (p.kind === "text") return { type: "content", content: { type: "text", text: p.text } };
-  const out: Json = { type: "diff", path: p.path };
+  const out: Obj = { type: "diff", path: p.path };
   if (p.oldText !== undefined) out.oldText = p.oldText;
   out.newText = p.newText;
   return out;
@@ -537,7 +536,7 @@ export function diffToV1(
     const kept = residualOf(env, "v1Diff");
     if (isV1Texts(kept)) {
       const raw = residualOf(env, "raw");
-      const out: Json = { ...v2Extras, ...(isObject(raw) ? raw : {}), type: "diff", path: kept.path };
+      const out: Obj = { ...v2Extras, ...(isObject(raw) ? raw : {}), type: "diff", path: kept.path };
       if (kept.oldText !== undefined) out.oldText = kept.oldText;
       out.newText = kept.newText;
       setMeta(out, meta);
@@ -547,7 +546,7 @@ export function diffToV1(
     const changes = readChanges(src.changes);
     const plans = plan(changes, readPatch(src.patch), ctx);
     const items = plans.map(v1Item);
-    const target: Json = { ...src };
+    const target: Obj = { ...src };
     setMeta(target, meta);
 
     // A lone v1 diff that converts back to this very item needs no stash (B↓ is its inverse).
@@ -557,13 +556,13 @@ export function diffToV1(
     ];
     let needsStash = true;
     if (single) {
-      const candidate: Json = { ...v2Extras, ...(items[0] ?? {}) };
+      const candidate: Obj = { ...v2Extras, ...(items[0] ?? {}) };
       setMeta(candidate, meta);
       const back = diffToV2(candidate as V1Diff, { opts: ctx.opts });
       if (back.ok) {
         // Losses are what B↓ cannot bring back; its own stash (v1Diff at `full`) is no loss.
         const unstashed = unstash(back.value._meta, 1);
-        const plain: Json = { ...back.value };
+        const plain: Obj = { ...back.value };
         setMeta(plain, unstashed.meta);
         lost = differences(target, plain).map((p) => ({
           path: p,

@@ -2,9 +2,9 @@
 // both directions (H §4.10, seed 000), `cwd` checks, and the seed-000 list filter (H §4.5).
 
 import { directoryReasons as R, type DirectoryReason } from "../../mappings/session.js";
-import { isObject } from "./json.js";
+import { isObject } from "../base/json.js";
 import { fail, ok, type Conv } from "./result.js";
-import { rpcErrors, type ConvertError } from "./errors.js";
+import { rpcErrors, type ConvertError } from "../base/errors.js";
 import { isAbsoluteOn } from "./paths.js";
 
 export type Platform = "posix" | "windows";

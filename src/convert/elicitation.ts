@@ -4,13 +4,11 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationTable } from "../../mappings/permission.js";
-import { isObject, isString, jsonEqual } from "./json.js";
+import { isObject, isString, jsonEqual, type Obj } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { bad } from "./check.js";
-
-type Obj = Record<string, unknown>;
 
 /** `Object.hasOwn` (no narrowing: these are raw trees). */
 const has = (o: object, key: string): boolean => Object.hasOwn(o, key);

@@ -3,9 +3,9 @@
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, isString } from "./json.js";
+import { isObject, isString } from "../base/json.js";
 import { type Conv, fail, type Loss, ok } from "./result.js";
-import { type ConvertError, ErrorCodes, rpcErrors } from "./errors.js";
+import { type ConvertError, ErrorCodes, rpcErrors } from "../base/errors.js";
 import { type ConvertOptions, Stash, STASH_KEY, STASH_VERSION, unstash } from "./stash.js";
 
 function badError(err: unknown): ConvertError | undefined {

@@ -17,9 +17,9 @@ import {
   put,
   type CapsOptions,
 } from "./capabilities.js";
-import { has, isObject, isString } from "./json.js";
+import { has, isObject, isString, type Obj } from "../base/json.js";
 import { attempt, ConvertFailure, fail, ok, under, type Conv, type Loss } from "./result.js";
-import { rpcErrors, unsupportedVersion } from "./errors.js";
+import { rpcErrors, unsupportedVersion } from "../base/errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -32,8 +32,6 @@ import {
   type Envelope,
 } from "./stash.js";
 import { bad } from "./check.js";
-
-type Obj = Record<string, unknown>;
 
 /** `info` the bridge puts in when the source has none (the SDK router's convention, H §1.5). */
 const SYNTHETIC_INFO: v2.Implementation = { name: "unknown", version: "unknown" };
@@ -56,8 +54,6 @@ const RAW_INFO = "raw";
 export interface ClientFacing {
   /** The version the bridge speaks to this client (`Vc`) and writes into the result. */
   readonly version: 1 | 2;
-  /** The client's `protocolVersion`. */
-  readonly requested: number;
   /** Parse leniently (R = 1 and R ≥ 3); R = 2 requires a valid `info` (-32602 otherwise). */
   readonly lenient: boolean;
 }
@@ -74,8 +70,8 @@ export function clientFacingVersion(params: unknown): Conv<ClientFacing> {
     );
   }
   if (r === 0) return fail(unsupportedVersion(0, SUPPORTED_VERSIONS));
-  if (r === 1) return ok({ version: 1, requested: 1, lenient: true });
-  return ok({ version: 2, requested: r, lenient: r > 2 });
+  if (r === 1) return ok({ version: 1, lenient: true });
+  return ok({ version: 2, lenient: r > 2 });
 }
 
 // ---- H §1.4 helpers for the agent-side probes --------------------------------------------------------

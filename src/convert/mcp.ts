@@ -5,9 +5,9 @@ import { fullFormats } from "ajv-formats/dist/formats.js";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { mcpReasons, mcpTransportTable, transportOfV1, type McpTransport } from "../../mappings/session.js";
-import { isObject, jsonEqual } from "./json.js";
+import { isObject, jsonEqual } from "../base/json.js";
 import { fail, ok, under, type Conv, type Loss } from "./result.js";
-import { rpcErrors, type ConvertError } from "./errors.js";
+import { rpcErrors, type ConvertError } from "../base/errors.js";
 import { Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
 /**

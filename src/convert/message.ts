@@ -21,7 +21,7 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { has, isObject, isString, jsonEqual } from "./json.js";
+import { has, isObject, isString, jsonEqual, type Obj } from "../base/json.js";
 import { limits } from "../../mappings/limits.js";
 import { appendDigest, digestOf, sameDigest, startsWithDigest, type TextDigest } from "./text-digest.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
@@ -37,8 +37,6 @@ import {
 } from "./stash.js";
 
 export type { MessageKind } from "../../mappings/message.js";
-
-type Obj = Record<string, unknown>;
 
 /** Marker ops on the first v1 chunk of a fanned-out upsert (T §2.2, T §7.2 `op`). */
 type Op = "upsert" | "replace" | "clear" | "meta";

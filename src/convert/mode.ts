@@ -20,13 +20,11 @@ import {
   type Acc,
   type ToV1Context,
 } from "./config-option.js";
-import { has, isObject, isString, jsonEqual, omit } from "./json.js";
+import { has, isObject, isString, jsonEqual, omit, type Obj } from "../base/json.js";
 import { hasModelOption, legacyModels, type LegacyModels } from "./models.js";
 import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
-import { rpcErrors } from "./errors.js";
+import { rpcErrors } from "../base/errors.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 const T = configOptionTable;
 const SELECT = T.optionTypes.select;

@@ -5,11 +5,9 @@
 
 import { configOptionTable, syntheticNames as SN } from "../../mappings/config-option.js";
 import { invalid } from "./check.js";
-import { isObject, isString, omit } from "./json.js";
+import { isObject, isString, omit, type Obj } from "../base/json.js";
 import { attempt, ok, type Conv } from "./result.js";
 import { isSynthetic, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 const T = configOptionTable;
 const SELECT = T.optionTypes.select;

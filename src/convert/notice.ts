@@ -13,11 +13,9 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { isString } from "./json.js";
+import { isString, type Obj } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, setMeta, Stash } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 const NOTICE = "notice";
 const COMPACTION_UPDATE = "compaction_update";

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isAllowKind, isKnownOptionKind, permissionTable, titleForKind } from "../../mappings/permission.js";
 import { unwrap } from "./content.js";
-import { isObject, isString } from "./json.js";
+import { isObject, isString, type Obj } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
@@ -18,8 +18,6 @@ import {
   type V1ToolCallMessage,
 } from "./tool-call.js";
 import { bad } from "./check.js";
-
-type Obj = Record<string, unknown>;
 
 const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 /** Synthetic on a v2 request: the v1 agent had not announced the subject's tool call (a chained A does not either). */

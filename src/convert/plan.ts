@@ -6,15 +6,13 @@ import type * as v1u from "@agentclientprotocol/sdk/unstable";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { downgrade, planTable } from "../../mappings/plan.js";
-import { has, isObject, isString, jsonEqual, omit } from "./json.js";
+import { has, isObject, isString, jsonEqual, omit, type Obj } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { isSynthetic, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { bad } from "./check.js";
 
 /** A↓ state: every plan the agent reported, by planId, in order of first sight. */
 export type PlansMap = ReadonlyMap<string, v2.PlanUpdateContent>;
-
-type Obj = Record<string, unknown>;
 
 function checkEntry(entry: unknown, field: string): Obj {
   if (!isObject(entry)) bad(field, "not_object");

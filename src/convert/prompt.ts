@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { stopReasonTable, V1_STOP_REASONS, v1StopReasonOf, ERROR_STOP_REASON } from "../../mappings/prompt.js";
 import { contentBlockToV2, expectObject, invalid, prefixLosses, promptBlockToV1, unwrap } from "./content.js";
-import { has, isObject, isString } from "./json.js";
+import { has, isObject, isString, type Obj } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
 import {
   type ConvertOptions,
@@ -17,8 +17,6 @@ import {
   Stash,
   unstash,
 } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 // ---- session/prompt requests ----
 

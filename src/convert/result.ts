@@ -1,6 +1,6 @@
 // What every converter returns: the converted value plus what it could not carry, or a typed
 // error the live bridge answers as a JSON-RPC error (-32602 for invalid params).
-import type { ConvertError } from "./errors.js";
+import type { ConvertError } from "../base/errors.js";
 
 /** A location inside a JSON value: object keys and array indices. */
 export type Path = readonly (string | number)[];

@@ -4,12 +4,10 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
-import { isObject, isString } from "./json.js";
+import { isObject, isString, type Obj } from "../base/json.js";
 import { isRfc3339 } from "./rfc3339.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 /** A↓ `session_info_update` (body or whole update): passes; a stashed v1 `updatedAt` comes back. */
 export function sessionInfoToV1(u: v2.SessionInfoUpdate): Conv<v1.SessionInfoUpdate> {

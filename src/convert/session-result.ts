@@ -19,13 +19,11 @@ import {
   type Acc,
   type ToV1Context,
 } from "./config-option.js";
-import { has, jsonEqual, omit } from "./json.js";
+import { has, jsonEqual, omit, type Obj } from "../base/json.js";
 import { synthesizeModes } from "./mode.js";
 import { buildModelOption, hasModelOption, legacyModels, modelOptionId } from "./models.js";
 import { attempt, ok, type Conv } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 /** A: what the engine needs besides the v1 result. */
 export interface ResultToV1<T> {

@@ -14,7 +14,7 @@ import {
   type ListFilterSplit,
   type Platform,
 } from "./directories.js";
-import { isObject, jsonEqual } from "./json.js";
+import { isObject, jsonEqual, type Obj } from "../base/json.js";
 import { toRfc3339 } from "./rfc3339.js";
 import {
   mcpServersToV1,
@@ -24,7 +24,7 @@ import {
   type McpToV2Context,
 } from "./mcp.js";
 import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
-import type { ConvertError } from "./errors.js";
+import type { ConvertError } from "../base/errors.js";
 import {
   hasResidual,
   isSynthetic,
@@ -36,8 +36,6 @@ import {
   type Envelope,
 } from "./stash.js";
 import { bad } from "./check.js";
-
-type Obj = Record<string, unknown>;
 
 /** What the engine knows about the receiving agent, for roots (H §4.10). */
 interface RootsContext {

@@ -2,7 +2,7 @@
 // (residual) and names what it invented (synthetic), so a reverse conversion, e.g. a second bridge
 // in a chain, restores the source exactly. Spec: H §0 (envelope), T §0.2 (rules), T §7.2 (keys).
 
-import { isObject } from "./json.js";
+import { isObject } from "../base/json.js";
 
 export const STASH_KEY = "acp-bridge";
 export const STASH_VERSION = 1;

@@ -23,11 +23,9 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { terminalConventionTable as TC } from "../../mappings/terminal.js";
-import { isObject, isString } from "./json.js";
+import { isObject, isString, type Obj } from "../base/json.js";
 import { Stash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere } from "./paths.js";
-
-type Obj = Record<string, unknown>;
 
 export const DEFAULT_TERMINAL_MAX_BYTES = 256 * 1024;
 
@@ -183,13 +181,6 @@ export function terminalToV1Item(t: TerminalState, opts: ConvertOptions): v1.Too
 }
 
 // ---- the `_meta` convention, v2 → v1 (A↓, extension mode) -----------------------------------------
-
-/** Whether v1 client capabilities opt into the convention. */
-export function offersTerminalOutput(clientCapabilities: unknown): boolean {
-  return isObject(clientCapabilities) && isObject(clientCapabilities._meta)
-    ? clientCapabilities._meta[TC.capability] === true
-    : false;
-}
 
 /** `_meta.terminal_info` announcing a terminal on a v1 `tool_call`. */
 export function terminalInfoMeta(t: TerminalState): Obj {

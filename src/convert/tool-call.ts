@@ -17,7 +17,7 @@ import {
 } from "./content.js";
 import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "./diff.js";
 import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "./diff-options.js";
-import { isObject, isString, jsonEqual, metaOf } from "./json.js";
+import { isObject, isString, jsonEqual, metaOf, type Obj } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -30,8 +30,6 @@ import {
   unstash,
 } from "./stash.js";
 import { resolvePath } from "./paths.js";
-
-type Obj = Record<string, unknown>;
 
 export interface ToolCallToV1Context {
   readonly opts: ConvertOptions;

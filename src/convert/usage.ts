@@ -4,11 +4,9 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
-import { has, isObject, isString } from "./json.js";
+import { has, isObject, isString, type Obj } from "../base/json.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, isSynthetic, residualOf, setMeta, Stash, unstash } from "./stash.js";
-
-type Obj = Record<string, unknown>;
 
 /**
  * A↓ `usage_update` (body or whole update), given the last cost sent to v1 (`undefined`: none).

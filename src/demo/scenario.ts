@@ -27,8 +27,8 @@ const KNOWN_TAGS = [
   "error",
   "term",
 ] as const;
-/** @internal The demo scenario's tags; exported for test/support/arbitrary.ts. */
-export type Tag = (typeof KNOWN_TAGS)[number];
+/** The demo scenario's tags. */
+type Tag = (typeof KNOWN_TAGS)[number];
 
 /** What a prompt without any known tag does: the demo's turn. */
 const DEFAULT_TAGS: readonly Tag[] = ["chunks", "plan", "tool"];
@@ -63,8 +63,8 @@ export interface ToolSpec {
   readonly terminal?: { readonly cwd: string };
 }
 
-/** @internal The demo scenario's steps; exported for the model tests. */
-export type Step =
+/** The demo scenario's steps. */
+type Step =
   | {
       readonly type: "say";
       readonly role: "agent" | "thought";

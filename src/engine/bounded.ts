@@ -146,10 +146,6 @@ export class SessionTable<S> {
     return this.map.get(id);
   }
 
-  has(id: string): boolean {
-    return this.map.has(id);
-  }
-
   /** The session, created if unknown. Callers `admit` first; this never refuses. */
   obtain(id: string, create: () => S): S {
     let s = this.map.get(id);
@@ -205,10 +201,6 @@ export class SessionTable<S> {
 
   values(): IterableIterator<S> {
     return this.map.values();
-  }
-
-  get size(): number {
-    return this.map.size;
   }
 }
 

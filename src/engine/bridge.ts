@@ -2,7 +2,7 @@
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
 import { limits } from "../../mappings/limits.js";
-import { notInitialized, type ErrorData } from "../convert/errors.js";
+import { notInitialized, rpcErrors, type ErrorData } from "../base/errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -13,9 +13,7 @@ import {
   errorResponse,
   type Id,
   type RequestMessage,
-  type ResponseMessage,
   type RpcError,
-  rpcErrors,
 } from "../wire/jsonrpc.js";
 import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
 import { fastPathFor, type FastPath } from "./fast-lines.js";
@@ -507,11 +505,6 @@ export class Bridge {
   /** Client requests are refused: the agent never started, or was gone before the handshake. */
   refusesClient(): boolean {
     return this.unavailable !== undefined;
-  }
-
-  /** Answer an incoming response that nobody waits for (tests, diagnostics). */
-  static isResponse(x: unknown): x is ResponseMessage {
-    return typeof x === "object" && x !== null && "id" in x && ("result" in x || "error" in x);
   }
 }
 

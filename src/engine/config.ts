@@ -14,7 +14,7 @@ import type { BridgeConfig } from "./bridge.js";
 import type { Pairing, Version } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
-import { isObject } from "../convert/json.js";
+import { isObject } from "../base/json.js";
 
 /** Options the transport and the command line read (src/main.ts), not the engine. */
 type NotTheEngines = "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" | "logLevel";
@@ -74,7 +74,7 @@ function passPairing(v: Version, options: Complete): Pairing {
     accept(_clientParams, agentResult) {
       const flags =
         v === 1
-          ? agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods)
+          ? agentFlagsFromV1(agentResult.agentCapabilities)
           : agentFlagsFromV2(agentResult.capabilities, agentResult.authMethods);
       const roots = options.passThroughRootsCheck
         ? { version: v, agentSupports: flags.addDirs, platform: options.platform ?? defaultPlatform() }

@@ -6,8 +6,8 @@
 // (`session/update`) gets constant-time checks only.
 import type { MethodRow } from "../../mappings/methods.js";
 import { fieldOf } from "../convert/check.js";
-import type { ErrorData } from "../convert/errors.js";
-import { isObject } from "../convert/json.js";
+import type { ErrorData } from "../base/errors.js";
+import { isObject } from "../base/json.js";
 
 export interface InputProblem extends ErrorData {
   readonly field: string;

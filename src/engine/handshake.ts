@@ -3,10 +3,9 @@
 // agent speaks it), the other one on the agent's answer, on -32022, or on a strict -32600/-32602.
 // Agents of either upstream answering rule are handled.
 import { answeredVersion, clientFacingVersion, retryVersionFrom } from "../convert/initialize.js";
-import { isObject } from "../convert/json.js";
-import { ErrorCodes } from "../convert/errors.js";
+import { isObject } from "../base/json.js";
+import { ErrorCodes, rpcErrors } from "../base/errors.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
-import { rpcErrors } from "../wire/jsonrpc.js";
 import type { Link } from "./link.js";
 import type { Translator } from "./translator.js";
 
@@ -41,11 +40,8 @@ export interface Negotiated {
 
 const other = (v: Version): Version => (v === 1 ? 2 : 1);
 
-/**
- * H §1.3: the version the bridge speaks with the client, unless the user forced one.
- * @internal Runs inside negotiate; exported for bench, interop and the e2e tests.
- */
-export function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
+/** H §1.3: the version the bridge speaks with the client, unless the user forced one. */
+function clientVersion(params: unknown, forced: ProtocolChoice): { version: Version } | { error: RpcError } {
   const r = clientFacingVersion(params);
   if (!r.ok) return { error: r.error };
   return { version: forced === "auto" ? r.value.version : forced };

@@ -2,6 +2,7 @@
 // sent it that await an answer. A response always finds its way back through the closure stored
 // with its outbound id (no global lookup by method).
 import { isUtf8 } from "node:buffer";
+import { rpcErrors } from "../base/errors.js";
 import { IdTable } from "../wire/id-table.js";
 import { PendingRequests } from "../wire/ids.js";
 import {
@@ -10,7 +11,6 @@ import {
   notification,
   request,
   resultResponse,
-  rpcErrors,
   type Id,
   type ResponseMessage,
   type RpcError,

@@ -1,7 +1,8 @@
 // What an engine handler produces: the messages to write, in the order they must reach their peers.
 // Handlers return them and the engine core (TranslatingMode.write) writes them, so the route of a
 // message can be read in the handler that made it: no wrapped `send` callbacks, no deferred sends.
-import type { Id, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
+import { rpcErrors, type ConvertError } from "../base/errors.js";
+import type { Id, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import type { Answer, Inbound } from "./relay.js";
 
 export type Side = "client" | "agent";
@@ -38,6 +39,16 @@ export function raw(to: Side, line: Buffer, msg: object): Outgoing {
 
 export function fail(to: Side, id: Id, error: RpcError): Outgoing {
   return { kind: "fail", to, id, error };
+}
+
+/** A converter's typed error, as the JSON-RPC error of the client's request. */
+export function rejected(msg: RequestMessage, error: ConvertError): readonly Outgoing[] {
+  return [fail("client", msg.id, { code: error.code, message: error.message, data: error.data })];
+}
+
+/** The -32602 answer to a client request without a string `sessionId`. */
+export function noSessionId(msg: RequestMessage): readonly Outgoing[] {
+  return [fail("client", msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }))];
 }
 
 export function answer(to: Side, entry: Inbound, a: Answer): Outgoing {

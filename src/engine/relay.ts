@@ -47,10 +47,6 @@ class InboundTable {
   all(): Inbound[] {
     return this.map.entries().map(([, e]) => e);
   }
-
-  get size(): number {
-    return this.map.size;
-  }
 }
 
 /** One direction of request traffic: requests arrive on `from`, are re-issued on `to`. */

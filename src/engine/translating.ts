@@ -11,13 +11,12 @@ import {
   type MethodRow,
   type Sender,
 } from "../../mappings/methods.js";
-import type { ConvertError } from "../convert/errors.js";
+import { rpcErrors } from "../base/errors.js";
 import type { Conv } from "../convert/result.js";
 import type { Logger } from "../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../wire/jsonrpc.js";
-import { rpcErrors } from "../wire/jsonrpc.js";
 import { recordKeyOrder } from "../wire/key-order.js";
-import { isObject } from "../convert/json.js";
+import { isObject } from "../base/json.js";
 import { dispatchTable } from "./dispatch.js";
 import { inputProblem, resultProblem } from "./guard.js";
 import type { Link } from "./link.js";
@@ -232,11 +231,6 @@ export abstract class TranslatingMode implements Translator {
 
   protected fail(msg: RequestMessage, error: RpcError): void {
     this.client.fail(msg.id, error);
-  }
-
-  /** A converter's typed error, as the JSON-RPC error of the client's request. */
-  protected invalid(msg: RequestMessage, error: ConvertError): void {
-    this.fail(msg, { code: error.code, message: error.message, data: error.data });
   }
 
   /** The handler table of the requests `from` sends, for direction `d` (dispatch.ts). */

@@ -63,8 +63,7 @@ function instance(): Ajv2020 {
   return a;
 }
 
-/** @internal Runs inside the strict checks; exported for test/support/schema.ts. */
-export function hasDef(version: SchemaVersion, def: string): boolean {
+function hasDef(version: SchemaVersion, def: string): boolean {
   return Object.hasOwn(schemaOf(version).$defs, def);
 }
 

@@ -13,7 +13,7 @@ const defsCache = new Map<SchemaVersion, MethodDefs>();
 
 /**
  * Params and result `$defs` per method, from the schema's `x-method` / `x-side` annotations.
- * @internal Runs inside defsFor; exported for the test peers' schema checks.
+ * @internal Runs inside defsFor; exported for the test peers' and the fuzzer's schema checks.
  */
 export function methodDefs(version: SchemaVersion): MethodDefs {
   let d = defsCache.get(version);
@@ -31,11 +31,8 @@ export function methodDefs(version: SchemaVersion): MethodDefs {
   return d;
 }
 
-/**
- * The params and result `$defs` of a method (any side).
- * @internal Runs inside the strict checks; exported for test/support/wire-schema.ts.
- */
-export function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
+/** The params and result `$defs` of a method (any side). */
+function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
   const d = methodDefs(version);
   const params = d.requests.get(method)?.def ?? d.notifications.get(method)?.def;
   const result = d.responses.get(method);

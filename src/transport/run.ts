@@ -7,7 +7,7 @@ import type { ExitInfo } from "../engine/translator.js";
 import type { Logger } from "../log.js";
 import { LineSplitter } from "../wire/ndjson.js";
 import { LineWriter } from "../wire/writer.js";
-import { rpcErrors } from "../wire/jsonrpc.js";
+import { rpcErrors } from "../base/errors.js";
 import { escalate, exitStatus, spawnAgent, startAgent, type SpawnFailure, type StartedAgent } from "./agent-process.js";
 
 export interface RunOptions {

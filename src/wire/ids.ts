@@ -32,11 +32,6 @@ export class PendingRequests<T> {
     return all;
   }
 
-  find(pred: (entry: T) => boolean): [number, T] | undefined {
-    for (const e of this.pending.entries()) if (pred(e[1])) return e as [number, T];
-    return undefined;
-  }
-
   get size(): number {
     return this.pending.size;
   }

@@ -2,7 +2,7 @@
 // come from json-rpc-2.0; its server/client classes do not fit a proxy (they own ids, drop foreign
 // responses), so routing is ours.
 import { createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID } from "json-rpc-2.0";
-import { isObject } from "../convert/json.js";
+import { isObject } from "../base/json.js";
 
 export type Id = JSONRPCID;
 
@@ -95,6 +95,3 @@ export function request(id: Id, method: string, params: unknown): RequestMessage
 export function notification(method: string, params: unknown): NotificationMessage {
   return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
 }
-
-// The one error vocabulary lives with the converters; the engine reaches it here.
-export { rpcErrors } from "../convert/errors.js";

@@ -5,15 +5,13 @@
 // root `_meta` (converters carry unknown `_meta` keys verbatim); the bridge that writes the message
 // back in its source version puts the keys in that order and removes the record. Plain peers never
 // see a record: only bridges write them, only toward bridges.
-import { isObject } from "../convert/json.js";
+import { isObject, type Obj } from "../base/json.js";
 
 /**
  * Next to the stash envelope (`_meta["acp-bridge"]`), which converters consume on the way. A link
  * looks for it in a line before splicing one (link.ts `takesSplice`); tests read the record.
  */
 export const KEY_ORDER_KEY = "acp-bridge/order";
-
-type Obj = Record<string, unknown>;
 
 interface KeyOrderRecord {
   /** The version of the message the order was taken from: restored when written in that version. */

@@ -135,8 +135,4 @@ export class LineWriter {
       this.stream.end(() => resolve());
     });
   }
-
-  get isClosed(): boolean {
-    return this.closed;
-  }
 }

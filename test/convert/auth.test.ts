@@ -11,7 +11,7 @@ import {
   restoreOmitted,
 } from "../../src/convert/auth.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
-import { logoutUnsupported } from "../../src/convert/errors.js";
+import { logoutUnsupported } from "../../src/base/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, options } from "../support/properties.js";

@@ -23,7 +23,7 @@ import {
   type InitializeRequestToV1Context,
 } from "../../src/convert/initialize.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
-import { noSessionSurface, notInitialized } from "../../src/convert/errors.js";
+import { noSessionSurface, notInitialized } from "../../src/base/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";
 import { convertsLosslessly, numRuns, options } from "../support/properties.js";
@@ -67,15 +67,15 @@ const syntheticInfo = { name: "unknown", version: "unknown", _meta: stash(1, { s
 
 describe("H §1.3 client-facing version", () => {
   it("speaks v1 to a client requesting 1, leniently", () => {
-    expect(value(clientFacingVersion({ protocolVersion: 1 }))).toEqual({ version: 1, requested: 1, lenient: true });
+    expect(value(clientFacingVersion({ protocolVersion: 1 }))).toEqual({ version: 1, lenient: true });
   });
 
   it("speaks v2 to a client requesting 2, strictly", () => {
-    expect(value(clientFacingVersion({ protocolVersion: 2 }))).toEqual({ version: 2, requested: 2, lenient: false });
+    expect(value(clientFacingVersion({ protocolVersion: 2 }))).toEqual({ version: 2, lenient: false });
   });
 
   it("speaks v2 to a client requesting a newer version, leniently", () => {
-    expect(value(clientFacingVersion({ protocolVersion: 7 }))).toEqual({ version: 2, requested: 7, lenient: true });
+    expect(value(clientFacingVersion({ protocolVersion: 7 }))).toEqual({ version: 2, lenient: true });
     expect(value(clientFacingVersion({ protocolVersion: 65535 }))).toMatchObject({ version: 2 });
   });
 
@@ -395,7 +395,7 @@ describe("H §2.2, §3.3 initialize result, B (v1 agent → v2 client)", () => {
       { type: "terminal", methodId: "tty", name: "Login", args: ["--login"], env: [{ name: "ACP_LOGIN", value: "1" }] },
     ]);
     expect(r.ok && r.lost.map((l) => l.path.join("."))).toContain("agentCapabilities.mcpCapabilities.sse");
-    expect(agentFlagsFromV1(v1r.agentCapabilities, v1r.authMethods)).toMatchObject({
+    expect(agentFlagsFromV1(v1r.agentCapabilities)).toMatchObject({
       mcpSse: true,
       mcpStdio: true,
       load: false,
@@ -681,68 +681,110 @@ describe("H §2.4 engine flags", () => {
         _meta: { terminal_output: true },
       }),
     ).toEqual({
-      fsRead: true,
-      fsWrite: false,
-      terminal: true,
       terminalOutput: true,
       booleanOptions: true,
       notices: false,
       compaction: false,
       plan: false,
-      authTerminal: true,
-      elicitationForm: true,
-      elicitationUrl: false,
     });
-    expect(clientFlagsFromV1(undefined)).toMatchObject({ fsRead: false, terminal: false, booleanOptions: false });
+    expect(clientFlagsFromV1(undefined)).toMatchObject({ terminalOutput: false, booleanOptions: false, plan: false });
     expect(clientFlagsFromV1({ _meta: { terminal_output: "yes" } }).terminalOutput).toBe(false);
   });
 
   it("reads v1 agent flags", () => {
     expect(
-      agentFlagsFromV1(
-        {
-          loadSession: true,
-          sessionCapabilities: { list: {}, close: {}, delete: {}, additionalDirectories: {} },
-          mcpCapabilities: { http: true },
-          promptCapabilities: { image: true },
-          auth: { logout: {} },
-        },
-        [{ id: "a", name: "A" }],
-      ),
+      agentFlagsFromV1({
+        loadSession: true,
+        sessionCapabilities: { list: {}, close: {}, delete: {}, additionalDirectories: {} },
+        mcpCapabilities: { http: true },
+        promptCapabilities: { image: true },
+        auth: { logout: {} },
+      }),
     ).toEqual({
       hasSession: true,
       load: true,
       list: true,
       resume: false,
       close: true,
-      delete: true,
       addDirs: true,
       logout: true,
       mcpStdio: true,
       mcpHttp: true,
       mcpSse: false,
       mcpAcp: false,
-      promptImage: true,
-      promptAudio: false,
-      promptEmbeddedContext: false,
-      authMethodsNonEmpty: true,
     });
   });
 
   it("reads v2 agent flags: list, resume and close come with session; logout with authMethods", () => {
     expect(
       agentFlagsFromV2({ session: { mcp: { stdio: {} }, delete: {} } }, [{ type: "agent", methodId: "a", name: "A" }]),
-    ).toMatchObject({
+    ).toEqual({
       hasSession: true,
       load: true,
       list: true,
       resume: true,
       close: true,
-      delete: true,
       addDirs: false,
       logout: true,
       mcpStdio: true,
+      mcpHttp: false,
       mcpSse: false,
+      mcpAcp: false,
+    });
+    expect(agentFlagsFromV2({}, [])).toMatchObject({ hasSession: false, load: false, close: false, logout: false });
+  });
+
+  describe("each flag is read from its row of mappings/capabilities.ts", () => {
+    /** `{a: {b: value}}` for the path `a.b` (and the row's `at` below it). */
+    const nested = (path: string, value: unknown): Record<string, unknown> =>
+      path.split(".").reduceRight<Record<string, unknown>>((inner, k) => ({ [k]: inner }), value as never);
+    const reads = (caps: "client" | "agent") =>
+      capabilityTable.filter((r) => r.caps === caps).flatMap((r) => r.flags.map((f) => ({ row: r, f, name: f.flag })));
+    const readers = {
+      client: { 1: clientFlagsFromV1, 2: undefined },
+      agent: { 1: agentFlagsFromV1, 2: agentFlagsFromV2 },
+    } as const;
+
+    it.each(["client", "agent"] as const)("the %s flags are exactly the flags its rows name", (caps) => {
+      const names = reads(caps).map((r) => r.name);
+      expect(new Set(names).size).toBe(names.length);
+      expect(Object.keys(readers[caps][1]({})).sort()).toEqual([...names].sort());
+      const v2 = readers[caps][2];
+      if (v2) expect(Object.keys(v2({})).sort()).toEqual([...names].sort());
+    });
+
+    it.each(["client", "agent"] as const)("a v1 %s sets a flag at its row's v1 path, and only that flag", (caps) => {
+      const none = readers[caps][1]({});
+      for (const { row, f, name } of reads(caps)) {
+        if (f.v1 === undefined) {
+          expect(none[name as never], name).toBe(true);
+          continue;
+        }
+        expect(none[name as never], name).toBe(false);
+        const path = [row.v1, f.at].filter((p) => p !== undefined && p !== null).join(".");
+        const set = readers[caps][1](nested(path, f.v1 === "true" ? true : {}));
+        const on = Object.entries(set).filter(([k, v]) => v !== none[k as never]);
+        expect(on, name).toEqual([[name, true]]);
+        // The other form of yes reads as no (a marker where a boolean belongs, `true` for a marker).
+        expect(readers[caps][1](nested(path, f.v1 === "true" ? {} : true))[name as never], name).toBe(false);
+      }
+    });
+
+    it("a v2 agent sets a flag with a marker at its row's v2 path, or as the row synthesizes it toward v1", () => {
+      const none = agentFlagsFromV2({});
+      const full = agentFlagsFromV2({ session: {} }, [{ type: "agent", methodId: "a", name: "A" }]);
+      for (const { row, name } of reads("agent")) {
+        const flag = name as keyof typeof none;
+        if (row.v2 === null) {
+          const expected = { hasSession: true, emptyIfSession: true, emptyIfAuthMethods: true, false: false };
+          expect(full[flag], name).toBe(expected[row.synthV1 as keyof typeof expected]);
+          expect(none[flag], name).toBe(false);
+          continue;
+        }
+        expect(none[flag], name).toBe(false);
+        expect(agentFlagsFromV2(nested(row.v2, {}))[flag], name).toBe(true);
+        expect(agentFlagsFromV2(nested(row.v2, true))[flag], name).toBe(false);
+      }
     });
   });
 });

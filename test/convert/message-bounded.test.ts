@@ -19,8 +19,8 @@ import { appendDigest, digestOf, sameDigest, startsWithDigest } from "../../src/
 import { value } from "../support/conv.js";
 import { numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
+import type { Obj } from "../../src/base/json.js";
 
-type Obj = Record<string, unknown>;
 const opts = options("compact");
 const text = (t: string) => ({ type: "text", text: t });
 const image = (n: number) => ({ type: "image", mimeType: "image/png", data: `AAA${n}` });

@@ -25,6 +25,7 @@ import { convertsLosslessly, norm, numRuns, options } from "../support/propertie
 import { expectValid } from "../support/schema.js";
 import { value } from "../support/conv.js";
 import { kindOfUpdate } from "../support/message-kinds.js";
+import type { Obj } from "../../src/base/json.js";
 
 /** A plain v1 chunk through the path the product runs (`v1ChunkToV2Updates`), as the ContentChunk it carries. */
 function chunkToV2(chunk: unknown, ctx: ChunkToV2Context, o: ConvertOptions): Conv<v2.ContentChunk> {
@@ -38,8 +39,6 @@ function chunkToV2(chunk: unknown, ctx: ChunkToV2Context, o: ConvertOptions): Co
 
 const opts = options("compact");
 const off = options("off");
-type Obj = Record<string, unknown>;
-
 const text = (t: string): v2.ContentBlock => ({ type: "text", text: t });
 const UPSERT: Record<MessageKind, string> = { user: "user_message", agent: "agent_message", thought: "agent_thought" };
 const CHUNK: Record<MessageKind, string> = {

@@ -13,7 +13,7 @@ import {
   type PermissionToV1Context,
   type PermissionToV2Context,
 } from "../../src/convert/permission.js";
-import { rpcErrors } from "../../src/convert/errors.js";
+import { rpcErrors } from "../../src/base/errors.js";
 import type { Conv } from "../../src/convert/result.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
 import { defaultOptions } from "../support/conv.js";

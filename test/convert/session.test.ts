@@ -25,7 +25,7 @@ import {
 } from "../../src/convert/session.js";
 import { toRfc3339 } from "../../src/convert/rfc3339.js";
 import type { ConvertOptions } from "../../src/convert/stash.js";
-import { sessionNotFound } from "../../src/convert/errors.js";
+import { sessionNotFound } from "../../src/base/errors.js";
 import { defaultOptions } from "../support/conv.js";
 import { within } from "../support/conv.js";
 import { arb } from "../support/arbitrary.js";

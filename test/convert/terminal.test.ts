@@ -7,7 +7,6 @@ import {
   conventionOf,
   conventionToV2Updates,
   newTerminal,
-  offersTerminalOutput,
   replaceOutput,
   sanitize,
   snapshotToAppend,
@@ -17,6 +16,7 @@ import {
   terminalToV1Item,
   transcript,
 } from "../../src/convert/terminal.js";
+import { clientFlagsFromV1 } from "../../src/convert/capabilities.js";
 import { numRuns, options } from "../support/properties.js";
 import { expectValid } from "../support/schema.js";
 
@@ -101,10 +101,11 @@ describe("the `_meta` terminal convention (T §2.5)", () => {
   const runs = { numRuns: numRuns() };
 
   it("reads the client opt-in exactly as Zed sends it", () => {
-    expect(offersTerminalOutput({ _meta: { terminal_output: true } })).toBe(true);
-    expect(offersTerminalOutput({ _meta: { terminal_output: "true" } })).toBe(false);
-    expect(offersTerminalOutput({ terminal: true })).toBe(false);
-    expect(offersTerminalOutput(null)).toBe(false);
+    const offers = (caps: unknown) => clientFlagsFromV1(caps).terminalOutput;
+    expect(offers({ _meta: { terminal_output: true } })).toBe(true);
+    expect(offers({ _meta: { terminal_output: "true" } })).toBe(false);
+    expect(offers({ terminal: true })).toBe(false);
+    expect(offers(null)).toBe(false);
   });
 
   it("writes info, output and exit with the keys Zed reads", () => {

@@ -13,14 +13,13 @@ import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 import { wireProblems } from "../support/wire-schema.js";
+import type { Obj } from "../../src/base/json.js";
 
 interface Wired {
   readonly bridge: Bridge;
   readonly toClient: string[];
   readonly toAgent: string[];
 }
-
-type Obj = Record<string, unknown>;
 
 /**
  * The translation state of a bridge as plain data (maps as entry lists, no timers or functions): the

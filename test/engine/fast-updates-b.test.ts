@@ -12,8 +12,7 @@ import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 import { wireProblems } from "../support/wire-schema.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../src/base/json.js";
 
 const S = "s1";
 

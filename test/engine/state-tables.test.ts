@@ -15,8 +15,7 @@ import { plainTextChunkState, type SentMessage } from "../../src/convert/message
 import type { MessageKind } from "../../mappings/message.js";
 import { NIL } from "../../src/engine/slot-table.js";
 import { numRuns } from "../support/properties.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../src/base/json.js";
 
 const ids = fc.constantFrom("t1", "t2", "t3", "t4", "t5", "t6", "x".repeat(40), "y".repeat(41), "ü€😀");
 const title = fc.oneof(fc.string({ maxLength: 8 }), fc.constant("T".repeat(120)), fc.constant("L".repeat(121)));

@@ -300,7 +300,7 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
 }
 
 /** `method params|result path` of a schema problem (array indices as `*`), to group violations. */
-export function violationClass(problem: string): string {
+function violationClass(problem: string): string {
   const head = /^(\S+) (params|result|is)\b/.exec(problem);
   const list = problem.indexOf(": [");
   let path = "";

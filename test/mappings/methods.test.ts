@@ -87,6 +87,40 @@ describe("the method map covers the pinned schemas", () => {
   });
 });
 
+/** The `$defs` entry of a method's request params (`Request`) or result (`Response`), in the unstable schema. */
+function defOf(col: "v1" | "v2", method: string, suffix: "Request" | "Response"): Record<string, any> | undefined {
+  const defs = schemaOf(col === "v1" ? "v1u" : "v2u").$defs as Record<string, Record<string, any>>;
+  return Object.entries(defs).find(([name, d]) => d["x-method"] === method && name.endsWith(suffix))?.[1];
+}
+
+describe("the session columns (opensSession, afterClose)", () => {
+  const flagged = methodTable.filter((r) => r.opensSession !== undefined || r.afterClose !== undefined);
+
+  it("are set on requests to the agent only, some of each", () => {
+    expect(flagged.filter((r) => r.opensSession === "new").length).toBeGreaterThan(0);
+    expect(flagged.filter((r) => r.opensSession === "named").length).toBeGreaterThan(2);
+    expect(flagged.filter((r) => r.afterClose).length).toBeGreaterThan(2);
+    for (const r of flagged) expect([r.kind, r.handledBy], `${r.v1 ?? r.v2}`).toEqual(["request", "agent"]);
+  });
+
+  it("mark as naming a session (named, afterClose) only requests whose params require a sessionId", () => {
+    for (const r of flagged.filter((r) => r.opensSession === "named" || r.afterClose))
+      for (const col of ["v1", "v2"] as const) {
+        const name = r[col];
+        if (name === null || LEGACY.has(name)) continue;
+        expect(defOf(col, name, "Request")?.required, `${col} ${name}`).toContain("sessionId");
+      }
+  });
+
+  it("mark as creating a session (new) only requests whose result gives the new session's id", () => {
+    for (const r of flagged.filter((r) => r.opensSession === "new"))
+      for (const col of ["v1", "v2"] as const) {
+        const name = r[col];
+        if (name !== null) expect(defOf(col, name, "Response")?.required, `${col} ${name}`).toContain("sessionId");
+      }
+  });
+});
+
 describe("routes and refusals", () => {
   it("looks methods up by name only: prototype names are no methods", () => {
     for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"])

@@ -310,8 +310,6 @@ interface WorldConfig {
   readonly forwardPromptEcho: boolean;
   /** A compliant agent reports running/requires_action; a non-compliant one only ever idles (T §1.2-4 fallback). */
   readonly compliant: boolean;
-  /** Leave out the checks of the known engine bugs the it.fails examples below pin down. */
-  readonly skipKnownBugs: boolean;
   /** Neither peer gets bridge data: the stash setting is `auto` (both peers plain) or `off`. */
   readonly noBridgeData?: boolean;
 }
@@ -382,8 +380,6 @@ class World {
   private v1MessageOrder = 0;
   private readonly v2Tools = new Map<string, Obj>();
   private readonly v1Tools = new Map<string, Obj>();
-  /** Tool calls the bridge invented for a permission subject (T §4 A↓-2). */
-  private readonly synthesized = new Set<string>();
   private readonly v2Plans = new Map<string, Map<string, Obj>>();
   private readonly v1Plans = new Map<string, Obj[]>();
 
@@ -657,7 +653,6 @@ class World {
     if (!V1_PLAIN_UPDATES.has(tag)) return this.problem(`the v1 client got a '${tag}' update: ${json(params)}`);
     if (tag === "tool_call") {
       this.v1Tools.set(`${sid}|${u.toolCallId}`, { ...u });
-      if (u._meta?.["acp-bridge"]?.synthetic?.includes("toolCall")) this.synthesized.add(`${sid}|${u.toolCallId}`);
       this.noTerminalItems(u.content, m);
       return;
     }
@@ -890,15 +885,6 @@ class World {
     const a = this.agentOf(s);
     if (this.cfg.compliant ? a.state === "idle" : a.segment === undefined) return;
     const idle = a.cancelPending ? { stopReason: "cancelled" } : body;
-    if (!this.cfg.compliant && this.cfg.skipKnownBugs) {
-      // Was bug B1 (fixed): a second idle within idleSettleMs restarted the first prompt's timer.
-      // Kept as an option to space turns at least idleSettleMs apart.
-      const due = Math.max(
-        0,
-        ...this.prompts.filter((p) => p.answers === 0).flatMap((p) => p.timers.map((t) => t.deadline)),
-      );
-      if (due > this.now) this.advance(due - this.now + 1);
-    }
     a.state = "idle";
     a.lastIdle = idle;
     a.cancelPending = false;
@@ -951,9 +937,6 @@ class World {
       options: spec.kinds.map((kind) => ({ optionId: `o-${kind}`, name: kind, kind })),
       ...(subject !== undefined ? { subject } : {}),
     };
-    // T §4 A↓-2: a command subject naming a tool call the client does not know makes the bridge invent it.
-    if (spec.subject === "command_tc" && !this.v1Tools.has(`${a.sid}|${spec.toolCallId}`))
-      this.synthesized.add(`${a.sid}|${spec.toolCallId}`);
     const ap: AgentPerm = { id, sid: a.sid, answers: 0, withdrawn: false };
     this.agentPerms.set(idKey(id), ap);
     this.lastAgentPerm = ap;
@@ -1246,8 +1229,6 @@ class World {
   /** Every tool call the agent reported is known to the v1 client with the mapped status and kind (T §2.4, §3.4). */
   private checkToolCalls(): void {
     for (const [key, v2] of this.v2Tools) {
-      // Was bug B2 (fixed): once synthesized, the real tool call never replaced it.
-      if (this.cfg.skipKnownBugs && this.synthesized.has(key)) continue;
       const v1 = this.v1Tools.get(key);
       if (!v1) {
         this.problem(`tool call ${key} was never announced to the v1 client`);
@@ -1335,7 +1316,7 @@ interface Scenario {
   readonly steps: readonly Step[];
 }
 
-async function play(scenario: Scenario, compliant: boolean, skipKnownBugs = false): Promise<World> {
+async function play(scenario: Scenario, compliant: boolean): Promise<World> {
   const h = await connectA({
     idleSettleMs: SETTLE_MS,
     forwardPromptEcho: scenario.forwardPromptEcho,
@@ -1346,7 +1327,6 @@ async function play(scenario: Scenario, compliant: boolean, skipKnownBugs = fals
     sessions: scenario.sessions,
     forwardPromptEcho: scenario.forwardPromptEcho,
     compliant,
-    skipKnownBugs,
     noBridgeData: scenario.stash === "auto" || scenario.stash === "off",
   });
   await w.run(scenario.steps, scenario.exit ?? false);
@@ -1588,9 +1568,9 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
     expect(w.seen["answer:exit"]).toBe(2);
   });
 
-  // BUG B1 (engine, prompt-lifecycle.ts maybeSettle): each idle restarts a pending prompt's settle
+  // Was bug B1 (prompt-lifecycle.ts maybeSettle): each idle restarted a pending prompt's settle
   // timer, so with an agent that never reports `running`, a prompt answered within idleSettleMs of
-  // the next turn's idle gets THAT turn's stop reason (here p0 gets `refusal`, its own turn ended
+  // the next turn's idle got THAT turn's stop reason (here p0 would get `refusal`, its own turn ended
   // `end_turn`). T §1.2-4 starts a timer per idle; only a non-idle state cancels it.
   it("fixed B1: completes a prompt of a running-less agent with its own turn's idle, not the next one (T §1.2-4)", async () => {
     const w = await play(
@@ -1608,16 +1588,15 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
         ],
       },
       false,
-      false,
     );
     expect(w.problems).toEqual([]);
   });
 
-  // BUG B2 (engine, direction-a.ts permission / updates.ts emitToolCall): a tool call the bridge
-  // synthesized for a `command` permission subject stays "synthetic" after the agent reports that
-  // toolCallId for real: the bridge sends a tool_call_update (not the full tool_call T §4 A↓-2 asks
-  // for, so kind stays `execute` and the other synthetic fields stay) and, when the permission is
-  // answered, still finalizes it `completed`/`failed` over the agent's own status.
+  // Was bug B2 (direction-a.ts permission / updates.ts emitToolCall): a tool call the bridge
+  // synthesized for a `command` permission subject stayed "synthetic" after the agent reported that
+  // toolCallId for real: the bridge sent a tool_call_update (not the full tool_call T §4 A↓-2 asks
+  // for, so kind stayed `execute` and the other synthetic fields stayed) and, when the permission was
+  // answered, still finalized it `completed`/`failed` over the agent's own status.
   it("fixed B2: lets the agent's real tool call replace a synthesized one and stops finalizing it (T §4 A↓-2)", async () => {
     const w = await play(
       {
@@ -1644,7 +1623,6 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
         ],
       },
       true,
-      false,
     );
     expect(w.problems).toEqual([]);
   });

@@ -455,7 +455,7 @@ interface Matcher {
   then?(m: Obj): void;
 }
 
-/** Engine bugs this model found (named in the final report and the it.skip examples). */
+/** Engine bugs this model found (each pinned by a "fixed B-…" example below). */
 type KnownBug = "ids" | "title" | "echoPlan" | "withdrawnState" | "closeHeld" | "closedReplay";
 const KNOWN_BUGS: ReadonlySet<KnownBug> = new Set(
   // All fixed; a bug name in B_LENIENT excuses its check again (for bisecting).
@@ -467,7 +467,7 @@ const KNOWN_BUGS: ReadonlySet<KnownBug> = new Set(
 interface WorldConfig {
   readonly sessions: number;
   readonly graceMs: number;
-  /** The engine bugs (see the it.skip examples below) whose checks are left out. */
+  /** The engine bugs (see the "fixed B-…" examples below) whose checks are left out (B_LENIENT). */
   readonly known: ReadonlySet<KnownBug>;
   /** Neither peer gets bridge data: the stash setting is `auto` (both peers plain) or `off`. */
   readonly noBridgeData?: boolean;

@@ -46,7 +46,7 @@ const plainString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A tag that is no known variant: an extension (`_x`) or a future value. */
-export const openTag: fc.Arbitrary<string> = fc.oneof(
+const openTag: fc.Arbitrary<string> = fc.oneof(
   fc.stringMatching(/^_[a-z][a-z_]{0,8}$/),
   fc.stringMatching(/^future_[a-z]{1,6}$/),
 );

@@ -6,7 +6,7 @@ import type { BridgeOptions } from "../../src/engine/config.js";
 import { harness, type Harness } from "./harness.js";
 
 /** What a v1 agent offers that direction B's conversations use: `session/load` (replay). */
-export const V1_AGENT_CAPS = { loadSession: true, promptCapabilities: { image: true } };
+const V1_AGENT_CAPS = { loadSession: true, promptCapabilities: { image: true } };
 
 /** The v1 modes every conversation session starts with (a mode config option for the v2 client). */
 export const V1_MODES = {

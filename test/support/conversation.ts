@@ -4,9 +4,9 @@ import type { BridgeOptions } from "../../src/engine/config.js";
 import { harness, type Harness } from "./harness.js";
 
 /** A plain v1 client: no notices, compaction, boolean options or bridge marker. */
-export const PLAIN_V1_CLIENT_CAPS = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+const PLAIN_V1_CLIENT_CAPS = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
 
-export const V2_AGENT_CAPS = {
+const V2_AGENT_CAPS = {
   session: { prompt: { image: {} }, mcp: { stdio: {}, http: {} }, delete: {}, additionalDirectories: {} },
 };
 

@@ -20,7 +20,7 @@ export function tsxArgs(file: string): string[] {
 export const AGENT_V1 = "src/demo/agent-v1.ts";
 export const AGENT_V2 = "src/demo/agent-v2.ts";
 
-export interface ExitInfo {
+interface ExitInfo {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
@@ -31,15 +31,13 @@ const DEFAULT_WAIT_MS = 20_000;
 // SDK client over a child process
 
 type Version = 1 | 2;
-export type ClientContextOf<V extends Version> = V extends 1 ? v1.ClientContext : v2.ClientContext;
-export type UpdateOf<V extends Version> = V extends 1 ? v1.SessionNotification : v2.UpdateSessionNotification;
-export type PermissionRequestOf<V extends Version> = V extends 1
-  ? v1.RequestPermissionRequest
-  : v2.RequestPermissionRequest;
-export type PermissionResponseOf<V extends Version> = V extends 1
+type ClientContextOf<V extends Version> = V extends 1 ? v1.ClientContext : v2.ClientContext;
+type UpdateOf<V extends Version> = V extends 1 ? v1.SessionNotification : v2.UpdateSessionNotification;
+type PermissionRequestOf<V extends Version> = V extends 1 ? v1.RequestPermissionRequest : v2.RequestPermissionRequest;
+type PermissionResponseOf<V extends Version> = V extends 1
   ? v1.RequestPermissionResponse
   : v2.RequestPermissionResponse;
-export type PermissionHandler<V extends Version> = (
+type PermissionHandler<V extends Version> = (
   params: PermissionRequestOf<V>,
   signal: AbortSignal,
 ) => PermissionResponseOf<V> | Promise<PermissionResponseOf<V>>;

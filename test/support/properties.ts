@@ -24,7 +24,7 @@ export function options(stash: StashLevel): ConvertOptions {
   return { stash, stashMaxBytes: DEFAULT_STASH_MAX_BYTES };
 }
 
-export interface Side<T> {
+interface Side<T> {
   readonly schema: SchemaVersion;
   readonly def: string;
   readonly arb?: fc.Arbitrary<T>;

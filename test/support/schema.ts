@@ -1,7 +1,7 @@
 // Schema checks for tests: every message the bridge emits is validated per `$defs` name.
 import { check, type SchemaProblem, type SchemaVersion } from "../../src/schema/validate.js";
 
-export { check, hasDef, schemaOf, type SchemaVersion } from "../../src/schema/validate.js";
+export { check, schemaOf, type SchemaVersion } from "../../src/schema/validate.js";
 
 export function expectValid(version: SchemaVersion, def: string, value: unknown): void {
   const problems = check(version, def, value);

@@ -7,10 +7,10 @@ import { arb } from "./arbitrary.js";
 type Obj = Record<string, any>;
 
 export const toolCallId = fc.constantFrom("t1", "t2", "t3");
-export const terminalId = fc.constantFrom("term1", "term2");
+const terminalId = fc.constantFrom("term1", "term2");
 export const text = (t: string): Obj => ({ type: "text", text: t });
 
-export const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
+const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 6 }).map((t) => ({ type: "content", content: text(t) })) },
   { weight: 2, arbitrary: terminalId.map((id) => ({ type: "terminal", terminalId: id })) },
   {
@@ -45,7 +45,7 @@ export const toolPatch: fc.Arbitrary<Obj> = fc.record(
   { requiredKeys: [] },
 );
 
-export const planEntry: fc.Arbitrary<Obj> = fc.record({
+const planEntry: fc.Arbitrary<Obj> = fc.record({
   content: fc.constantFrom("write tests", "fix bug", "日本"),
   priority: fc.constantFrom("high", "medium", "low", "_urgent"),
   status: fc.constantFrom("pending", "in_progress", "completed", "cancelled", "_blocked"),

@@ -1,2 +1,2 @@
 // The schema checks of wire messages live in the product (`--strict` uses them too).
-export { defsFor, messageProblem as wireProblems } from "../../src/schema/wire.js";
+export { messageProblem as wireProblems } from "../../src/schema/wire.js";

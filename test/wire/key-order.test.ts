@@ -5,8 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Link } from "../../src/engine/link.js";
 import { KEY_ORDER_KEY, keyOrderOf, recordKeyOrder, restoreKeyOrder } from "../../src/wire/key-order.js";
 import { numRuns } from "../support/properties.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../src/base/json.js";
 
 /** Every object's keys in a new order (as converters rebuilding objects do); arrays keep theirs. */
 function scramble(value: unknown, pick: (n: number) => number): unknown {

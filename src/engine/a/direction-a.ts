@@ -3,17 +3,16 @@
 // converters; this class keeps the state they need (sessions, prompts, tool calls) and routes.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, methodRow, type MethodFrom } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, clientRequestsWith, methodRow } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import type { Platform } from "../../convert/directories.js";
 import { renderingReadsFiles } from "../../convert/diff.js";
 import type { DiffRendering } from "../../convert/diff-options.js";
 import { diffFiles } from "../files.js";
 import { agentExitedToV1 } from "../../convert/error.js";
-import { ErrorCodes, noSessionSurface } from "../../convert/errors.js";
+import { ErrorCodes, noSessionSurface, rpcErrors } from "../../base/errors.js";
 import { elicitationRequestToV1, elicitationResponseToV2 } from "../../convert/elicitation.js";
-import { isObject, isString } from "../../convert/json.js";
-import type { ConvertError } from "../../convert/errors.js";
+import { isObject, isString, type Obj } from "../../base/json.js";
 import type { Conv } from "../../convert/result.js";
 import type { McpSupport } from "../../convert/mcp.js";
 import {
@@ -47,9 +46,8 @@ import { optionsToward, Stash, type ConvertOptions, type StashPolicy } from "../
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import type { Logger } from "../../log.js";
 import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
 import type { Link } from "../link.js";
-import { answer, fail, NOTHING, notify, type Outgoing } from "../outgoing.js";
+import { answer, fail, noSessionId, NOTHING, notify, rejected, type Outgoing } from "../outgoing.js";
 import { SessionTable } from "../bounded.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { ExitInfo } from "../translator.js";
@@ -69,8 +67,6 @@ import {
   type ClientFlags,
   type UpdateContext,
 } from "./updates.js";
-
-type Obj = Record<string, unknown>;
 
 export interface AConfig {
   /** The level toward each peer is chosen per destination (optionsToward): toClient, toAgent. */
@@ -100,16 +96,6 @@ export interface AgentFlagsA {
   readonly bridge?: boolean;
 }
 
-/** The -32602 answer to a client request without a string `sessionId`. */
-function noSessionId(msg: RequestMessage): readonly Outgoing[] {
-  return [fail("client", msg.id, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }))];
-}
-
-/** The JSON-RPC error of a client request a converter rejected. */
-function rejected(msg: RequestMessage, error: ConvertError): readonly Outgoing[] {
-  return [fail("client", msg.id, { code: error.code, message: error.message, data: error.data })];
-}
-
 /** A permission option as finalizing a synthetic tool call reads it. */
 function isOption(x: unknown): x is { optionId: string; kind: string } {
   return isObject(x) && typeof x.optionId === "string" && typeof x.kind === "string";
@@ -133,16 +119,7 @@ function isModeUpdate(o: Outgoing): boolean {
 }
 
 /** Client requests that make the bridge keep state for a session (admitted against the limit). */
-const OPENS_SESSION: ReadonlySet<string> = new Set<MethodFrom<"a", "client", "request">>([
-  "session/new",
-  "session/load",
-  "session/resume",
-  "session/fork",
-  "session/set_mode",
-  "session/set_config_option",
-  "session/set_model",
-  "session/prompt",
-]);
+const OPENS_SESSION = clientRequestsWith("a", "opensSession");
 
 export class DirectionA extends TranslatingMode {
   readonly mode = "A" as const;
@@ -251,9 +228,10 @@ export class DirectionA extends TranslatingMode {
       this.fail(msg, noSessionSurface(method));
       return;
     }
-    if (OPENS_SESSION.has(method)) {
+    const opens = OPENS_SESSION.get(method);
+    if (opens !== undefined) {
       // Room for its state (mappings/limits.ts): an idle session may be forgotten, a busy one never.
-      const id = typeof params?.sessionId === "string" && method !== "session/fork" ? params.sessionId : undefined;
+      const id = typeof params?.sessionId === "string" && opens === "named" ? params.sessionId : undefined;
       if (!this.sessions.admit(id, true)) return this.fail(msg, rpcErrors.limit(limits.sessions, this.sessions.limit));
     }
     const handle = this.clientRequests.get(method);

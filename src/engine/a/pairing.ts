@@ -2,16 +2,15 @@
 // the agent's answer rendered for the client, and the flags the translation depends on.
 import { agentFlagsFromV2, clientCapabilitiesToV2, clientFlagsFromV1 } from "../../convert/capabilities.js";
 import { bridgeMarkerOf, initializeRequestToV2, initializeResponseToV1 } from "../../convert/initialize.js";
-import { isObject } from "../../convert/json.js";
+import { isObject } from "../../base/json.js";
 import { optionsToward } from "../../convert/stash.js";
 import { VERSION } from "../../version.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../base/errors.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
 import { DirectionA, type AConfig, type AgentFlagsA } from "./direction-a.js";
 import type { ClientFlags } from "./updates.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../base/json.js";
 
 function clientFlagsA(params: Obj): ClientFlags {
   const f = clientFlagsFromV1(params.clientCapabilities);

@@ -5,13 +5,11 @@
 // `running`. What a rule produces (answers, released messages) is returned, in order, for the
 // engine core to write; only the settle timer writes itself, through the core's writer.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { ErrorCodes } from "../../convert/errors.js";
-import { isObject, jsonEqual } from "../../convert/json.js";
+import { ErrorCodes } from "../../base/errors.js";
+import { isObject, jsonEqual, type Obj } from "../../base/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
 import { limits } from "../../../mappings/limits.js";
 import { NOTHING, type Outgoing } from "../outgoing.js";
-
-type Obj = Record<string, unknown>;
 
 /** Events kept per un-acked prompt to replay at its ack (bounded, T §1.2). */
 const LOG_LIMIT = 1000;
@@ -48,7 +46,6 @@ interface Pending {
   readonly handle: PromptHandle;
   readonly outboundId: number;
   readonly content: unknown;
-  readonly sentSeq: number;
   acked: boolean;
   userMsgId: string | undefined;
   insertionSeq: number | undefined;
@@ -104,7 +101,6 @@ export class PromptLifecycle {
       handle,
       outboundId,
       content,
-      sentSeq: this.seq,
       acked: false,
       userMsgId: undefined,
       insertionSeq: undefined,
@@ -143,11 +139,6 @@ export class PromptLifecycle {
     p.log.length = 0;
     out.push(...this.releaseHeld(p));
     return out;
-  }
-
-  /** Any agent message for the session that is not a state or user update (rule bookkeeping). */
-  tick(): void {
-    this.seq++;
   }
 
   /**

@@ -7,8 +7,7 @@
 // it a full `ToolCallView` first, equal to the one the full path would have built.
 import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../slot-table.js";
 import type { ToolCallView } from "./session.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../base/json.js";
 
 /** The fields a compact entry may have besides its id, by code. */
 const TITLE = 1;

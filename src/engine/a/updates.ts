@@ -8,7 +8,7 @@ import { availableCommandsToV1 } from "../../convert/command.js";
 import { gatedUpdateToV1 } from "../../convert/notice.js";
 import { noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
-import { isObject } from "../../convert/json.js";
+import { isObject, type Obj } from "../../base/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
@@ -49,8 +49,6 @@ import { NIL } from "../slot-table.js";
 import { limits } from "../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
-
-type Obj = Record<string, unknown>;
 
 export const DEFAULT_FLUSH_MS = 50;
 export const DEFAULT_TERMINAL_FLUSH_MS = 100;
@@ -151,7 +149,6 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   const id = u.string("messageId");
   const text = u.string("content.text");
   if (id === undefined || text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
-  s.lifecycle.tick();
   return u.line;
 }
 
@@ -202,7 +199,6 @@ function renderUpdate(
       const decision = lc.userMessage(update, id, () => messageToV1(s, update, message, line, ctx, params));
       return decision === "forward" ? messageToV1(s, update, message, line, ctx, params) : NOTHING;
     }
-    lc.tick();
     return messageToV1(s, update, message, line, ctx, params);
   }
   switch (tag) {
@@ -212,19 +208,15 @@ function renderUpdate(
       return ctx.flags.bridgePeer ? [...answered, extUpdate(s.sessionId, update)] : answered;
     }
     case "tool_call_update":
-      lc.tick();
       return toolCallUpdate(s, update, ctx, meta);
     case "tool_call_content_chunk":
-      lc.tick();
       return toolCallContentChunk(s, update, ctx, meta);
     case "terminal_update":
     case "terminal_output_chunk": {
-      lc.tick();
       const out = terminalUpdate(s, update, ctx, meta);
       return ctx.flags.bridgePeer ? [...out, extUpdate(s.sessionId, update)] : out;
     }
     case "plan_update": {
-      lc.tick();
       if (!isUpdate(update, "plan_update")) return NOTHING;
       if (ctx.flags.plan) {
         const native = planUpdateToV1Native(update, ctx.opts);
@@ -603,7 +595,6 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
     if (k === "kind" && toolKindToV1(value).changed) return undefined;
     patch[k] = value;
   }
-  s.lifecycle.tick();
   const compact = known === undefined ? calls.patchCompact(slot, id, patch) : NIL;
   let status: unknown;
   if (compact === NIL) {

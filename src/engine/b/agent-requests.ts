@@ -4,8 +4,8 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
-import { ErrorCodes } from "../../convert/errors.js";
-import { isObject } from "../../convert/json.js";
+import { ErrorCodes } from "../../base/errors.js";
+import { isObject, type Obj } from "../../base/json.js";
 import { permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
 import { isSynthetic, unstash } from "../../convert/stash.js";
 import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
@@ -14,8 +14,6 @@ import type { Answer, Inbound } from "../relay.js";
 import type { EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate, diffFilesOfV1 } from "./updates.js";
-
-type Obj = Record<string, unknown>;
 
 /** What a v1 agent is answered for a request cancelled with its turn. */
 const permissionCancelled = () => ({ outcome: { outcome: "cancelled" } });

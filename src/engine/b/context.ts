@@ -2,11 +2,9 @@
 // sessions, and the answers every handler builds the same way.
 import type { AgentFlags } from "../../convert/capabilities.js";
 import type { Platform } from "../../convert/directories.js";
-import type { ConvertError } from "../../convert/errors.js";
 import type { ConvertOptions, StashPolicy } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { RequestMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
 import { fail, type Outgoing } from "../outgoing.js";
 import type { RequestRoute } from "../relay.js";
 import type { SessionB } from "./session.js";
@@ -58,16 +56,6 @@ export interface EngineB {
 /** The client's request fails with `error`. */
 export function refused(msg: RequestMessage, error: RpcError): readonly Outgoing[] {
   return [fail("client", msg.id, error)];
-}
-
-/** A converter's typed error, as the JSON-RPC error of the client's request. */
-export function rejected(msg: RequestMessage, error: ConvertError): readonly Outgoing[] {
-  return refused(msg, { code: error.code, message: error.message, data: error.data });
-}
-
-/** The client's request names no session (a string `sessionId`). */
-export function noSessionId(msg: RequestMessage): readonly Outgoing[] {
-  return refused(msg, rpcErrors.invalidParams({ field: "sessionId", reason: "not_string" }));
 }
 
 /** Directory-root context of the session converters. */

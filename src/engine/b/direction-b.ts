@@ -4,12 +4,12 @@
 // agent lacks (emulation.ts, H §2.3), and refuses what v2 removed. Handlers return what they
 // produce; the engine core writes it.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { BRIDGE_METHOD_PREFIX, type MethodFrom } from "../../../mappings/methods.js";
+import { BRIDGE_METHOD_PREFIX, clientRequestsWith } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import { errorToV2 } from "../../convert/error.js";
-import { isObject } from "../../convert/json.js";
+import { isObject, type Obj } from "../../base/json.js";
 import { modelOptionId, setConfigOptionToSetModel, withCurrentModel } from "../../convert/models.js";
 import {
   agentConfigFromResult,
@@ -20,19 +20,18 @@ import {
 } from "../../convert/mode.js";
 import { promptRequestToV1 } from "../../convert/prompt.js";
 import { agentExitedToV2 } from "../../convert/error.js";
-import { logoutUnsupported, sessionNotFound } from "../../convert/errors.js";
+import { logoutUnsupported, rpcErrors, sessionNotFound } from "../../base/errors.js";
 import { forkSessionRequestToV1, newSessionRequestToV1 } from "../../convert/session.js";
 import { forkSessionResponseToV2, newSessionResponseToV2 } from "../../convert/session-result.js";
 import { optionsToward, type ConvertOptions } from "../../convert/stash.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
 import { SessionTable } from "../bounded.js";
 import type { Link } from "../link.js";
-import { NOTHING, notify, type Outgoing } from "../outgoing.js";
+import { noSessionId, NOTHING, notify, rejected, type Outgoing } from "../outgoing.js";
 import type { ExitInfo } from "../translator.js";
 import { malformed, objectResult, TranslatingMode } from "../translating.js";
 import { elicitation, permission } from "./agent-requests.js";
-import { mcp, noSessionId, refused, rejected, roots, type BConfig, type EngineB } from "./context.js";
+import { mcp, refused, roots, type BConfig, type EngineB } from "./context.js";
 import { close, list, resume } from "./emulation.js";
 import { PeerTurns } from "./peer.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
@@ -43,29 +42,14 @@ import type { ScannedUpdate } from "../../wire/update-scan.js";
 
 export { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
 
-type Obj = Record<string, unknown>;
 type RequestHandler = (msg: RequestMessage, params: Obj) => readonly Outgoing[];
 type NotificationHandler = (params: Obj) => readonly Outgoing[];
 
 /** Client requests that make the bridge keep state for a session (admitted against the limit). */
-const OPENS_SESSION: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
-  "session/new",
-  "session/fork",
-  "session/resume",
-  "session/set_config_option",
-  "session/prompt",
-]);
+const OPENS_SESSION = clientRequestsWith("b", "opensSession");
 
 /** Methods a session closed on this connection still answers (the agent keeps it saved). */
-const AFTER_CLOSE: ReadonlySet<string> = new Set<MethodFrom<"b", "client", "request">>([
-  "session/resume",
-  "session/delete",
-  "session/close",
-  "session/status",
-  "session/set_title",
-  "session/archive",
-  "session/unarchive",
-]);
+const AFTER_CLOSE = clientRequestsWith("b", "afterClose");
 
 /** The legacy model setter of earlier unstable SDKs (its row in mappings/methods.ts). */
 const SET_MODEL = "session/set_model";
@@ -166,7 +150,8 @@ export class DirectionB extends TranslatingMode {
     if (s?.closed && !AFTER_CLOSE.has(method)) return this.write(rejected(msg, sessionNotFound(s.sessionId)));
     // Room for its state (mappings/limits.ts): an idle session may be forgotten, a busy one never.
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    if (OPENS_SESSION.has(method) && !this.sessions.admit(method === "session/fork" ? undefined : sessionId, true))
+    const opens = OPENS_SESSION.get(method);
+    if (opens !== undefined && !this.sessions.admit(opens === "named" ? sessionId : undefined, true))
       return this.fail(msg, rpcErrors.limit(limits.sessions, this.sessions.limit));
     const handle = this.clientRequests.get(method);
     if (handle) handle(msg, params);

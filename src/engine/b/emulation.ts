@@ -2,22 +2,19 @@
 // through `session/load` or answered locally, `session/list` from the sessions this bridge has
 // seen, `session/close` as a cancel; and the close that drains a running turn first (T §1.4-9).
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, jsonEqual } from "../../convert/json.js";
+import { isObject, jsonEqual, type Obj } from "../../base/json.js";
 import { agentConfigFromResult } from "../../convert/mode.js";
 import { listSessionsRequestToV1, listSessionsResponseToV2, resumeSessionRequestToV1 } from "../../convert/session.js";
-import { ErrorCodes, sessionNotFound } from "../../convert/errors.js";
+import { ErrorCodes, rpcErrors, sessionNotFound } from "../../base/errors.js";
 import { loadResponseToResumeResult, resumeSessionResponseToV2 } from "../../convert/session-result.js";
 import { STASH_KEY } from "../../convert/stash.js";
 import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
-import { answer, NOTHING, notify, request, type Outgoing } from "../outgoing.js";
+import { answer, noSessionId, NOTHING, notify, rejected, request, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
 import { malformed, objectResult } from "../translating.js";
-import { mcp, noSessionId, refused, rejected, roots, type EngineB } from "./context.js";
+import { mcp, refused, roots, type EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates.js";
-
-type Obj = Record<string, unknown>;
 
 /** Marks a result the bridge made up for a method the agent lacks. */
 function emulatedMeta(method: string): Obj {

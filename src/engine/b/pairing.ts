@@ -7,9 +7,9 @@ import {
   initializeRequestToV1,
   initializeResponseToV2,
 } from "../../convert/initialize.js";
-import { isObject } from "../../convert/json.js";
+import { isObject } from "../../base/json.js";
 import { optionsToward } from "../../convert/stash.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../base/errors.js";
 import { VERSION } from "../../version.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
@@ -49,7 +49,7 @@ export function pairingB(config: BConfig): Pairing {
             detail: r.error.data,
           }),
         };
-      const flags = agentFlagsFromV1(agentResult.agentCapabilities, agentResult.authMethods);
+      const flags = agentFlagsFromV1(agentResult.agentCapabilities);
       // The v1 "agent" is an A bridge when it identified itself (T §5.5).
       const peer = bridgeMarkerOf(agentResult._meta) !== undefined;
       if (peer) config.log.info("the agent side is another acp-bridge: lifecycle states come from its channel");

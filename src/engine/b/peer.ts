@@ -4,17 +4,15 @@
 // this bridge synthesizes none of them. The sessions' own lifecycles never start a turn, so a
 // cancel or a close finds nothing of theirs to end.
 import type * as v1 from "@agentclientprotocol/sdk";
-import { isObject } from "../../convert/json.js";
+import { isObject, type Obj } from "../../base/json.js";
 import type { ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../base/errors.js";
 import { answer, NOTHING, request, type Outgoing } from "../outgoing.js";
 import type { Inbound } from "../relay.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
 import type { SessionB } from "./session.js";
 import type { TurnStrategy } from "./turns.js";
 import { clientUpdate } from "./updates.js";
-
-type Obj = Record<string, unknown>;
 
 /** A prompt relayed to the A bridge, by the id this bridge sent it under. */
 interface PeerPrompt {

@@ -15,13 +15,12 @@ import { nextGeneratedId } from "../../convert/message.js";
 import { promptErrorToIdle, promptResponseToIdle } from "../../convert/prompt.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import type { ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
-import { rpcErrors } from "../../wire/jsonrpc.js";
+import { rpcErrors } from "../../base/errors.js";
 import { answer, notify, NOTHING, request, type Outgoing } from "../outgoing.js";
 import type { Inbound } from "../relay.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../base/json.js";
 
 /** What the v2 client was last told of the session's foreground (`session/status` repeats it). */
 export type Reported = "idle" | "running" | "requires_action";

@@ -2,7 +2,7 @@
 // ids, tool calls seen, plans emitted, the mode/config binding, and the parameters a resume must
 // match when the bridge answers it itself (H §2.3). Bounded.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject } from "../../convert/json.js";
+import { isObject } from "../../base/json.js";
 import { initialChunkIds, type ChunkIdState, type PendingUpsert } from "../../convert/message.js";
 import type { AgentConfig } from "../../convert/mode.js";
 import type { PlansMap } from "../../convert/plan.js";

@@ -7,8 +7,7 @@ import { NOTHING, type Outgoing } from "../outgoing.js";
 import type { Inbound } from "../relay.js";
 import type { Reported } from "./prompt-lifecycle.js";
 import type { SessionB } from "./session.js";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "../../base/json.js";
 
 export interface TurnStrategy {
   /** A v2 prompt, converted for v1 (`entry` tracks the client's request). */

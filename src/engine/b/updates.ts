@@ -4,7 +4,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import { availableCommandsToV2 } from "../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../convert/config-option.js";
 import { contentBlockToV2 } from "../../convert/content.js";
-import { isObject, jsonEqual } from "../../convert/json.js";
+import { isObject, jsonEqual, type Obj } from "../../base/json.js";
 import { isSynthetic, unstash } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import {
@@ -39,8 +39,6 @@ import { dropped } from "../translating.js";
 import type { SessionB, ToolSeen } from "./session.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
-
-type Obj = Record<string, unknown>;
 
 export interface UpdateContextB {
   readonly opts: ConvertOptions;

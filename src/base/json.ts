@@ -2,9 +2,9 @@
 // (the SDK's zod parsers strip unknown keys and coerce values; see docs/decisions.md#parsing).
 
 /** A raw JSON object as a converter reads it: its keys are known, its values not yet checked. */
-export type JsonObject = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 
-export function isObject(x: unknown): x is Record<string, unknown> {
+export function isObject(x: unknown): x is Obj {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
