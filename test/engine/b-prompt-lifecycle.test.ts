@@ -1,12 +1,12 @@
-// Direction B's prompt lifecycle (src/engine/b/prompt-lifecycle.ts) on its own: each numbered rule
+// Direction B's prompt lifecycle (src/engine/v2-client/prompt-lifecycle.ts) on its own: each numbered rule
 // of T §1.4, its transitions and the messages it returns, in order. Every message is checked
 // against the schema of the side it goes to (v2 toward the client, v1 toward the agent).
 import type * as v1 from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { PeerTurns } from "../../src/engine/b/peer.js";
-import type { TurnIO } from "../../src/engine/b/prompt-lifecycle.js";
-import { SessionB } from "../../src/engine/b/session.js";
-import { LocalTurns } from "../../src/engine/b/turns.js";
+import { PeerTurns } from "../../src/engine/v2-client/peer.js";
+import type { TurnIO } from "../../src/engine/v2-client/prompt-lifecycle.js";
+import { SessionB } from "../../src/engine/v2-client/session.js";
+import { LocalTurns } from "../../src/engine/v2-client/turns.js";
 import type { Outgoing } from "../../src/engine/outgoing.js";
 import type { Inbound } from "../../src/engine/relay.js";
 import type { ResponseMessage } from "../../src/wire/jsonrpc.js";

@@ -2,8 +2,8 @@
 // conversion gives (docs/decisions.md#performance-budget), for any stream of chunks.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SessionA } from "../../src/engine/a/session.js";
-import { updateToV1, type UpdateContext } from "../../src/engine/a/updates.js";
+import { SessionA } from "../../src/engine/v1-client/session.js";
+import { updateToV1, type UpdateContext } from "../../src/engine/v1-client/updates/index.js";
 import type { Outgoing } from "../../src/engine/outgoing.js";
 import { silentLogger } from "../support/log.js";
 import { numRuns, options } from "../support/properties.js";

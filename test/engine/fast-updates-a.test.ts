@@ -1,4 +1,4 @@
-// Direction A's fast path (src/engine/a/updates.ts `fastUpdateToV1`, from the scan of
+// Direction A's fast path (src/engine/v1-client/updates/index.ts `fastUpdateToV1`, from the scan of
 // src/wire/update-scan.ts) against the full path: the same conversation through a bridge with fast
 // paths and one without (a receive hook turns them off, since it must see every parsed message)
 // writes the same bytes to both peers, in the same order, whatever the agent streams and however
@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { scanUpdate } from "../../src/wire/update-scan.js";
-import type { SessionA } from "../../src/engine/a/session.js";
+import type { SessionA } from "../../src/engine/v1-client/session.js";
 import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";

@@ -1,10 +1,10 @@
-// Direction B's fast path (DirectionB.fastUpdate, fastUpdateToV2 in src/engine/b/updates.ts) against
+// Direction B's fast path (DirectionB.fastUpdate, fastUpdateToV2 in src/engine/v2-client/updates/index.ts) against
 // the full path: the same conversation through a bridge with it and one without (a receive hook
 // turns fast paths off, since it must see every parsed message) writes the same bytes to both
 // peers, in the same order (issue 9: every fast path is proven byte-for-byte equal).
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DirectionB } from "../../src/engine/b/direction-b.js";
+import { DirectionB } from "../../src/engine/v2-client/engine.js";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
 import { STASH_KEY, STASH_VERSION } from "../../src/convert/stash.js";

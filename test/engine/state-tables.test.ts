@@ -1,16 +1,16 @@
-// The slot-table state of both directions (src/engine/a/tool-calls.ts, src/engine/a/messages.ts,
-// src/engine/message-kinds.ts, src/engine/b/tools.ts) against the object maps it replaced: whatever
+// The slot-table state of both directions (src/engine/v1-client/state/tool-calls.ts, src/engine/v1-client/state/messages.ts,
+// src/engine/message-kinds.ts, src/engine/v2-client/state/tool-calls.ts) against the object maps it replaced: whatever
 // a session writes, reading it back gives the objects the maps gave (for A's, with their keys in the
 // same order), in the same forgetting order.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LruMap } from "../../src/engine/bounded.js";
-import { ToolCallTable } from "../../src/engine/a/tool-calls.js";
-import { SentMessages } from "../../src/engine/a/messages.js";
+import { ToolCallTable } from "../../src/engine/v1-client/state/tool-calls.js";
+import { SentMessages } from "../../src/engine/v1-client/state/messages.js";
 import { MessageKinds } from "../../src/engine/message-kinds.js";
-import { ToolSeenTable } from "../../src/engine/b/tools.js";
-import type { ToolSeen } from "../../src/engine/b/session.js";
-import type { ToolCallView } from "../../src/engine/a/session.js";
+import { ToolSeenTable } from "../../src/engine/v2-client/state/tool-calls.js";
+import type { ToolSeen } from "../../src/engine/v2-client/session.js";
+import type { ToolCallView } from "../../src/engine/v1-client/session.js";
 import { plainTextChunkState, type SentMessage } from "../../src/convert/message.js";
 import type { MessageKind } from "../../mappings/message.js";
 import { NIL } from "../../src/engine/slot-table.js";
@@ -58,7 +58,7 @@ describe("ToolCallTable", () => {
         const model = new LruMap<string, ToolCallView>(limit);
         for (const [name, id, p] of ops) {
           if (name === "patch") {
-            // As the fast path records a string-only update (src/engine/a/updates.ts).
+            // As the fast path records a string-only update (src/engine/v1-client/updates/index.ts).
             const withId = { toolCallId: id, ...p };
             const slot = table.find(id);
             const known = slot === NIL ? undefined : table.fullEntry(slot);
@@ -143,7 +143,7 @@ describe("SentMessages and MessageKinds", () => {
         const idKindModel = new LruMap<string, MessageKind>(limit);
         for (const [name, kind, id, s] of ops) {
           if (name === "append" && typeof s === "string") {
-            // As direction A takes a plain text chunk (src/engine/a/updates.ts `takePlainChunk`).
+            // As direction A takes a plain text chunk (src/engine/v1-client/updates/index.ts `takePlainChunk`).
             const ctx = { kind, firstKind: kind };
             if (!table.appendText(kind, id, s)) {
               const next = plainTextChunkState(id, s, table.get(kind, id), ctx);

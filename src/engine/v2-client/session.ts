@@ -9,7 +9,7 @@ import type { PlansMap } from "../../convert/plan.js";
 import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
 import { MessageKinds } from "../message-kinds.js";
-import { ToolSeenTable } from "./tools.js";
+import { ToolSeenTable } from "./state/tool-calls.js";
 import { PromptLifecycleB, type TurnIO } from "./prompt-lifecycle.js";
 
 const TOOL_MEMORY = limits.toolCalls.default;

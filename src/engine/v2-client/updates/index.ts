@@ -1,12 +1,12 @@
 // Direction B, agent → client: every v1 `session/update` variant rendered for a v2 client (T §2):
 // message ids synthesized, tool calls turned into upserts, plans, modes as a config option.
 import type * as v1 from "@agentclientprotocol/sdk";
-import { availableCommandsToV2 } from "../../convert/command.js";
-import { configOptionUpdateToV2 } from "../../convert/config-option.js";
-import { contentBlockToV2 } from "../../convert/content.js";
-import { isObject, jsonEqual, type Obj } from "../../base/json.js";
-import { isSynthetic, unstash } from "../../convert/stash.js";
-import { syntheticNames as SN } from "../../../mappings/config-option.js";
+import { availableCommandsToV2 } from "../../../convert/command.js";
+import { configOptionUpdateToV2 } from "../../../convert/config-option.js";
+import { contentBlockToV2 } from "../../../convert/content.js";
+import { isObject, jsonEqual, type Obj } from "../../../base/json.js";
+import { isSynthetic, unstash } from "../../../convert/stash.js";
+import { syntheticNames as SN } from "../../../../mappings/config-option.js";
 import {
   assignChunkId,
   closeOpenMessage,
@@ -15,30 +15,30 @@ import {
   v1ChunkToV2Updates,
   type ChunkIdState,
   type MessageKind,
-} from "../../convert/message.js";
-import { generatedMessageId, messageTable } from "../../../mappings/message.js";
-import { currentModeUpdateToConfigOptionUpdate } from "../../convert/mode.js";
-import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../convert/notice.js";
-import { planToV2Updates, recordEmitted } from "../../convert/plan.js";
-import { sessionInfoToV2 } from "../../convert/session-info.js";
-import type { ConvertOptions } from "../../convert/stash.js";
-import { commandOf, conventionOf, conventionToV2Updates, type ConventionEvent } from "../../convert/terminal.js";
+} from "../../../convert/message.js";
+import { generatedMessageId, messageTable } from "../../../../mappings/message.js";
+import { currentModeUpdateToConfigOptionUpdate } from "../../../convert/mode.js";
+import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../../convert/notice.js";
+import { planToV2Updates, recordEmitted } from "../../../convert/plan.js";
+import { sessionInfoToV2 } from "../../../convert/session-info.js";
+import type { ConvertOptions } from "../../../convert/stash.js";
+import { commandOf, conventionOf, conventionToV2Updates, type ConventionEvent } from "../../../convert/terminal.js";
 import {
   isPermissionAnnouncement,
   toolCallMessageToV2,
   type V1ToolCallMessage,
   type V2ToolCallMessage,
-} from "../../convert/tool-call.js";
-import { usageToV2 } from "../../convert/usage.js";
-import type { FileTexts } from "../../convert/diff.js";
-import { diffStageOf } from "../../../mappings/diff.js";
-import { diffFiles } from "../files.js";
-import type { Logger } from "../../log.js";
-import { notify, NOTHING, type Outgoing } from "../outgoing.js";
-import { dropped } from "../translating.js";
-import type { SessionB, ToolSeen } from "./session.js";
-import type { ScannedUpdate } from "../../wire/update-scan.js";
-import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
+} from "../../../convert/tool-call.js";
+import { usageToV2 } from "../../../convert/usage.js";
+import type { FileTexts } from "../../../convert/diff.js";
+import { diffStageOf } from "../../../../mappings/diff.js";
+import { diffFiles } from "../../files.js";
+import type { Logger } from "../../../log.js";
+import { notify, NOTHING, type Outgoing } from "../../outgoing.js";
+import { dropped } from "../../translating.js";
+import type { SessionB, ToolSeen } from "../session.js";
+import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 
 export interface UpdateContextB {
   readonly opts: ConvertOptions;

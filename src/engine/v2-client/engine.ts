@@ -37,7 +37,7 @@ import { PeerTurns } from "./peer.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
 import { SessionB } from "./session.js";
 import { LocalTurns, type TurnStrategy } from "./turns.js";
-import { clientUpdate, fastUpdateToV2, updateToV2, type UpdateContextB } from "./updates.js";
+import { clientUpdate, fastUpdateToV2, updateToV2, type UpdateContextB } from "./updates/index.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 
 export { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";

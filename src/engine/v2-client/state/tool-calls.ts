@@ -3,8 +3,8 @@
 // call streamed as string fields only has no content: it is kept as its title and a kind code in a
 // slot table (memory budget, issue 9: an object per tool call outlives young collections). Any other
 // is kept as the object. `get` gives a copy of a compact entry: a change is kept by `set`.
-import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../slot-table.js";
-import type { ToolSeen } from "./session.js";
+import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../../slot-table.js";
+import type { ToolSeen } from "../session.js";
 
 const NO_KIND = 0;
 

@@ -2,11 +2,11 @@
 // limits.messages), in a slot table (memory budget, issue 9: one stream's messages outlive young
 // collections). A shown message in its usual form (its own id, shown beyond the verbatim bound,
 // nothing deferred) is kept as numbers: its size and digests. Any other form is kept as the object.
-import type { MessageKind } from "../../../mappings/message.js";
-import type { SentMessage } from "../../convert/message.js";
-import { appendDigest } from "../../convert/text-digest.js";
-import { NIL, SlotTable, extended } from "../slot-table.js";
-import { kindAt, kindCode } from "../message-kinds.js";
+import type { MessageKind } from "../../../../mappings/message.js";
+import type { SentMessage } from "../../../convert/message.js";
+import { appendDigest } from "../../../convert/text-digest.js";
+import { NIL, SlotTable, extended } from "../../slot-table.js";
+import { kindAt, kindCode } from "../../message-kinds.js";
 
 const NO_BLOCKS: SentMessage["blocks"] = Object.freeze([]);
 

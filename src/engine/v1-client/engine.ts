@@ -66,7 +66,7 @@ import {
   updateToV1,
   type ClientFlags,
   type UpdateContext,
-} from "./updates.js";
+} from "./updates/index.js";
 
 export interface AConfig {
   /** The level toward each peer is chosen per destination (optionsToward): toClient, toAgent. */

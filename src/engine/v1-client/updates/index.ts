@@ -4,15 +4,15 @@
 // carries is an explicit argument. Only coalescing timers write, through the engine core's writer.
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { availableCommandsToV1 } from "../../convert/command.js";
-import { gatedUpdateToV1 } from "../../convert/notice.js";
-import { noticeMessageId } from "../../../mappings/message.js";
-import { sessionInfoToV1 } from "../../convert/session-info.js";
-import { isObject, type Obj } from "../../base/json.js";
-import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
-import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
-import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
-import { setMeta, unstash, type ConvertOptions } from "../../convert/stash.js";
+import { availableCommandsToV1 } from "../../../convert/command.js";
+import { gatedUpdateToV1 } from "../../../convert/notice.js";
+import { noticeMessageId } from "../../../../mappings/message.js";
+import { sessionInfoToV1 } from "../../../convert/session-info.js";
+import { isObject, type Obj } from "../../../base/json.js";
+import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../../convert/message.js";
+import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
+import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../../convert/plan.js";
+import { setMeta, unstash, type ConvertOptions } from "../../../convert/stash.js";
 import {
   appendOutput,
   decodeBase64,
@@ -24,7 +24,7 @@ import {
   terminalInfoMeta,
   terminalOutputMeta,
   terminalToV1Item,
-} from "../../convert/terminal.js";
+} from "../../../convert/terminal.js";
 import {
   isPermissionPreAnnouncement,
   restoresV1ToolCall,
@@ -34,21 +34,21 @@ import {
   toolCallUpdateToV1,
   toolKindToV1,
   type ToolCallToV1Context,
-} from "../../convert/tool-call.js";
-import { usageToV1 } from "../../convert/usage.js";
-import type { DiffRendering } from "../../convert/diff-options.js";
-import { diffStageOf } from "../../../mappings/diff.js";
-import { diffFiles } from "../files.js";
-import { BRIDGE_METHOD_PREFIX } from "../../../mappings/methods.js";
-import type { Logger } from "../../log.js";
-import { NOTHING, notify, raw, type Outgoing } from "../outgoing.js";
-import { dropped } from "../translating.js";
-import type { SessionA, TerminalEntry, ToolCallView } from "./session.js";
-import { keepNewest } from "../bounded.js";
-import { NIL } from "../slot-table.js";
-import { limits } from "../../../mappings/limits.js";
-import type { ScannedUpdate } from "../../wire/update-scan.js";
-import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../fast-lines.js";
+} from "../../../convert/tool-call.js";
+import { usageToV1 } from "../../../convert/usage.js";
+import type { DiffRendering } from "../../../convert/diff-options.js";
+import { diffStageOf } from "../../../../mappings/diff.js";
+import { diffFiles } from "../../files.js";
+import { BRIDGE_METHOD_PREFIX } from "../../../../mappings/methods.js";
+import type { Logger } from "../../../log.js";
+import { NOTHING, notify, raw, type Outgoing } from "../../outgoing.js";
+import { dropped } from "../../translating.js";
+import type { SessionA, TerminalEntry, ToolCallView } from "../session.js";
+import { keepNewest } from "../../bounded.js";
+import { NIL } from "../../slot-table.js";
+import { limits } from "../../../../mappings/limits.js";
+import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 
 export const DEFAULT_FLUSH_MS = 50;
 export const DEFAULT_TERMINAL_FLUSH_MS = 100;

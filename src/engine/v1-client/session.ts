@@ -6,8 +6,8 @@ import type { TerminalState } from "../../convert/terminal.js";
 import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
 import { MessageKinds } from "../message-kinds.js";
-import { SentMessages } from "./messages.js";
-import { ToolCallTable } from "./tool-calls.js";
+import { SentMessages } from "./state/messages.js";
+import { ToolCallTable } from "./state/tool-calls.js";
 import { PromptLifecycle, type LifecycleOptions } from "./prompt-lifecycle.js";
 
 /** Messages whose v1 rendering is remembered for later whole-message upserts (T §2.2). */

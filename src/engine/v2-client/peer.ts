@@ -12,7 +12,7 @@ import type { Inbound } from "../relay.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
 import type { SessionB } from "./session.js";
 import type { TurnStrategy } from "./turns.js";
-import { clientUpdate } from "./updates.js";
+import { clientUpdate } from "./updates/index.js";
 
 /** A prompt relayed to the A bridge, by the id this bridge sent it under. */
 interface PeerPrompt {

@@ -13,7 +13,7 @@ import { rpcErrors } from "../../base/errors.js";
 import { VERSION } from "../../version.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
-import { DirectionB, type BConfig } from "./direction-b.js";
+import { DirectionB, type BConfig } from "./engine.js";
 
 const MARKER = { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 } as const;
 

@@ -8,8 +8,8 @@ import { VERSION } from "../../version.js";
 import { rpcErrors } from "../../base/errors.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
-import { DirectionA, type AConfig, type AgentFlagsA } from "./direction-a.js";
-import type { ClientFlags } from "./updates.js";
+import { DirectionA, type AConfig, type AgentFlagsA } from "./engine.js";
+import type { ClientFlags } from "./updates/index.js";
 import type { Obj } from "../../base/json.js";
 
 function clientFlagsA(params: Obj): ClientFlags {

@@ -19,7 +19,7 @@ import { rpcErrors } from "../../base/errors.js";
 import { answer, notify, NOTHING, request, type Outgoing } from "../outgoing.js";
 import type { Inbound } from "../relay.js";
 import type { SessionB } from "./session.js";
-import { boundary, clientUpdate } from "./updates.js";
+import { boundary, clientUpdate } from "./updates/index.js";
 import type { Obj } from "../../base/json.js";
 
 /** What the v2 client was last told of the session's foreground (`session/status` repeats it). */

@@ -14,7 +14,7 @@ import type { Answer, Inbound } from "../relay.js";
 import { malformed, objectResult } from "../translating.js";
 import { mcp, refused, roots, type EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
-import { boundary, clientUpdate } from "./updates.js";
+import { boundary, clientUpdate } from "./updates/index.js";
 
 /** Marks a result the bridge made up for a method the agent lacks. */
 function emulatedMeta(method: string): Obj {

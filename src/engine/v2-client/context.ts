@@ -9,7 +9,7 @@ import { fail, type Outgoing } from "../outgoing.js";
 import type { RequestRoute } from "../relay.js";
 import type { SessionB } from "./session.js";
 import type { TurnStrategy } from "./turns.js";
-import type { UpdateContextB } from "./updates.js";
+import type { UpdateContextB } from "./updates/index.js";
 
 export const DEFAULT_CLOSE_DRAIN_MS = 5000;
 

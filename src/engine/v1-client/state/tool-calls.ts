@@ -5,9 +5,9 @@
 // and which of the three it has in which order (memory budget, issue 9: a full entry is several
 // objects that outlive young collections). Any other use of it (`get`, `peek`, the full path) makes
 // it a full `ToolCallView` first, equal to the one the full path would have built.
-import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../slot-table.js";
-import type { ToolCallView } from "./session.js";
-import type { Obj } from "../../base/json.js";
+import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../../slot-table.js";
+import type { ToolCallView } from "../session.js";
+import type { Obj } from "../../../base/json.js";
 
 /** The fields a compact entry may have besides its id, by code. */
 const TITLE = 1;
