@@ -47,6 +47,8 @@ export interface EngineB {
   /** The session if this connection has seen it. */
   known(sessionId: unknown): SessionB | undefined;
   sessions(): Iterable<SessionB>;
+  /** Forget the session (deleted by the agent). */
+  forget(sessionId: string): void;
   /** The engine core's writer, for what an answer callback or a timer produces. */
   write(out: readonly Outgoing[]): void;
   /** A v1 error for the v2 client: a -32002 names the session (H §7.1). */

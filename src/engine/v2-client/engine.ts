@@ -2,37 +2,29 @@
 // a v1 client toward the agent: it acks prompts at insertion and reports turns with state updates
 // (prompt-lifecycle.ts, T §1.4; peer.ts behind an A bridge, T §5.5), emulates the v2 baseline a v1
 // agent lacks (emulation.ts, H §2.3), and refuses what v2 removed. Handlers return what they
-// produce; the engine core writes it.
-import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+// produce; the engine core writes it. This class holds the handler tables and routes: the handlers
+// live by concern (lifecycle.ts, config-options.ts, prompts.ts, agent-requests.ts, updates/), as
+// in direction A (../v1-client/), and share what context.ts describes.
 import { BRIDGE_METHOD_PREFIX, clientRequestsWith } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
-import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import { errorToV2 } from "../../convert/error.js";
 import { isObject, type Obj } from "../../base/json.js";
-import { modelOptionId, setConfigOptionToSetModel, withCurrentModel } from "../../convert/models.js";
-import {
-  agentConfigFromResult,
-  agentModeBinding,
-  setConfigOptionOnSyntheticToSetMode,
-  setModeResponseToSetConfigOptionResponse,
-  withCurrentMode,
-} from "../../convert/mode.js";
-import { promptRequestToV1 } from "../../convert/prompt.js";
 import { agentExitedToV2 } from "../../convert/error.js";
 import { logoutUnsupported, rpcErrors, sessionNotFound } from "../../base/errors.js";
-import { forkSessionRequestToV1, newSessionRequestToV1 } from "../../convert/session.js";
-import { forkSessionResponseToV2, newSessionResponseToV2 } from "../../convert/session-result.js";
 import { optionsToward, type ConvertOptions } from "../../convert/stash.js";
 import type { NotificationMessage, RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { SessionTable } from "../bounded.js";
 import type { Link } from "../link.js";
-import { noSessionId, NOTHING, notify, rejected, type Outgoing } from "../outgoing.js";
+import { NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import type { ExitInfo } from "../translator.js";
-import { malformed, objectResult, TranslatingMode } from "../translating.js";
+import { objectResult, TranslatingMode } from "../translating.js";
 import { elicitation, permission } from "./agent-requests.js";
-import { mcp, refused, roots, type BConfig, type EngineB } from "./context.js";
+import { refused, type BConfig, type EngineB } from "./context.js";
+import { setConfigOption } from "./config-options.js";
 import { close, list, resume } from "./emulation.js";
+import { create, deleteSession, sessionScoped, status } from "./lifecycle.js";
+import { cancel, prompt } from "./prompts.js";
 import { PeerTurns } from "./peer.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
 import { SessionB } from "./session.js";
@@ -50,9 +42,6 @@ const OPENS_SESSION = clientRequestsWith("b", "opensSession");
 
 /** Methods a session closed on this connection still answers (the agent keeps it saved). */
 const AFTER_CLOSE = clientRequestsWith("b", "afterClose");
-
-/** The legacy model setter of earlier unstable SDKs (its row in mappings/methods.ts). */
-const SET_MODEL = "session/set_model";
 
 export class DirectionB extends TranslatingMode {
   readonly mode = "B" as const;
@@ -119,6 +108,7 @@ export class DirectionB extends TranslatingMode {
       session: (sessionId) => this.session(sessionId),
       known: (sessionId) => (typeof sessionId === "string" ? sessions.get(sessionId) : undefined),
       sessions: () => sessions.values(),
+      forget: (sessionId) => sessions.delete(sessionId),
       write,
       errorForClient,
     };
@@ -166,22 +156,22 @@ export class DirectionB extends TranslatingMode {
     initialize: (msg) => this.reinitialize(msg),
     "auth/login": (msg, params) => void this.down.forward(msg, "authenticate", params, objectResult),
     "auth/logout": this.writes((msg, params) => this.logout(msg, params)),
-    "session/new": this.writes((msg, params) => this.create(msg, params, "new")),
-    "session/fork": this.writes((msg, params) => this.create(msg, params, "fork")),
+    "session/new": this.writes((msg, params) => create(this.b, msg, params, "new")),
+    "session/fork": this.writes((msg, params) => create(this.b, msg, params, "fork")),
     "session/resume": this.writes((msg, params) => resume(this.b, msg, params)),
     "session/list": this.writes((msg, params) => list(this.b, msg, params)),
     "session/close": this.writes((msg, params) => close(this.b, msg, params)),
-    "session/delete": (msg, params) => this.deleteSession(msg, params),
-    "session/set_config_option": this.writes((msg, params) => this.setConfigOption(msg, params)),
-    "session/prompt": this.writes((msg, params) => this.prompt(msg, params)),
-    "session/status": (msg, params) => this.status(msg, params),
-    "session/set_title": (msg, params) => this.sessionScoped(msg, params),
-    "session/archive": (msg, params) => this.sessionScoped(msg, params),
-    "session/unarchive": (msg, params) => this.sessionScoped(msg, params),
+    "session/delete": (msg, params) => deleteSession(this.b, msg, params),
+    "session/set_config_option": this.writes((msg, params) => setConfigOption(this.b, msg, params)),
+    "session/prompt": this.writes((msg, params) => prompt(this.b, msg, params)),
+    "session/status": (msg, params) => status(this.b, msg, params),
+    "session/set_title": (msg, params) => sessionScoped(this.b, msg, params),
+    "session/archive": (msg, params) => sessionScoped(this.b, msg, params),
+    "session/unarchive": (msg, params) => sessionScoped(this.b, msg, params),
   });
 
   private readonly clientNotifications = this.notificationRoutes<"b", "client", Obj>("b", "client", {
-    "session/cancel": (_msg, params) => this.write(this.cancel(params)),
+    "session/cancel": (_msg, params) => this.write(cancel(this.b, params)),
     "$/cancel_request": (_msg, params) => this.down.cancel(params.requestId, params._meta),
   });
 
@@ -216,132 +206,6 @@ export class DirectionB extends TranslatingMode {
     if (!this.b.flags.logout) return refused(msg, logoutUnsupported());
     this.down.forward(msg, "logout", params, objectResult);
     return NOTHING;
-  }
-
-  private deleteSession(msg: RequestMessage, params: Obj): void {
-    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    this.down.forward(msg, msg.method, params, (resp) => {
-      if (!resp.error && sessionId !== undefined) this.sessions.delete(sessionId);
-      // A -32002 names the session, as v2 requires (H §7.1).
-      return resp.error ? { error: this.errorForClient(resp.error, sessionId) } : objectResult(resp);
-    });
-  }
-
-  /** Forwarded unchanged; a -32002 names the session, as v2 requires (H §7.1). */
-  private sessionScoped(msg: RequestMessage, params: Obj): void {
-    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    this.down.forward(msg, msg.method, params, (resp) =>
-      resp.error ? { error: this.errorForClient(resp.error, sessionId) } : objectResult(resp),
-    );
-  }
-
-  /** v1 has no foreground state: an `open` session this bridge runs gets its own view (T §1.4). */
-  private status(msg: RequestMessage, params: Obj): void {
-    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
-    this.down.forward(msg, msg.method, params, (resp) => {
-      if (resp.error) return { error: this.errorForClient(resp.error, sessionId) };
-      if (!isObject(resp.result)) return malformed(msg.method, resp.result);
-      const s = this.b.known(sessionId);
-      const state = s && !s.closed ? this.b.turns.state(s) : undefined;
-      if (state === undefined || resp.result.status !== "open" || isObject(resp.result.state))
-        return { result: resp.result };
-      return { result: { ...resp.result, state: { state } } };
-    });
-  }
-
-  /** `session/new` and `session/fork`: a session starts; its parameters and modes are recorded. */
-  private create(msg: RequestMessage, params: Obj, kind: "new" | "fork"): readonly Outgoing[] {
-    const ctx = { ...this.b.toAgent, ...roots(this.b), ...mcp(this.b) };
-    const r =
-      kind === "new"
-        ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx)
-        : forkSessionRequestToV1(params as never, ctx);
-    if (!r.ok) return rejected(msg, r.error);
-    const method = `session/${kind}`;
-    this.down.forward(msg, method, r.value, (resp) => {
-      if (resp.error) return { error: resp.error };
-      const conv =
-        kind === "new"
-          ? newSessionResponseToV2(resp.result, {}, this.b.toClient)
-          : forkSessionResponseToV2(resp.result, {}, this.b.toClient);
-      if (!conv.ok) return malformed(method, conv.error.data);
-      const sessionId = conv.value.sessionId;
-      if (typeof sessionId === "string") {
-        const s = this.session(sessionId);
-        s.record(params);
-        s.config = agentConfigFromResult(resp.result);
-        s.rememberCommands(conv.value);
-      }
-      return { result: conv.value };
-    });
-    return NOTHING;
-  }
-
-  private setConfigOption(msg: RequestMessage, params: Obj): readonly Outgoing[] {
-    const sessionId = params.sessionId;
-    if (typeof sessionId !== "string") return noSessionId(msg);
-    const s = this.session(sessionId);
-    const binding = agentModeBinding(s.config);
-    if (binding?.kind === "modes" && params.configId === binding.configId) {
-      // The synthetic mode option (H §5.3): a v1 session/set_mode, checked before the agent is asked.
-      const r = setConfigOptionOnSyntheticToSetMode(params, s.config);
-      if (!r.ok) return rejected(msg, r.error);
-      const modeId = r.value.modeId;
-      this.down.forward(msg, "session/set_mode", r.value, (resp) => {
-        if (resp.error) return { error: resp.error };
-        s.config = withCurrentMode(s.config, modeId);
-        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.b.toClient);
-        if (!conv.ok) return malformed("session/set_mode", conv.error.data);
-        return { result: conv.value };
-      });
-      return NOTHING;
-    }
-    const models = s.config.models;
-    if (models !== undefined && params.configId === modelOptionId(s.config.configOptions)) {
-      // The option standing for legacy `models`: the v1 agent's own `session/set_model`.
-      const m = setConfigOptionToSetModel(params, models);
-      if (!m.ok) return rejected(msg, m.error);
-      this.down.forward(msg, SET_MODEL, m.value, (resp) => {
-        if (resp.error) return { error: resp.error };
-        s.config = { ...s.config, models: withCurrentModel(models, m.value.modelId) };
-        const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, this.b.toClient);
-        if (!conv.ok) return malformed(SET_MODEL, conv.error.data);
-        return { result: conv.value };
-      });
-      return NOTHING;
-    }
-    const r = setConfigOptionRequestToV1(params);
-    if (!r.ok) return rejected(msg, r.error);
-    this.down.forward(msg, "session/set_config_option", r.value, (resp) => {
-      if (resp.error) return { error: resp.error };
-      const conv = setConfigOptionResponseToV2(
-        resp.result,
-        { modes: s.config.modes, models: s.config.models },
-        this.b.toClient,
-      );
-      if (!conv.ok) return malformed("session/set_config_option", conv.error.data);
-      if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
-      return { result: conv.value };
-    });
-    return NOTHING;
-  }
-
-  // ------------------------------------------------------------------ prompts (T §1.4, §5.5)
-
-  private prompt(msg: RequestMessage, params: Obj): readonly Outgoing[] {
-    const sessionId = params.sessionId;
-    if (typeof sessionId !== "string") return noSessionId(msg);
-    const r = promptRequestToV1(params as v2.PromptRequest, this.b.toAgent);
-    if (!r.ok) return rejected(msg, r.error);
-    const s = this.session(sessionId);
-    return this.b.turns.prompt(s, this.down.local(msg), r.value);
-  }
-
-  /** v2 `session/cancel` (T §1.4-7): forwarded, and the session's turn is cancelled. */
-  private cancel(params: Obj): readonly Outgoing[] {
-    const forwarded = notify("agent", "session/cancel", params);
-    const s = this.b.known(params.sessionId);
-    return s ? [forwarded, ...s.prompts.cancel()] : [forwarded];
   }
 
   protected clientNotification(msg: NotificationMessage): void {
