@@ -1132,11 +1132,16 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     expect(h.takeAgent()[0]).toMatchObject({ id: 11, error: { code: -32601, data: { method: "fs/read_text_file" } } });
   });
 
-  it("forwards extension methods untouched and refuses unknown ones", async () => {
+  it("forwards extension methods untouched, unprefixed ones too, and refuses v2 names", async () => {
     const h = await running();
     h.client({ jsonrpc: "2.0", id: 1, method: "_vendor/x", params: { a: 1, _meta: { traceparent: "t" } } });
     expect(h.takeAgent()[0]).toMatchObject({ method: "_vendor/x", params: { a: 1, _meta: { traceparent: "t" } } });
+    // No schema defines it: an extension written before the `_` prefix rule.
     h.client({ jsonrpc: "2.0", id: 2, method: "session/frobnicate", params: {} });
-    expect(h.takeClient()[0]).toMatchObject({ id: 2, error: { code: -32601, data: { method: "session/frobnicate" } } });
+    expect(h.takeAgent()[0]).toMatchObject({ method: "session/frobnicate", params: {} });
+    // A v2 name from a v1 client is no extension.
+    h.client({ jsonrpc: "2.0", id: 3, method: "auth/login", params: { methodId: "m" } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0]).toMatchObject({ id: 3, error: { code: -32601, data: { method: "auth/login" } } });
   });
 });
