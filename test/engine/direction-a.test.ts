@@ -768,6 +768,113 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     expect(last.content[0].content.text).toBe("```console\n$ cargo test\ntest ok \n```\nExited with code 0");
   });
 
+  describe("the completing tool_call_update, where some v1 clients read a tool's result", () => {
+    const output = [{ type: "content", content: text("3 passed") }];
+    async function withContent(setup: Setup = {}): Promise<Harness> {
+      const h = await running(setup);
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "npm test",
+          kind: "execute",
+          status: "in_progress",
+          content: output,
+        }),
+      );
+      expect(h.takeClient().map((m) => m.params.update.sessionUpdate)).toEqual(["tool_call"]);
+      return h;
+    }
+
+    it.each(["completed", "failed"])(
+      "repeats the tool call's content on a %s update that carries neither rawOutput nor content",
+      async (status) => {
+        const h = await withContent();
+        h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status }));
+        expect(h.takeClient().map((m) => m.params)).toEqual([
+          { sessionId: S, update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status, content: output } },
+        ]);
+      },
+    );
+
+    it("repeats it on a cancelled one too, which v1 shows as failed", async () => {
+      const h = await withContent();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "cancelled" }));
+      expect(h.takeClient()[0].params.update).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "failed",
+        content: output,
+      });
+    });
+
+    it("repeats the content as it stands after coalesced chunks and with other fields of the update", async () => {
+      const h = await withContent();
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t1",
+          content: { type: "content", content: text("done") },
+        }),
+      );
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", title: "npm t" }));
+      const [flushed, done] = h.takeClient().map((m) => m.params.update);
+      const all = [...output, { type: "content", content: text("done") }];
+      expect(flushed).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "t1", content: all });
+      expect(done).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "completed",
+        title: "npm t",
+        content: all,
+      });
+    });
+
+    it("adds nothing to a completion that carries rawOutput or content, or to an update that completes nothing", async () => {
+      const h = await withContent();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "npm test -w" }));
+      h.agent(
+        update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", rawOutput: { code: 0 } }),
+      );
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed", content: [] }));
+      expect(h.takeClient().map((m) => m.params.update)).toEqual([
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "npm test -w" },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", rawOutput: { code: 0 } },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed", content: [] },
+      ]);
+    });
+
+    it("adds nothing for a tool call without content", async () => {
+      const h = await running();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "think", status: "in_progress" }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+      expect(h.takeClient().map((m) => m.params.update)).toEqual([
+        { sessionUpdate: "tool_call", toolCallId: "t1", title: "think", status: "in_progress" },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
+      ]);
+    });
+
+    it("repeats a terminal as the transcript it shows a client without the convention", async () => {
+      const h = await running();
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "ls",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      h.agent(
+        update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "ls", exitStatus: { exitCode: 0 } }),
+      );
+      h.takeClient();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+      const [done] = h.takeClient().map((m) => m.params.update);
+      expect(done).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });
+      expect(done.content).toEqual([{ type: "content", content: text("```console\n$ ls\n```\nExited with code 0") }]);
+    });
+  });
+
   describe("terminals for a client of the `_meta` convention (T §2.5 extension mode)", () => {
     const zed = { clientCaps: { _meta: { terminal_output: true }, terminal: true } };
     const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
@@ -810,7 +917,13 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
           toolCallId: "t1",
           _meta: { terminal_exit: { terminal_id: "term1", exit_code: 0, signal: null } },
         },
-        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
+        // The completion carries no result: the content is repeated on it.
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          status: "completed",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        },
       ]);
     });
 

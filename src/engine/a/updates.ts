@@ -71,6 +71,11 @@ export interface ClientFlags {
 export interface UpdateContext {
   readonly opts: ConvertOptions;
   readonly flags: ClientFlags;
+  /**
+   * The agent is a B bridge: what it sends is a v1 agent's, restored for the client as that agent
+   * sent it, with nothing a v1 agent's v2 build would add (a chain's far ends see each other's bytes).
+   */
+  readonly agentBridge?: boolean;
   readonly log: Logger;
   readonly diffRendering: DiffRendering;
   /** Largest file read for a diff's exact texts (0 or absent: none, e.g. for renderings that read none). */
@@ -562,14 +567,40 @@ function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown):
   // Nothing known of it yet: the patch itself is the first sighting, nulls included (the view drops
   // them), so a chained B gives its client the very update the agent sent.
   const fresh = !t.announced && Object.keys(t.view).length === 1;
+  const repeats = repeatsContent(t, patch, ctx);
   applyToolCallPatch(t.view, patch);
   trackTerminalRefs(s, id, t.view.content);
-  const emitted = emitToolCall(s, t, patch, ctx, meta, {}, fresh ? patch : undefined);
+  const rendered = repeats ? { ...patch, content: t.view.content } : patch;
+  const emitted = emitToolCall(s, t, rendered, ctx, meta, {}, fresh ? patch : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.
     s.toolCalls.retire(id);
   }
   return flushed.length === 0 ? emitted : [...flushed, ...emitted];
+}
+
+/** The content a tool call has, if any. */
+function hasContent(t: ToolCallView): boolean {
+  return Array.isArray(t.view.content) && t.view.content.length > 0;
+}
+
+/**
+ * Some v1 clients read a finished tool's result from its completing `tool_call_update` (`rawOutput`,
+ * else `content`), which v1 agents fill: a v2 completion (to a status v1 shows as finished) that
+ * carries neither repeats the content the tool call has, on an update that could only be a
+ * `tool_call_update`. Not toward a bridge, nor from one: there a v1 agent sent the completion.
+ */
+function repeatsContent(t: ToolCallView, patch: Obj, ctx: UpdateContext): boolean {
+  return (
+    t.announced &&
+    !ctx.flags.bridgePeer &&
+    ctx.agentBridge !== true &&
+    typeof patch.status === "string" &&
+    TERMINAL_STATUSES.has(patch.status) &&
+    !Object.hasOwn(patch, "rawOutput") &&
+    !Object.hasOwn(patch, "content") &&
+    hasContent(t)
+  );
 }
 
 /**
@@ -600,6 +631,8 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
     const value = u.string(k);
     if (value === undefined) return undefined;
     if (k === "status" && toolCallStatusToV1(value).changed) return undefined;
+    // A completion of a tool call with content repeats it (`repeatsContent`).
+    if (k === "status" && known !== undefined && TERMINAL_STATUSES.has(value) && hasContent(known)) return undefined;
     if (k === "kind" && toolKindToV1(value).changed) return undefined;
     patch[k] = value;
   }
