@@ -1048,57 +1048,66 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       ]);
     });
 
-    it("property: random v2 agent updates give a legal convention stream whose terminals show the agent's bytes", async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.array(rawUpdate, { maxLength: 14 }), async (updates) => {
-          const h = await running(zed);
-          // The agent's bytes per terminal (chunks append, snapshots replace), as its own client would show them.
-          const bytes = new Map<string, Buffer>();
-          for (const u of updates) {
-            h.agent(update(u));
-            if (u.sessionUpdate === "terminal_output_chunk")
-              bytes.set(
-                u.terminalId,
-                Buffer.concat([bytes.get(u.terminalId) ?? Buffer.alloc(0), Buffer.from(u.data, "base64")]),
-              );
-            else if (u.sessionUpdate === "terminal_update" && u.output)
-              bytes.set(u.terminalId, Buffer.from(u.output.data, "base64"));
-          }
-          await h.settle(80);
-          const shown = new Map<string, string>();
-          const exited = new Set<string>();
-          for (const m of h.takeClient()) {
-            const u = m.params?.update;
-            if (!u) continue;
-            const meta = u._meta ?? {};
-            if (u.sessionUpdate === "tool_call" && meta.terminal_info) {
-              expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
-              shown.set(meta.terminal_info.terminal_id, "");
+    it.each([
+      ["a client of the convention", zed, "terminal_output"],
+      ["a client without it (codex-acp's keys)", { clientCaps: {} }, "terminal_output_delta"],
+    ] as const)(
+      "property: random v2 agent updates give %s a legal stream whose terminals show the agent's bytes",
+      async (_label, setup, key) => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(rawUpdate, { maxLength: 14 }), async (updates) => {
+            const h = await running(setup);
+            // The agent's bytes per terminal (chunks append, snapshots replace), as its own client would show them.
+            const bytes = new Map<string, Buffer>();
+            for (const u of updates) {
+              h.agent(update(u));
+              if (u.sessionUpdate === "terminal_output_chunk")
+                bytes.set(
+                  u.terminalId,
+                  Buffer.concat([bytes.get(u.terminalId) ?? Buffer.alloc(0), Buffer.from(u.data, "base64")]),
+                );
+              else if (u.sessionUpdate === "terminal_update" && u.output)
+                bytes.set(u.terminalId, Buffer.from(u.output.data, "base64"));
             }
-            // A terminal item only once the client has the terminal.
-            for (const c of Array.isArray(u.content) ? u.content : [])
-              if (c.type === "terminal") expect(shown.has(c.terminalId)).toBe(true);
-            if (meta.terminal_output) {
-              const id = meta.terminal_output.terminal_id;
-              expect(u.sessionUpdate).toBe("tool_call_update");
-              expect(shown.has(id)).toBe(true);
-              const data: string = meta.terminal_output.data;
-              const reset = data.lastIndexOf("\u001bc");
-              shown.set(id, reset >= 0 ? data.slice(reset + 2) : (shown.get(id) ?? "") + data);
+            await h.settle(80);
+            const shown = new Map<string, string>();
+            const exited = new Set<string>();
+            for (const m of h.takeClient()) {
+              const u = m.params?.update;
+              if (!u) continue;
+              const meta = u._meta ?? {};
+              if (u.sessionUpdate === "tool_call" && meta.terminal_info) {
+                expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
+                shown.set(meta.terminal_info.terminal_id, "");
+              }
+              // A terminal item only once the client has the terminal, and only for a client of the convention.
+              for (const c of Array.isArray(u.content) ? u.content : [])
+                if (c.type === "terminal") expect(key === "terminal_output" && shown.has(c.terminalId)).toBe(true);
+              const other = key === "terminal_output" ? "terminal_output_delta" : "terminal_output";
+              expect(meta[other]).toBeUndefined();
+              if (meta[key]) {
+                const id = meta[key].terminal_id;
+                expect(u.sessionUpdate).toBe("tool_call_update");
+                expect(shown.has(id)).toBe(true);
+                const data: string = meta[key].data;
+                const reset = data.lastIndexOf("\u001bc");
+                shown.set(id, reset >= 0 ? data.slice(reset + 2) : (shown.get(id) ?? "") + data);
+              }
+              if (meta.terminal_exit) {
+                const id = meta.terminal_exit.terminal_id;
+                expect(shown.has(id) && !exited.has(id)).toBe(true);
+                exited.add(id);
+              }
             }
-            if (meta.terminal_exit) {
-              const id = meta.terminal_exit.terminal_id;
-              expect(shown.has(id) && !exited.has(id)).toBe(true);
-              exited.add(id);
-            }
-          }
-          for (const [id, text] of shown) expect(text).toBe((bytes.get(id) ?? Buffer.alloc(0)).toString("utf8"));
-          expect(h.violations).toEqual([]);
-          current = undefined;
-        }),
-        { numRuns: Math.max(20, Math.floor(numRuns() / 5)) },
-      );
-    }, 120_000);
+            for (const [id, text] of shown) expect(text).toBe((bytes.get(id) ?? Buffer.alloc(0)).toString("utf8"));
+            expect(h.violations).toEqual([]);
+            current = undefined;
+          }),
+          { numRuns: Math.max(20, Math.floor(numRuns() / 5)) },
+        );
+      },
+      120_000,
+    );
 
     it("announces two terminals of one tool call one by one, each item only once the client has its terminal", async () => {
       const h = await running(zed);
@@ -1145,7 +1154,7 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       expect(other.params.toolCall.content[0].type).toBe("content");
     });
 
-    it("still renders text for a client without the capability", async () => {
+    it("gives a client without the capability the transcript, with codex-acp's keys and never the item", async () => {
       const h = await running({ clientCaps: { _meta: { terminal_output: false } } });
       h.agent(
         update({
@@ -1155,11 +1164,61 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
           content: [{ type: "terminal", terminalId: "term1" }],
         }),
       );
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "ls", cwd: "/w" }));
+      h.agent(chunk("a.txt\n"));
       h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
-      const out = JSON.stringify(h.takeClient());
-      expect(out).not.toContain("terminal_info");
-      expect(out).not.toContain('"type":"terminal"');
-      expect(out).toContain("Exited with code 0");
+      const transcript = (body: string) => [{ type: "content", content: text(`\`\`\`console\n${body}\`\`\``) }];
+      const out = h.takeClient().map((m) => m.params.update);
+      expect(out).toEqual([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "ls",
+          content: transcript(""),
+          _meta: { terminal_info: { terminal_id: "term1" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output_delta: { terminal_id: "term1", data: "a.txt\n" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_exit: { terminal_id: "term1", exit_code: 0, signal: null } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          content: [{ type: "content", content: text("```console\n$ ls\na.txt\n```\nExited with code 0") }],
+        },
+      ]);
+      expect(JSON.stringify(out)).not.toContain('"type":"terminal"');
+    });
+
+    it("ends a plain client's terminal still running at the end of the turn with terminal_exit", async () => {
+      const h = await running({ clientCaps: {} });
+      const req = prompt(h);
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+      h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "serve",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      h.takeClient();
+      h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+      expect(h.takeClient().map((m) => m.params?.update ?? { stopReason: m.result.stopReason })).toEqual([
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_exit: { terminal_id: "term1", exit_code: null, signal: null } },
+        },
+        { stopReason: "end_turn" },
+      ]);
     });
   });
 

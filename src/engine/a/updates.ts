@@ -519,7 +519,7 @@ function emitToolCall(
   if (!isToolCallBody(u) || !isToolCallBody(view)) return NOTHING;
   const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
   // A terminal the client has not been shown needs `terminal_info` on a v1 `tool_call` (T §2.5).
-  const unshown = conventionMode(ctx) ? unshownTerminals(s, t) : [];
+  const unshown = outputKey(ctx) !== undefined ? unshownTerminals(s, t) : [];
   if (unshown.length > 0 && t.announced) {
     const r = toolCallToV1(view, context);
     if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
@@ -623,7 +623,7 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
   if (slot === NIL && !u.keys.includes("title")) return undefined;
   if (known !== undefined && (!known.announced || known.synthetic)) return undefined;
   if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
-  if (known !== undefined && conventionMode(ctx) && referencedTerminals(known.view.content).length > 0)
+  if (known !== undefined && outputKey(ctx) !== undefined && referencedTerminals(known.view.content).length > 0)
     return undefined;
   const patch: Obj = {};
   for (const k of u.keys) {
@@ -716,20 +716,57 @@ function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext, meta: unkn
     return NOTHING;
   }
   const t = terminalFor(s, id);
-  if (conventionMode(ctx)) return terminalToConvention(s, t, update, ctx, meta);
+  const change = applyTerminalUpdate(t, update, ctx);
+  const key = outputKey(ctx);
+  // What is new on the terminal, through the convention's keys, once the client was shown it.
+  const shown = key === undefined ? NOTHING : conventionOutput(s, t, change, key, ctx, meta);
+  if (conventionMode(ctx)) return shown;
+  const rendered = transcriptUpdate(s, t, update, ctx, meta);
+  return shown.length === 0 ? rendered : [...shown, ...rendered];
+}
+
+/** The terminal's state after a v2 terminal update, and what a client that only appends is sent for it. */
+function applyTerminalUpdate(
+  t: TerminalEntry,
+  update: Obj,
+  ctx: UpdateContext,
+): { append: Uint8Array; reset: boolean } {
+  const max = ctx.terminalMaxBytes;
+  let append: Uint8Array = new Uint8Array(0);
+  let reset = false;
   if (update.sessionUpdate === "terminal_output_chunk") {
     const data = decodeBase64(update.data);
-    if (data) appendOutput(t, data, ctx.terminalMaxBytes);
+    if (data) {
+      if (t.bytes.length + data.length > max) t.trimmed = true;
+      appendOutput(t, data, max);
+      append = data;
+    }
   } else {
     if (typeof update.command === "string") t.command = update.command;
     if (typeof update.cwd === "string") t.cwd = update.cwd;
     if (isObject(update.output)) {
       const data = decodeBase64(update.output.data);
-      if (data) replaceOutput(t, data, ctx.terminalMaxBytes);
+      if (data) {
+        const next = snapshotToAppend(t.bytes, t.trimmed !== true, data);
+        ({ reset, append } = next);
+        t.trimmed = data.length > max;
+        replaceOutput(t, data, max);
+      }
     }
     if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
     if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
   }
+  return { append, reset };
+}
+
+/** The transcript of a terminal, re-rendered into each tool call showing it (coalesced; an exit at once). */
+function transcriptUpdate(
+  s: SessionA,
+  t: TerminalEntry,
+  update: Obj,
+  ctx: UpdateContext,
+  meta: unknown,
+): readonly Outgoing[] {
   if (t.refs.size === 0) return NOTHING; // rendered once a tool call references it
   // Each tool call showing the terminal, re-rendered; a timer's flush carries the `_meta` of the
   // notification that started it.
@@ -795,6 +832,17 @@ function conventionMode(ctx: UpdateContext): boolean {
   return ctx.flags.terminalOutput === true && !ctx.flags.bridgePeer;
 }
 
+/**
+ * The key the client gets terminal output under, with `terminal_info` and `terminal_exit`: the
+ * convention's own for a client of it; for any other, `terminal_output_delta`, as codex-acp's v1
+ * build sends it to a client that did not opt in (some read it), alongside the transcript. None
+ * toward a bridge peer: the v2 updates go on its channel.
+ */
+function outputKey(ctx: UpdateContext): "output" | "outputDelta" | undefined {
+  if (ctx.flags.bridgePeer) return undefined;
+  return ctx.flags.terminalOutput === true ? "output" : "outputDelta";
+}
+
 /** Terminals the tool call's content references that the client has no display terminal for yet. */
 function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
   const ids = [...new Set(referencedTerminals(t.view.content))];
@@ -829,7 +877,7 @@ function showing(
     term.decoder = new TextDecoder("utf-8", { fatal: false });
     if (term.trimmed)
       ctx.log.warn(`terminal ${term.terminalId}: output before the last ${term.bytes.length} bytes is not shown`);
-    out.push(...conventionUpdate(s, term, term.bytes, false, meta));
+    out.push(...conventionUpdate(s, term, term.bytes, false, outputKey(ctx) ?? "output", meta));
   }
   return out;
 }
@@ -853,6 +901,7 @@ function conventionUpdate(
   term: TerminalEntry,
   bytes: Uint8Array,
   reset: boolean,
+  key: "output" | "outputDelta",
   meta: unknown,
 ): readonly Outgoing[] {
   const carrier = term.carrier;
@@ -864,7 +913,7 @@ function conventionUpdate(
   // An exit ends the stream: a sequence still split is shown as U+FFFD, never left out.
   if (exiting) text += decoder.decode();
   const own: Obj = {};
-  if (text.length > 0) Object.assign(own, terminalOutputMeta(term.terminalId, text));
+  if (text.length > 0) Object.assign(own, terminalOutputMeta(term.terminalId, text, key));
   if (exiting) {
     Object.assign(own, terminalExitMeta(term.terminalId, term.exitStatus));
     term.exitSent = true;
@@ -873,48 +922,24 @@ function conventionUpdate(
   return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: carrier, _meta: own }, meta)];
 }
 
-/** A v2 terminal update for a client of the convention: state kept, what is new sent if shown. */
-function terminalToConvention(
+/** What a v2 terminal update adds to a terminal the client was shown, through the convention's keys. */
+function conventionOutput(
   s: SessionA,
   t: TerminalEntry,
-  update: Obj,
+  change: { append: Uint8Array; reset: boolean },
+  key: "output" | "outputDelta",
   ctx: UpdateContext,
   meta: unknown,
 ): readonly Outgoing[] {
-  const max = ctx.terminalMaxBytes;
-  let append: Uint8Array = new Uint8Array(0);
-  let reset = false;
-  if (update.sessionUpdate === "terminal_output_chunk") {
-    const data = decodeBase64(update.data);
-    if (data) {
-      if (t.bytes.length + data.length > max) t.trimmed = true;
-      appendOutput(t, data, max);
-      append = data;
-    }
-  } else {
-    if (typeof update.command === "string") t.command = update.command;
-    if (typeof update.cwd === "string") t.cwd = update.cwd;
-    if (isObject(update.output)) {
-      const data = decodeBase64(update.output.data);
-      if (data) {
-        const next = snapshotToAppend(t.bytes, t.trimmed !== true, data);
-        ({ reset, append } = next);
-        t.trimmed = data.length > max;
-        replaceOutput(t, data, max);
-      }
-    }
-    if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
-    if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
-  }
   if (t.carrier === undefined) return NOTHING; // sent once a tool call shows it
-  if (reset) {
+  if (change.reset) {
     ctx.log.warnOnce(
       `terminal-reset-${t.terminalId}`,
       `terminal ${t.terminalId}: a v2 output snapshot replaced the output; the v1 client gets a terminal reset and the snapshot`,
     );
     t.decoder = new TextDecoder("utf-8", { fatal: false });
   }
-  return conventionUpdate(s, t, append, reset, meta);
+  return conventionUpdate(s, t, change.append, change.reset, key, meta);
 }
 
 /** Record the terminals an idle `state_update` lists as still running in the background. */
@@ -934,14 +959,15 @@ function noteBackground(s: SessionA, update: Obj): void {
  * open. Later output still reaches the client; a later exit is not sent twice.
  */
 export function endTurnTerminals(s: SessionA, ctx: UpdateContext): readonly Outgoing[] {
-  if (!conventionMode(ctx)) return NOTHING;
+  const key = outputKey(ctx);
+  if (key === undefined) return NOTHING;
   const out: Outgoing[] = [];
   for (const term of s.terminals.values()) {
     if (term.carrier === undefined || term.exitSent === true || term.exitStatus !== undefined) continue;
     if (s.backgroundTerminals.has(term.terminalId)) continue;
     const meta: Obj = {};
     const rest = term.decoder?.decode() ?? "";
-    if (rest.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, rest));
+    if (rest.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, rest, key));
     Object.assign(meta, terminalExitMeta(term.terminalId, undefined));
     term.exitSent = true;
     out.push(clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: term.carrier, _meta: meta }));
