@@ -281,9 +281,14 @@ describe("pass-through end to end", () => {
           // The transcript, and the keys codex-acp's v1 build sends a client that did not opt in.
           expect(JSON.stringify(updates)).toContain("$ ls\\nREADME.md\\nsrc\\n");
           expect(JSON.stringify(updates)).not.toContain('"type":"terminal"');
-          const shown = updates.find((u) => u.sessionUpdate === "tool_call" && u.content !== undefined);
+          // The demo agent adds the terminal to a tool call it announced: named on that update, never a second tool_call.
+          const shown = updates.find((u) => u.content !== undefined && u._meta !== undefined);
           const id = String(shown?.toolCallId);
-          expect(shown?._meta).toEqual({ terminal_info: { terminal_id: id } });
+          expect(shown).toMatchObject({
+            sessionUpdate: "tool_call_update",
+            _meta: { terminal_info: { terminal_id: id } },
+          });
+          expect(updates.filter((u) => u.sessionUpdate === "tool_call" && u.toolCallId === id)).toHaveLength(1);
           expect(metas).toContainEqual({ terminal_output_delta: { terminal_id: id, data: "README.md\nsrc\n" } });
           expect(metas).toContainEqual({ terminal_exit: { terminal_id: id, exit_code: 0, signal: null } });
           expect(JSON.stringify(updates)).not.toContain('"terminal_output"');

@@ -1072,13 +1072,20 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
             await h.settle(80);
             const shown = new Map<string, string>();
             const exited = new Set<string>();
+            const announced = new Set<string>();
             for (const m of h.takeClient()) {
               const u = m.params?.update;
               if (!u) continue;
               const meta = u._meta ?? {};
-              if (u.sessionUpdate === "tool_call" && meta.terminal_info) {
+              // A client of the convention reads terminal_info on a tool_call; any other never gets a tool_call twice.
+              if (meta.terminal_info) {
+                if (key === "terminal_output") expect(u.sessionUpdate).toBe("tool_call");
                 expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
                 shown.set(meta.terminal_info.terminal_id, "");
+              }
+              if (u.sessionUpdate === "tool_call" && key === "terminal_output_delta") {
+                expect(announced.has(u.toolCallId)).toBe(false);
+                announced.add(u.toolCallId);
               }
               // A terminal item only once the client has the terminal, and only for a client of the convention.
               for (const c of Array.isArray(u.content) ? u.content : [])
@@ -1194,6 +1201,59 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
         },
       ]);
       expect(JSON.stringify(out)).not.toContain('"type":"terminal"');
+    });
+
+    it("never sends a client without the capability a tool_call twice: a second or a late terminal is named on an update", async () => {
+      const h = await running({ clientCaps: {} });
+      const items = [
+        { type: "terminal", terminalId: "term1" },
+        { type: "terminal", terminalId: "term2" },
+      ];
+      for (const id of ["term1", "term2", "term3"])
+        h.agent(update({ sessionUpdate: "terminal_output_chunk", terminalId: id, data: b64(`${id}\n`) }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "two", content: items }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", title: "late", status: "in_progress" }));
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t2",
+          content: [{ type: "terminal", terminalId: "term3" }],
+        }),
+      );
+      const out = h.takeClient().map((m) => m.params.update);
+      const transcript = (id: string) => ({ type: "content", content: text(`\`\`\`console\n${id}\n\`\`\``) });
+      expect(out).toEqual([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "two",
+          content: [transcript("term1"), transcript("term2")],
+          _meta: { terminal_info: { terminal_id: "term1" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output_delta: { terminal_id: "term1", data: "term1\n" } },
+        },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", _meta: { terminal_info: { terminal_id: "term2" } } },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output_delta: { terminal_id: "term2", data: "term2\n" } },
+        },
+        { sessionUpdate: "tool_call", toolCallId: "t2", title: "late", status: "in_progress" },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t2",
+          content: [transcript("term3")],
+          _meta: { terminal_info: { terminal_id: "term3" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t2",
+          _meta: { terminal_output_delta: { terminal_id: "term3", data: "term3\n" } },
+        },
+      ]);
     });
 
     it("ends a plain client's terminal still running at the end of the turn with terminal_exit", async () => {

@@ -518,9 +518,10 @@ function emitToolCall(
   const view = t.view;
   if (!isToolCallBody(u) || !isToolCallBody(view)) return NOTHING;
   const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
-  // A terminal the client has not been shown needs `terminal_info` on a v1 `tool_call` (T §2.5).
+  // A terminal the client has not been shown needs `terminal_info` (T §2.5); a client of the
+  // convention reads it on a v1 `tool_call` only, which it gets again for that.
   const unshown = outputKey(ctx) !== undefined ? unshownTerminals(s, t) : [];
-  if (unshown.length > 0 && t.announced) {
+  if (unshown.length > 0 && t.announced && conventionMode(ctx)) {
     const r = toolCallToV1(view, context);
     if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
     return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
@@ -544,7 +545,7 @@ function emitToolCall(
   }
   const r = toolCallUpdateToV1(u, context);
   if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
-  return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value }, meta)];
+  return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call_update", ...r.value }, unshown, meta);
 }
 
 function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
@@ -850,9 +851,10 @@ function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
 }
 
 /**
- * A v1 `tool_call`, with `terminal_info` for the first terminal it shows (one key per message: each
- * further terminal gets the same tool_call again with its own), then what each terminal already has
- * (output retained so far, its exit).
+ * A v1 `tool_call` (or `tool_call_update`), with `terminal_info` for the first terminal it shows,
+ * then what each terminal already has (output retained so far, its exit). One key per message: a
+ * client of the convention gets the same tool_call again for each further terminal; any other, which
+ * may show a repeated tool_call twice (codex-acp never sends one), an update with just the key.
  */
 function showing(
   s: SessionA,
@@ -862,23 +864,27 @@ function showing(
   unshown: TerminalEntry[],
   meta: unknown,
 ): readonly Outgoing[] {
-  if (unshown.length === 0) return [clientUpdate(s.sessionId, toolCall, meta)];
+  const key = outputKey(ctx);
+  if (unshown.length === 0 || key === undefined) return [clientUpdate(s.sessionId, toolCall, meta)];
   const own = isObject(toolCall._meta) ? toolCall._meta : {};
   const out: Outgoing[] = [];
-  for (const term of unshown) {
+  unshown.forEach((term, i) => {
     term.carrier = toolCallId;
-    // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
-    const content = Array.isArray(toolCall.content)
-      ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
-      : toolCall.content;
-    const msg: Obj = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
-    if (content !== undefined) msg.content = content;
+    let msg: Obj;
+    if (i === 0 || key === "output") {
+      // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
+      const content = Array.isArray(toolCall.content)
+        ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
+        : toolCall.content;
+      msg = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
+      if (content !== undefined) msg.content = content;
+    } else msg = { sessionUpdate: "tool_call_update", toolCallId, _meta: terminalInfoMeta(term) };
     out.push(clientUpdate(s.sessionId, msg, meta));
     term.decoder = new TextDecoder("utf-8", { fatal: false });
     if (term.trimmed)
       ctx.log.warn(`terminal ${term.terminalId}: output before the last ${term.bytes.length} bytes is not shown`);
-    out.push(...conventionUpdate(s, term, term.bytes, false, outputKey(ctx) ?? "output", meta));
-  }
+    out.push(...conventionUpdate(s, term, term.bytes, false, key, meta));
+  });
   return out;
 }
 
