@@ -302,7 +302,8 @@ export function fold(wire: readonly WireEntry[], version: AcpVersion, options: F
         t.terminalIds.add(info.terminal_id);
         terminal(info.terminal_id);
       }
-      const out = meta.terminal_output;
+      // The adapters' name for the same append toward a client that did not opt in.
+      const out = isObject(meta.terminal_output) ? meta.terminal_output : meta.terminal_output_delta;
       if (isObject(out) && typeof out.terminal_id === "string" && typeof out.data === "string") {
         t.terminalIds.add(out.terminal_id);
         terminal(out.terminal_id).output += out.data;

@@ -569,6 +569,14 @@ export function methodRow(version: 1 | 2, method: string): MethodRow | undefined
   return methodTable.find((r) => (version === 1 ? r.v1 : r.v2) === method);
 }
 
+/** Every method name of the pinned schemas, of either version (a Set: no prototype keys). */
+const schemaNames = new Set(methodTable.flatMap((r) => [r.v1, r.v2]).filter((n): n is string => n !== null));
+
+/** A schema of either version defines `method` (whoever sends it, whatever its route). */
+export function isSchemaMethod(method: string): boolean {
+  return schemaNames.has(method);
+}
+
 /** Methods whose names start with `_` are extensions, forwarded opaquely (H §7.4). */
 export const EXTENSION_PREFIX = "_";
 /** Reserved for bridge-to-bridge traffic (T §5.5): consumed, never forwarded. */

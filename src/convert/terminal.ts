@@ -14,8 +14,10 @@
 //   `{type:"terminal", terminalId}` then shows it;
 // - `tool_call_update._meta.terminal_output {terminal_id, data}`: `data` is raw text (UTF-8 of the
 //   bytes, escape sequences kept: Zed writes it into a terminal emulator) and is APPENDED (codex-acp
-//   streams deltas; claude-agent-acp sends the whole output once). codex-acp and claude-agent-acp
-//   send the same payload as `terminal_output_delta` to clients without the capability;
+//   streams deltas; claude-agent-acp sends the whole output once). Both send the same payload as
+//   `terminal_output_delta` to a client that declares `_meta.terminal_output_delta`; codex-acp also
+//   sends the convention (`terminal_info`, `terminal_output_delta`, `terminal_exit`, the content
+//   item) to a client that declares neither, and some such clients read it;
 // - `tool_call_update._meta.terminal_exit {terminal_id, exit_code: int|null, signal: string|null}`
 //   ends it (both adapters send `exit_code: null, signal: null` for an interrupted command); output
 //   and exit may ride on one update, output first;
@@ -189,9 +191,12 @@ export function terminalInfoMeta(t: TerminalState): Obj {
   return { [TC.keys.info]: info };
 }
 
-/** `_meta.terminal_output` appending `data` (already decoded text). */
-export function terminalOutputMeta(terminalId: string, data: string): Obj {
-  return { [TC.keys.output]: { [TC.fields.terminalId]: terminalId, [TC.fields.data]: data } };
+/**
+ * `_meta.terminal_output` appending `data` (already decoded text); `terminal_output_delta`, the same
+ * payload, for a client without the capability.
+ */
+export function terminalOutputMeta(terminalId: string, data: string, key: "output" | "outputDelta" = "output"): Obj {
+  return { [TC.keys[key]]: { [TC.fields.terminalId]: terminalId, [TC.fields.data]: data } };
 }
 
 /**

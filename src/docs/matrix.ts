@@ -31,7 +31,7 @@ function renderMatrix(): string {
       "**refuse**: a request is answered -32601 with `data.reason` naming the missing counterpart; a notification is dropped. " +
       "**n/a**: the sender's version has no such method.",
     "",
-    "Methods starting with `_` are forwarded untouched both ways; `_acp-bridge/…` is reserved for bridge-to-bridge traffic.",
+    "Methods starting with `_` are forwarded untouched both ways; `_acp-bridge/…` is reserved for bridge-to-bridge traffic. So are methods without the `_` that no schema of either version defines (extensions written before the prefix rule; logged at debug level); a method of the other version only keeps its route above.",
     "",
   );
   out.push("### Capabilities", "");

@@ -1,9 +1,11 @@
 // What both translating modes (A and B) share: the two request routes, dispatch by message kind,
-// the extension rule (H §7.4: `_` methods pass untouched, `_acp-bridge/` is reserved), and the
-// answers a converter failure turns into.
+// the extension rule (H §7.4: `_` methods pass untouched, `_acp-bridge/` is reserved; so do methods
+// no schema defines, extensions written before the prefix rule), and the answers a converter
+// failure turns into.
 import {
   BRIDGE_METHOD_PREFIX,
   EXTENSION_PREFIX,
+  isSchemaMethod,
   refusal,
   rowsFrom,
   type Direction,
@@ -69,6 +71,21 @@ export function malformed(method: string, detail: unknown): Answer {
  */
 function isExtension(method: string): boolean {
   return method.startsWith(EXTENSION_PREFIX) && !method.startsWith(BRIDGE_METHOD_PREFIX) && method !== "__proto__";
+}
+
+/**
+ * A method without the `_` prefix that no schema of either version defines: an extension written
+ * before the prefix rule, which real agents still send; it crosses as `_` methods do. A method of
+ * the other version only keeps its route (refused or emulated). Neither `""` nor a name of
+ * `Object.prototype` (`toString`, `constructor`) is one, for the reason `__proto__` is no extension.
+ */
+function isUnprefixedExtension(method: string): boolean {
+  return (
+    method !== "" &&
+    !method.startsWith(EXTENSION_PREFIX) &&
+    !isSchemaMethod(method) &&
+    !Object.hasOwn(Object.prototype, method)
+  );
 }
 
 /** `table` with the input guard (guard.ts) around every handler of a method that crosses. */
@@ -166,7 +183,7 @@ export abstract class TranslatingMode implements Translator {
 
   private recordOrder(m: Incoming, version: 1 | 2 | undefined): void {
     if (version === undefined) return;
-    if (m.kind === "response" ? m.msg.result === undefined : m.msg.method.startsWith(EXTENSION_PREFIX)) return;
+    if (m.kind === "response" ? m.msg.result === undefined : this.opaque(m.msg.method)) return;
     // Content chunks are coalesced (T §2.4 A↓-3: no byte identity promised), and a record, like any
     // notification `_meta`, would stop the coalescing.
     if (
@@ -187,17 +204,33 @@ export abstract class TranslatingMode implements Translator {
     return this.up;
   }
 
+  /** Params of an extension are opaque: nothing is recorded in them. */
+  private opaque(method: string): boolean {
+    return method.startsWith(EXTENSION_PREFIX) || isUnprefixedExtension(method);
+  }
+
+  /** `m` crosses untouched: an extension, prefixed or not (the latter logged: the peer breaks the prefix rule). */
+  private crosses(m: Exclude<Incoming, { kind: "response" }>, from: Sender): boolean {
+    const method = m.msg.method;
+    if (isExtension(method)) return true;
+    if (!isUnprefixedExtension(method)) return false;
+    this.log.debug(
+      `forwarded ${from} ${m.kind} '${method}' unchanged: no ACP schema defines it (an extension without the _ prefix)`,
+    );
+    return true;
+  }
+
   fromClient(m: Incoming): void {
     this.recordOrder(m, this.recordClient);
     switch (m.kind) {
       case "request":
         if (m.msg.method.startsWith(BRIDGE_METHOD_PREFIX))
           this.fail(m.msg, rpcErrors.methodNotFound({ method: m.msg.method, reason: "reserved for acp-bridge peers" }));
-        else if (isExtension(m.msg.method)) this.down.forward(m.msg, m.msg.method, m.msg.params);
+        else if (this.crosses(m, "client")) this.down.forward(m.msg, m.msg.method, m.msg.params);
         else this.clientRequest(m.msg);
         return;
       case "notification":
-        if (isExtension(m.msg.method)) this.pass(this.agent, m.msg, m.line);
+        if (this.crosses(m, "client")) this.pass(this.agent, m.msg, m.line);
         else this.clientNotification(m.msg);
         return;
       case "response":
@@ -210,11 +243,11 @@ export abstract class TranslatingMode implements Translator {
     this.recordOrder(m, this.recordAgent);
     switch (m.kind) {
       case "request":
-        if (isExtension(m.msg.method)) this.up.forward(m.msg, m.msg.method, m.msg.params);
+        if (this.crosses(m, "agent")) this.up.forward(m.msg, m.msg.method, m.msg.params);
         else this.agentRequest(m.msg);
         return;
       case "notification":
-        if (isExtension(m.msg.method)) this.pass(this.client, m.msg, m.line);
+        if (this.crosses(m, "agent")) this.pass(this.client, m.msg, m.line);
         else this.agentNotification(m.msg, m.line);
         return;
       case "response":

@@ -127,6 +127,16 @@ describe("the `_meta` terminal convention (T §2.5)", () => {
     });
   });
 
+  it("writes output as terminal_output_delta, codex-acp's key for a client without the capability", () => {
+    expect(terminalOutputMeta("t1", "a\n", "outputDelta")).toEqual({
+      terminal_output_delta: { terminal_id: "t1", data: "a\n" },
+    });
+    // B reads it back as output.
+    expect(conventionOf(terminalOutputMeta("t1", "a\n", "outputDelta")).events).toEqual([
+      { terminalId: "t1", output: "a\n" },
+    ]);
+  });
+
   it("appends what a snapshot adds, and resets when it does not extend the shown output", () => {
     const read = (r: { reset: boolean; append: Uint8Array }) => ({
       reset: r.reset,

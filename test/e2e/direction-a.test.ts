@@ -243,7 +243,7 @@ describe("pass-through end to end", () => {
   );
 
   it(
-    "shows the agent's terminal with the `_meta` convention to a client that renders it, as text otherwise",
+    "shows the agent's terminal with the `_meta` convention to a client that renders it, as text with codex-acp's keys otherwise",
     async () => {
       const updatesOf = (peer: SpawnedClient<1 | 2>) =>
         peer.wire
@@ -278,8 +278,20 @@ describe("pass-through end to end", () => {
           expect(metas).toContainEqual({ terminal_output: { terminal_id: id, data: "README.md\nsrc\n" } });
           expect(metas).toContainEqual({ terminal_exit: { terminal_id: id, exit_code: 0, signal: null } });
         } else {
-          expect(JSON.stringify(updates)).not.toContain("terminal_info");
+          // The transcript, and the keys codex-acp's v1 build sends a client that did not opt in.
           expect(JSON.stringify(updates)).toContain("$ ls\\nREADME.md\\nsrc\\n");
+          expect(JSON.stringify(updates)).not.toContain('"type":"terminal"');
+          // The demo agent adds the terminal to a tool call it announced: named on that update, never a second tool_call.
+          const shown = updates.find((u) => u.content !== undefined && u._meta !== undefined);
+          const id = String(shown?.toolCallId);
+          expect(shown).toMatchObject({
+            sessionUpdate: "tool_call_update",
+            _meta: { terminal_info: { terminal_id: id } },
+          });
+          expect(updates.filter((u) => u.sessionUpdate === "tool_call" && u.toolCallId === id)).toHaveLength(1);
+          expect(metas).toContainEqual({ terminal_output_delta: { terminal_id: id, data: "README.md\nsrc\n" } });
+          expect(metas).toContainEqual({ terminal_exit: { terminal_id: id, exit_code: 0, signal: null } });
+          expect(JSON.stringify(updates)).not.toContain('"terminal_output"');
         }
         checkBothWires(peer, 1, wireLog, 2);
       }

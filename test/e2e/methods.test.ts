@@ -33,13 +33,18 @@ function agentRequests(wireLog: string, method: string): unknown[] {
 }
 
 /** Both wires, against the unstable schemas; the agent's wire after the probe it rejected (H §1.4). */
-function checkBothWires(peer: SpawnedClient<1 | 2>, clientVersion: 1 | 2, wireLog: string): void {
-  checkWire(clientVersion === 1 ? "v1u" : "v2u", peer.wire);
+function checkBothWires(
+  peer: SpawnedClient<1 | 2>,
+  clientVersion: 1 | 2,
+  wireLog: string,
+  opts: { allowUnknownMethods?: boolean } = {},
+): void {
+  checkWire(clientVersion === 1 ? "v1u" : "v2u", peer.wire, opts);
   const agentWire = readWireLog(wireLog);
   const agentVersion = clientVersion === 1 ? 2 : 1;
   const first = agentWire[0]?.msg as { method?: string; params?: { protocolVersion?: number } } | undefined;
   const probe = first?.method === "initialize" && first.params?.protocolVersion !== agentVersion ? 2 : 0;
-  checkWire(agentVersion === 1 ? "v1u" : "v2u", agentWire.slice(probe), { side: "agent" });
+  checkWire(agentVersion === 1 ? "v1u" : "v2u", agentWire.slice(probe), { ...opts, side: "agent" });
 }
 
 describe("every schema method through the built CLI", () => {
@@ -102,6 +107,32 @@ describe("every schema method through the built CLI", () => {
       });
       expect(agentRequests(wireLog, "proxy/initialize")).toEqual([]);
       checkBothWires(peer, 1, wireLog);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "A: forwards a method no schema defines, without the `_` prefix, to the v2 agent, whose answer comes back",
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), "acp-bridge-e2e-methods-"));
+      const wireLog = join(dir, "agent-wire.jsonl");
+      const peer = spawnWithClient(1, process.execPath, [...BRIDGE, ...AGENT_V2], {
+        env: { ACP_WIRE_LOG: wireLog, ACP_DEMO_CHUNK_MS: "0" },
+      });
+      peers.push(peer);
+      await peer.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const params = { items: [1, "two"], _meta: { trace: "t" } };
+      // The SDK agent implements no such method: its own -32601 (no bridge `data`) proves it got it.
+      const refused: unknown = await peer.ctx
+        .request("vendor/frobnicate" as never, params as never)
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: -32601 });
+      expect((refused as { data?: { reason?: unknown } }).data?.reason).toBeUndefined();
+      expect(agentRequests(wireLog, "vendor/frobnicate")).toEqual([params]);
+      await peer.ctx.notify("vendor/progress" as never, { done: 3 } as never);
+      await expect.poll(() => agentRequests(wireLog, "vendor/progress")).toEqual([{ done: 3 }]);
+      // Every schema method checked; these two are in none.
+      checkBothWires(peer, 1, wireLog, { allowUnknownMethods: true });
     },
     TIMEOUT,
   );

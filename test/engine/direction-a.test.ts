@@ -801,6 +801,113 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     expect(last.content[0].content.text).toBe("```console\n$ cargo test\ntest ok \n```\nExited with code 0");
   });
 
+  describe("the completing tool_call_update, where some v1 clients read a tool's result", () => {
+    const output = [{ type: "content", content: text("3 passed") }];
+    async function withContent(setup: Setup = {}): Promise<Harness> {
+      const h = await running(setup);
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "npm test",
+          kind: "execute",
+          status: "in_progress",
+          content: output,
+        }),
+      );
+      expect(h.takeClient().map((m) => m.params.update.sessionUpdate)).toEqual(["tool_call"]);
+      return h;
+    }
+
+    it.each(["completed", "failed"])(
+      "repeats the tool call's content on a %s update that carries neither rawOutput nor content",
+      async (status) => {
+        const h = await withContent();
+        h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status }));
+        expect(h.takeClient().map((m) => m.params)).toEqual([
+          { sessionId: S, update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status, content: output } },
+        ]);
+      },
+    );
+
+    it("repeats it on a cancelled one too, which v1 shows as failed", async () => {
+      const h = await withContent();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "cancelled" }));
+      expect(h.takeClient()[0].params.update).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "failed",
+        content: output,
+      });
+    });
+
+    it("repeats the content as it stands after coalesced chunks and with other fields of the update", async () => {
+      const h = await withContent();
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t1",
+          content: { type: "content", content: text("done") },
+        }),
+      );
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", title: "npm t" }));
+      const [flushed, done] = h.takeClient().map((m) => m.params.update);
+      const all = [...output, { type: "content", content: text("done") }];
+      expect(flushed).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "t1", content: all });
+      expect(done).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "completed",
+        title: "npm t",
+        content: all,
+      });
+    });
+
+    it("adds nothing to a completion that carries rawOutput or content, or to an update that completes nothing", async () => {
+      const h = await withContent();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "npm test -w" }));
+      h.agent(
+        update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", rawOutput: { code: 0 } }),
+      );
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed", content: [] }));
+      expect(h.takeClient().map((m) => m.params.update)).toEqual([
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "npm test -w" },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", rawOutput: { code: 0 } },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed", content: [] },
+      ]);
+    });
+
+    it("adds nothing for a tool call without content", async () => {
+      const h = await running();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "think", status: "in_progress" }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+      expect(h.takeClient().map((m) => m.params.update)).toEqual([
+        { sessionUpdate: "tool_call", toolCallId: "t1", title: "think", status: "in_progress" },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
+      ]);
+    });
+
+    it("repeats a terminal as the transcript it shows a client without the convention", async () => {
+      const h = await running();
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "ls",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      h.agent(
+        update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "ls", exitStatus: { exitCode: 0 } }),
+      );
+      h.takeClient();
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+      const [done] = h.takeClient().map((m) => m.params.update);
+      expect(done).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });
+      expect(done.content).toEqual([{ type: "content", content: text("```console\n$ ls\n```\nExited with code 0") }]);
+    });
+  });
+
   describe("terminals for a client of the `_meta` convention (T §2.5 extension mode)", () => {
     const zed = { clientCaps: { _meta: { terminal_output: true }, terminal: true } };
     const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
@@ -843,7 +950,13 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
           toolCallId: "t1",
           _meta: { terminal_exit: { terminal_id: "term1", exit_code: 0, signal: null } },
         },
-        { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
+        // The completion carries no result: the content is repeated on it.
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          status: "completed",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        },
       ]);
     });
 
@@ -968,57 +1081,73 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       ]);
     });
 
-    it("property: random v2 agent updates give a legal convention stream whose terminals show the agent's bytes", async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.array(rawUpdate, { maxLength: 14 }), async (updates) => {
-          const h = await running(zed);
-          // The agent's bytes per terminal (chunks append, snapshots replace), as its own client would show them.
-          const bytes = new Map<string, Buffer>();
-          for (const u of updates) {
-            h.agent(update(u));
-            if (u.sessionUpdate === "terminal_output_chunk")
-              bytes.set(
-                u.terminalId,
-                Buffer.concat([bytes.get(u.terminalId) ?? Buffer.alloc(0), Buffer.from(u.data, "base64")]),
-              );
-            else if (u.sessionUpdate === "terminal_update" && u.output)
-              bytes.set(u.terminalId, Buffer.from(u.output.data, "base64"));
-          }
-          await h.settle(80);
-          const shown = new Map<string, string>();
-          const exited = new Set<string>();
-          for (const m of h.takeClient()) {
-            const u = m.params?.update;
-            if (!u) continue;
-            const meta = u._meta ?? {};
-            if (u.sessionUpdate === "tool_call" && meta.terminal_info) {
-              expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
-              shown.set(meta.terminal_info.terminal_id, "");
+    it.each([
+      ["a client of the convention", zed, "terminal_output"],
+      ["a client without it (codex-acp's keys)", { clientCaps: {} }, "terminal_output_delta"],
+    ] as const)(
+      "property: random v2 agent updates give %s a legal stream whose terminals show the agent's bytes",
+      async (_label, setup, key) => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(rawUpdate, { maxLength: 14 }), async (updates) => {
+            const h = await running(setup);
+            // The agent's bytes per terminal (chunks append, snapshots replace), as its own client would show them.
+            const bytes = new Map<string, Buffer>();
+            for (const u of updates) {
+              h.agent(update(u));
+              if (u.sessionUpdate === "terminal_output_chunk")
+                bytes.set(
+                  u.terminalId,
+                  Buffer.concat([bytes.get(u.terminalId) ?? Buffer.alloc(0), Buffer.from(u.data, "base64")]),
+                );
+              else if (u.sessionUpdate === "terminal_update" && u.output)
+                bytes.set(u.terminalId, Buffer.from(u.output.data, "base64"));
             }
-            // A terminal item only once the client has the terminal.
-            for (const c of Array.isArray(u.content) ? u.content : [])
-              if (c.type === "terminal") expect(shown.has(c.terminalId)).toBe(true);
-            if (meta.terminal_output) {
-              const id = meta.terminal_output.terminal_id;
-              expect(u.sessionUpdate).toBe("tool_call_update");
-              expect(shown.has(id)).toBe(true);
-              const data: string = meta.terminal_output.data;
-              const reset = data.lastIndexOf("\u001bc");
-              shown.set(id, reset >= 0 ? data.slice(reset + 2) : (shown.get(id) ?? "") + data);
+            await h.settle(80);
+            const shown = new Map<string, string>();
+            const exited = new Set<string>();
+            const announced = new Set<string>();
+            for (const m of h.takeClient()) {
+              const u = m.params?.update;
+              if (!u) continue;
+              const meta = u._meta ?? {};
+              // A client of the convention reads terminal_info on a tool_call; any other never gets a tool_call twice.
+              if (meta.terminal_info) {
+                if (key === "terminal_output") expect(u.sessionUpdate).toBe("tool_call");
+                expect(shown.has(meta.terminal_info.terminal_id)).toBe(false);
+                shown.set(meta.terminal_info.terminal_id, "");
+              }
+              if (u.sessionUpdate === "tool_call" && key === "terminal_output_delta") {
+                expect(announced.has(u.toolCallId)).toBe(false);
+                announced.add(u.toolCallId);
+              }
+              // A terminal item only once the client has the terminal, and only for a client of the convention.
+              for (const c of Array.isArray(u.content) ? u.content : [])
+                if (c.type === "terminal") expect(key === "terminal_output" && shown.has(c.terminalId)).toBe(true);
+              const other = key === "terminal_output" ? "terminal_output_delta" : "terminal_output";
+              expect(meta[other]).toBeUndefined();
+              if (meta[key]) {
+                const id = meta[key].terminal_id;
+                expect(u.sessionUpdate).toBe("tool_call_update");
+                expect(shown.has(id)).toBe(true);
+                const data: string = meta[key].data;
+                const reset = data.lastIndexOf("\u001bc");
+                shown.set(id, reset >= 0 ? data.slice(reset + 2) : (shown.get(id) ?? "") + data);
+              }
+              if (meta.terminal_exit) {
+                const id = meta.terminal_exit.terminal_id;
+                expect(shown.has(id) && !exited.has(id)).toBe(true);
+                exited.add(id);
+              }
             }
-            if (meta.terminal_exit) {
-              const id = meta.terminal_exit.terminal_id;
-              expect(shown.has(id) && !exited.has(id)).toBe(true);
-              exited.add(id);
-            }
-          }
-          for (const [id, text] of shown) expect(text).toBe((bytes.get(id) ?? Buffer.alloc(0)).toString("utf8"));
-          expect(h.violations).toEqual([]);
-          current = undefined;
-        }),
-        { numRuns: Math.max(20, Math.floor(numRuns() / 5)) },
-      );
-    }, 120_000);
+            for (const [id, text] of shown) expect(text).toBe((bytes.get(id) ?? Buffer.alloc(0)).toString("utf8"));
+            expect(h.violations).toEqual([]);
+            current = undefined;
+          }),
+          { numRuns: Math.max(20, Math.floor(numRuns() / 5)) },
+        );
+      },
+      120_000,
+    );
 
     it("announces two terminals of one tool call one by one, each item only once the client has its terminal", async () => {
       const h = await running(zed);
@@ -1065,7 +1194,7 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
       expect(other.params.toolCall.content[0].type).toBe("content");
     });
 
-    it("still renders text for a client without the capability", async () => {
+    it("gives a client without the capability the transcript, with codex-acp's keys and never the item", async () => {
       const h = await running({ clientCaps: { _meta: { terminal_output: false } } });
       h.agent(
         update({
@@ -1075,11 +1204,114 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
           content: [{ type: "terminal", terminalId: "term1" }],
         }),
       );
+      h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "ls", cwd: "/w" }));
+      h.agent(chunk("a.txt\n"));
       h.agent(update({ sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } }));
-      const out = JSON.stringify(h.takeClient());
-      expect(out).not.toContain("terminal_info");
-      expect(out).not.toContain('"type":"terminal"');
-      expect(out).toContain("Exited with code 0");
+      const transcript = (body: string) => [{ type: "content", content: text(`\`\`\`console\n${body}\`\`\``) }];
+      const out = h.takeClient().map((m) => m.params.update);
+      expect(out).toEqual([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "ls",
+          content: transcript(""),
+          _meta: { terminal_info: { terminal_id: "term1" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output_delta: { terminal_id: "term1", data: "a.txt\n" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_exit: { terminal_id: "term1", exit_code: 0, signal: null } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          content: [{ type: "content", content: text("```console\n$ ls\na.txt\n```\nExited with code 0") }],
+        },
+      ]);
+      expect(JSON.stringify(out)).not.toContain('"type":"terminal"');
+    });
+
+    it("never sends a client without the capability a tool_call twice: a second or a late terminal is named on an update", async () => {
+      const h = await running({ clientCaps: {} });
+      const items = [
+        { type: "terminal", terminalId: "term1" },
+        { type: "terminal", terminalId: "term2" },
+      ];
+      for (const id of ["term1", "term2", "term3"])
+        h.agent(update({ sessionUpdate: "terminal_output_chunk", terminalId: id, data: b64(`${id}\n`) }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "two", content: items }));
+      h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", title: "late", status: "in_progress" }));
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t2",
+          content: [{ type: "terminal", terminalId: "term3" }],
+        }),
+      );
+      const out = h.takeClient().map((m) => m.params.update);
+      const transcript = (id: string) => ({ type: "content", content: text(`\`\`\`console\n${id}\n\`\`\``) });
+      expect(out).toEqual([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "two",
+          content: [transcript("term1"), transcript("term2")],
+          _meta: { terminal_info: { terminal_id: "term1" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output_delta: { terminal_id: "term1", data: "term1\n" } },
+        },
+        { sessionUpdate: "tool_call_update", toolCallId: "t1", _meta: { terminal_info: { terminal_id: "term2" } } },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_output_delta: { terminal_id: "term2", data: "term2\n" } },
+        },
+        { sessionUpdate: "tool_call", toolCallId: "t2", title: "late", status: "in_progress" },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t2",
+          content: [transcript("term3")],
+          _meta: { terminal_info: { terminal_id: "term3" } },
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t2",
+          _meta: { terminal_output_delta: { terminal_id: "term3", data: "term3\n" } },
+        },
+      ]);
+    });
+
+    it("ends a plain client's terminal still running at the end of the turn with terminal_exit", async () => {
+      const h = await running({ clientCaps: {} });
+      const req = prompt(h);
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+      h.agent(update({ sessionUpdate: "state_update", state: "running" }));
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "serve",
+          content: [{ type: "terminal", terminalId: "term1" }],
+        }),
+      );
+      h.takeClient();
+      h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+      expect(h.takeClient().map((m) => m.params?.update ?? { stopReason: m.result.stopReason })).toEqual([
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          _meta: { terminal_exit: { terminal_id: "term1", exit_code: null, signal: null } },
+        },
+        { stopReason: "end_turn" },
+      ]);
     });
   });
 
@@ -1165,11 +1397,16 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     expect(h.takeAgent()[0]).toMatchObject({ id: 11, error: { code: -32601, data: { method: "fs/read_text_file" } } });
   });
 
-  it("forwards extension methods untouched and refuses unknown ones", async () => {
+  it("forwards extension methods untouched, unprefixed ones too, and refuses v2 names", async () => {
     const h = await running();
     h.client({ jsonrpc: "2.0", id: 1, method: "_vendor/x", params: { a: 1, _meta: { traceparent: "t" } } });
     expect(h.takeAgent()[0]).toMatchObject({ method: "_vendor/x", params: { a: 1, _meta: { traceparent: "t" } } });
+    // No schema defines it: an extension written before the `_` prefix rule.
     h.client({ jsonrpc: "2.0", id: 2, method: "session/frobnicate", params: {} });
-    expect(h.takeClient()[0]).toMatchObject({ id: 2, error: { code: -32601, data: { method: "session/frobnicate" } } });
+    expect(h.takeAgent()[0]).toMatchObject({ method: "session/frobnicate", params: {} });
+    // A v2 name from a v1 client is no extension.
+    h.client({ jsonrpc: "2.0", id: 3, method: "auth/login", params: { methodId: "m" } });
+    expect(h.takeAgent()).toEqual([]);
+    expect(h.takeClient()[0]).toMatchObject({ id: 3, error: { code: -32601, data: { method: "auth/login" } } });
   });
 });

@@ -178,6 +178,15 @@ const update: fc.Arbitrary<Obj> = fc.oneof(
     ),
   },
   {
+    // A bare completion: of a tool call with content, it repeats that content (a/updates.ts).
+    weight: 1,
+    arbitrary: fc.record({
+      sessionUpdate: fc.constant("tool_call_update"),
+      toolCallId,
+      status: fc.constantFrom("completed", "failed"),
+    }),
+  },
+  {
     weight: 1,
     arbitrary: fc.record({
       sessionUpdate: fc.constant("tool_call_content_chunk"),

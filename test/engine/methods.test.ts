@@ -4,7 +4,8 @@
 // writes is checked against the UNSTABLE schema of its side (the harness checks the stable one,
 // which lacks most of these methods).
 import { afterEach, describe, expect, it } from "vitest";
-import { refusal, rowsFrom, type Direction, type Sender } from "../../mappings/methods.js";
+import { methodTable, refusal, rowsFrom, type Direction, type Sender } from "../../mappings/methods.js";
+import { createLogger } from "../../src/log.js";
 import { handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
 import { wireProblems } from "../support/wire-schema.js";
 
@@ -263,4 +264,121 @@ describe("session/status in direction A", () => {
     expect(resp).toEqual({ jsonrpc: "2.0", id: 1, result });
     expectUnstableValid("a", "client", resp, "session/status");
   });
+});
+
+describe("methods no schema defines, without the `_` prefix (extensions written before the prefix rule)", () => {
+  type Mode = "a" | "b" | "pass1" | "pass2";
+  /** A bridge in `mode` whose debug lines are kept. */
+  async function connectLogged(mode: Mode): Promise<{ h: Harness; lines: string[] }> {
+    const lines: string[] = [];
+    const h = harness(
+      mode === "b" ? { ackGraceMs: 0 } : {},
+      createLogger("debug", (l) => lines.push(l)),
+    );
+    current = h;
+    if (mode === "a") await handshakeA(h, {}, { session: {} });
+    else if (mode === "b") await handshakeB(h, { loadSession: true });
+    else {
+      const v = mode === "pass1" ? 1 : 2;
+      h.client({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params:
+          v === 1
+            ? { protocolVersion: 1, clientCapabilities: {} }
+            : { protocolVersion: 2, info: { name: "c", version: "1" }, capabilities: {} },
+      });
+      await h.settle();
+      const [probe] = h.takeAgent();
+      h.agent({
+        jsonrpc: "2.0",
+        id: probe.id,
+        result:
+          v === 1
+            ? { protocolVersion: 1, agentCapabilities: {}, authMethods: [] }
+            : { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {} },
+      });
+      await h.settle();
+      h.takeClient();
+    }
+    expect(h.bridge.mode).toBe(mode === "a" ? "A" : mode === "b" ? "B" : "pass");
+    return { h, lines };
+  }
+
+  const cases = (["a", "b", "pass1", "pass2"] as const).flatMap((mode) =>
+    (["client", "agent"] as const).map((from) => [mode, from] as const),
+  );
+  const params = { sessionId: S, items: [1, "two", null], _meta: { trace: "t" } };
+
+  it.each(cases)(
+    "%s: a request from the %s crosses unchanged and its answer comes back unchanged",
+    async (mode, from) => {
+      const { h, lines } = await connectLogged(mode);
+      const to = other(from);
+      send(h, from, { jsonrpc: "2.0", id: 41, method: "vendor/frobnicate", params });
+      const [req] = take(h, to);
+      expect(req).toEqual({ jsonrpc: "2.0", id: req.id, method: "vendor/frobnicate", params });
+      expect(take(h, from)).toEqual([]);
+      // Any JSON answers: no schema says what its result is.
+      send(h, to, { jsonrpc: "2.0", id: req.id, result: ["opaque", 1] });
+      await h.settle();
+      expect(take(h, from)).toEqual([{ jsonrpc: "2.0", id: 41, result: ["opaque", 1] }]);
+      send(h, from, { jsonrpc: "2.0", id: 42, method: "vendor/frobnicate", params });
+      const [again] = take(h, to);
+      send(h, to, { jsonrpc: "2.0", id: again.id, error: { code: -32601, message: "Method not found" } });
+      await h.settle();
+      expect(take(h, from)).toEqual([{ jsonrpc: "2.0", id: 42, error: { code: -32601, message: "Method not found" } }]);
+      // Translating modes say so (pass-through reads no method names).
+      if (mode === "a" || mode === "b")
+        expect(lines.filter((l) => l.includes("'vendor/frobnicate'"))).toEqual([
+          `acp-bridge debug: forwarded ${from} request 'vendor/frobnicate' unchanged: no ACP schema defines it (an extension without the _ prefix)\n`,
+          `acp-bridge debug: forwarded ${from} request 'vendor/frobnicate' unchanged: no ACP schema defines it (an extension without the _ prefix)\n`,
+        ]);
+    },
+  );
+
+  it.each(cases)("%s: a notification from the %s crosses as its very bytes", async (mode, from) => {
+    const { h, lines } = await connectLogged(mode);
+    const to = other(from);
+    const line = '{"jsonrpc":"2.0","method":"vendor/progress","params":{ "done" : 3,"_meta":{}}}';
+    send(h, from, line);
+    const before = h.written[to].length;
+    expect(take(h, to)).toEqual([{ jsonrpc: "2.0", method: "vendor/progress", params: { done: 3, _meta: {} } }]);
+    expect(h.written[to].slice(before - 1)).toEqual([line]);
+    expect(take(h, from)).toEqual([]);
+    if (mode === "a" || mode === "b")
+      expect(lines.some((l) => l.includes(`forwarded ${from} notification 'vendor/progress' unchanged`))).toBe(true);
+  });
+
+  /** Methods only the version `from` does not speak defines, by kind. */
+  const otherVersionOnly = (d: Direction, from: Sender, kind: "request" | "notification") => {
+    const own = version(d, from) === 1 ? "v1" : "v2";
+    const theirs = own === "v1" ? "v2" : "v1";
+    const mine = new Set(methodTable.map((r) => r[own]));
+    return methodTable
+      .filter((r) => r.kind === kind)
+      .map((r) => r[theirs])
+      .filter((m): m is string => m !== null && !mine.has(m));
+  };
+
+  it.each(streams)(
+    "direction %s: methods of the other version only, from the %s, keep their refusal",
+    async (d, from) => {
+      const requests = otherVersionOnly(d, from, "request");
+      expect(requests.length).toBeGreaterThan(0);
+      const h = await connect(d);
+      let id = 100;
+      for (const method of requests) {
+        send(h, from, { jsonrpc: "2.0", id: ++id, method, params: { sessionId: S } });
+        expect(take(h, other(from)), method).toEqual([]);
+        expect(take(h, from), method).toMatchObject([{ id, error: { code: -32601, data: { method } } }]);
+      }
+      for (const method of otherVersionOnly(d, from, "notification")) {
+        send(h, from, { jsonrpc: "2.0", method, params: { sessionId: S } });
+        expect(take(h, other(from)), method).toEqual([]);
+        expect(take(h, from), method).toEqual([]);
+      }
+    },
+  );
 });

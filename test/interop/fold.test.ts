@@ -295,6 +295,18 @@ describe("interop fold", () => {
     expect(fold(wire, 2).items["tool[1].terminal"]).toBeUndefined();
   });
 
+  it("reads terminal_output_delta, the adapters' key toward a client that did not opt in, as output", () => {
+    const wire = v1Turn().map((e) => {
+      const meta = (e.msg as any)?.params?.update?._meta;
+      if (!meta?.terminal_output) return e;
+      const { terminal_output, ...rest } = meta;
+      const update = { ...(e.msg as any).params.update, _meta: { ...rest, terminal_output_delta: terminal_output } };
+      return { ...e, msg: { ...(e.msg as any), params: { ...(e.msg as any).params, update } } };
+    });
+    expect(JSON.stringify(wire)).toContain("terminal_output_delta");
+    expect(fold(wire, 1).items["tool[1].terminal"]).toBe('output="a.txt" exit=0');
+  });
+
   it("compares snippet and full diff texts by their changed lines", () => {
     expect(changedLines("gamma", "GAMMA")).toEqual(["-gamma", "+GAMMA"]);
     expect(changedLines("alpha\nbeta\ngamma\ndelta\n", "alpha\nbeta\nGAMMA\ndelta\n")).toEqual(["-gamma", "+GAMMA"]);

@@ -154,6 +154,7 @@ export class DirectionA extends TranslatingMode {
     this.updates = {
       opts: this.toClient,
       flags: clientFlags,
+      agentBridge: agentFlags.bridge === true,
       log: config.log,
       diffRendering: config.diffRendering,
       diffFileMaxBytes: renderingReadsFiles(config.diffRendering) ? config.diffFileMaxBytes : 0,

@@ -69,6 +69,11 @@ export interface ClientFlags {
 export interface UpdateContext {
   readonly opts: ConvertOptions;
   readonly flags: ClientFlags;
+  /**
+   * The agent is a B bridge: what it sends is a v1 agent's, restored for the client as that agent
+   * sent it, with nothing a v1 agent's v2 build would add (a chain's far ends see each other's bytes).
+   */
+  readonly agentBridge?: boolean;
   readonly log: Logger;
   readonly diffRendering: DiffRendering;
   /** Largest file read for a diff's exact texts (0 or absent: none, e.g. for renderings that read none). */
@@ -505,9 +510,10 @@ function emitToolCall(
   const view = t.view;
   if (!isToolCallBody(u) || !isToolCallBody(view)) return NOTHING;
   const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
-  // A terminal the client has not been shown needs `terminal_info` on a v1 `tool_call` (T §2.5).
-  const unshown = conventionMode(ctx) ? unshownTerminals(s, t) : [];
-  if (unshown.length > 0 && t.announced) {
+  // A terminal the client has not been shown needs `terminal_info` (T §2.5); a client of the
+  // convention reads it on a v1 `tool_call` only, which it gets again for that.
+  const unshown = outputKey(ctx) !== undefined ? unshownTerminals(s, t) : [];
+  if (unshown.length > 0 && t.announced && conventionMode(ctx)) {
     const r = toolCallToV1(view, context);
     if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
     return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
@@ -531,7 +537,7 @@ function emitToolCall(
   }
   const r = toolCallUpdateToV1(u, context);
   if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
-  return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value }, meta)];
+  return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call_update", ...r.value }, unshown, meta);
 }
 
 function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
@@ -554,14 +560,40 @@ function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown):
   // Nothing known of it yet: the patch itself is the first sighting, nulls included (the view drops
   // them), so a chained B gives its client the very update the agent sent.
   const fresh = !t.announced && Object.keys(t.view).length === 1;
+  const repeats = repeatsContent(t, patch, ctx);
   applyToolCallPatch(t.view, patch);
   trackTerminalRefs(s, id, t.view.content);
-  const emitted = emitToolCall(s, t, patch, ctx, meta, {}, fresh ? patch : undefined);
+  const rendered = repeats ? { ...patch, content: t.view.content } : patch;
+  const emitted = emitToolCall(s, t, rendered, ctx, meta, {}, fresh ? patch : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.
     s.toolCalls.retire(id);
   }
   return flushed.length === 0 ? emitted : [...flushed, ...emitted];
+}
+
+/** The content a tool call has, if any. */
+function hasContent(t: ToolCallView): boolean {
+  return Array.isArray(t.view.content) && t.view.content.length > 0;
+}
+
+/**
+ * Some v1 clients read a finished tool's result from its completing `tool_call_update` (`rawOutput`,
+ * else `content`), which v1 agents fill: a v2 completion (to a status v1 shows as finished) that
+ * carries neither repeats the content the tool call has, on an update that could only be a
+ * `tool_call_update`. Not toward a bridge, nor from one: there a v1 agent sent the completion.
+ */
+function repeatsContent(t: ToolCallView, patch: Obj, ctx: UpdateContext): boolean {
+  return (
+    t.announced &&
+    !ctx.flags.bridgePeer &&
+    ctx.agentBridge !== true &&
+    typeof patch.status === "string" &&
+    TERMINAL_STATUSES.has(patch.status) &&
+    !Object.hasOwn(patch, "rawOutput") &&
+    !Object.hasOwn(patch, "content") &&
+    hasContent(t)
+  );
 }
 
 /**
@@ -584,7 +616,7 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
   if (slot === NIL && !u.keys.includes("title")) return undefined;
   if (known !== undefined && (!known.announced || known.synthetic)) return undefined;
   if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
-  if (known !== undefined && conventionMode(ctx) && referencedTerminals(known.view.content).length > 0)
+  if (known !== undefined && outputKey(ctx) !== undefined && referencedTerminals(known.view.content).length > 0)
     return undefined;
   const patch: Obj = {};
   for (const k of u.keys) {
@@ -592,6 +624,8 @@ function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): 
     const value = u.string(k);
     if (value === undefined) return undefined;
     if (k === "status" && toolCallStatusToV1(value).changed) return undefined;
+    // A completion of a tool call with content repeats it (`repeatsContent`).
+    if (k === "status" && known !== undefined && TERMINAL_STATUSES.has(value) && hasContent(known)) return undefined;
     if (k === "kind" && toolKindToV1(value).changed) return undefined;
     patch[k] = value;
   }
@@ -674,20 +708,57 @@ function terminalUpdate(s: SessionA, update: Obj, ctx: UpdateContext, meta: unkn
     return NOTHING;
   }
   const t = terminalFor(s, id);
-  if (conventionMode(ctx)) return terminalToConvention(s, t, update, ctx, meta);
+  const change = applyTerminalUpdate(t, update, ctx);
+  const key = outputKey(ctx);
+  // What is new on the terminal, through the convention's keys, once the client was shown it.
+  const shown = key === undefined ? NOTHING : conventionOutput(s, t, change, key, ctx, meta);
+  if (conventionMode(ctx)) return shown;
+  const rendered = transcriptUpdate(s, t, update, ctx, meta);
+  return shown.length === 0 ? rendered : [...shown, ...rendered];
+}
+
+/** The terminal's state after a v2 terminal update, and what a client that only appends is sent for it. */
+function applyTerminalUpdate(
+  t: TerminalEntry,
+  update: Obj,
+  ctx: UpdateContext,
+): { append: Uint8Array; reset: boolean } {
+  const max = ctx.terminalMaxBytes;
+  let append: Uint8Array = new Uint8Array(0);
+  let reset = false;
   if (update.sessionUpdate === "terminal_output_chunk") {
     const data = decodeBase64(update.data);
-    if (data) appendOutput(t, data, ctx.terminalMaxBytes);
+    if (data) {
+      if (t.bytes.length + data.length > max) t.trimmed = true;
+      appendOutput(t, data, max);
+      append = data;
+    }
   } else {
     if (typeof update.command === "string") t.command = update.command;
     if (typeof update.cwd === "string") t.cwd = update.cwd;
     if (isObject(update.output)) {
       const data = decodeBase64(update.output.data);
-      if (data) replaceOutput(t, data, ctx.terminalMaxBytes);
+      if (data) {
+        const next = snapshotToAppend(t.bytes, t.trimmed !== true, data);
+        ({ reset, append } = next);
+        t.trimmed = data.length > max;
+        replaceOutput(t, data, max);
+      }
     }
     if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
     if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
   }
+  return { append, reset };
+}
+
+/** The transcript of a terminal, re-rendered into each tool call showing it (coalesced; an exit at once). */
+function transcriptUpdate(
+  s: SessionA,
+  t: TerminalEntry,
+  update: Obj,
+  ctx: UpdateContext,
+  meta: unknown,
+): readonly Outgoing[] {
   if (t.refs.size === 0) return NOTHING; // rendered once a tool call references it
   // Each tool call showing the terminal, re-rendered; a timer's flush carries the `_meta` of the
   // notification that started it.
@@ -753,6 +824,17 @@ function conventionMode(ctx: UpdateContext): boolean {
   return ctx.flags.terminalOutput === true && !ctx.flags.bridgePeer;
 }
 
+/**
+ * The key the client gets terminal output under, with `terminal_info` and `terminal_exit`: the
+ * convention's own for a client of it; for any other, `terminal_output_delta`, as codex-acp's v1
+ * build sends it to a client that did not opt in (some read it), alongside the transcript. None
+ * toward a bridge peer: the v2 updates go on its channel.
+ */
+function outputKey(ctx: UpdateContext): "output" | "outputDelta" | undefined {
+  if (ctx.flags.bridgePeer) return undefined;
+  return ctx.flags.terminalOutput === true ? "output" : "outputDelta";
+}
+
 /** Terminals the tool call's content references that the client has no display terminal for yet. */
 function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
   const ids = [...new Set(referencedTerminals(t.view.content))];
@@ -760,9 +842,10 @@ function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
 }
 
 /**
- * A v1 `tool_call`, with `terminal_info` for the first terminal it shows (one key per message: each
- * further terminal gets the same tool_call again with its own), then what each terminal already has
- * (output retained so far, its exit).
+ * A v1 `tool_call` (or `tool_call_update`), with `terminal_info` for the first terminal it shows,
+ * then what each terminal already has (output retained so far, its exit). One key per message: a
+ * client of the convention gets the same tool_call again for each further terminal; any other, which
+ * may show a repeated tool_call twice (codex-acp never sends one), an update with just the key.
  */
 function showing(
   s: SessionA,
@@ -772,23 +855,27 @@ function showing(
   unshown: TerminalEntry[],
   meta: unknown,
 ): readonly Outgoing[] {
-  if (unshown.length === 0) return [clientUpdate(s.sessionId, toolCall, meta)];
+  const key = outputKey(ctx);
+  if (unshown.length === 0 || key === undefined) return [clientUpdate(s.sessionId, toolCall, meta)];
   const own = isObject(toolCall._meta) ? toolCall._meta : {};
   const out: Outgoing[] = [];
-  for (const term of unshown) {
+  unshown.forEach((term, i) => {
     term.carrier = toolCallId;
-    // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
-    const content = Array.isArray(toolCall.content)
-      ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
-      : toolCall.content;
-    const msg: Obj = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
-    if (content !== undefined) msg.content = content;
+    let msg: Obj;
+    if (i === 0 || key === "output") {
+      // Items of terminals not announced yet wait for their own tool_call (the client must know each one).
+      const content = Array.isArray(toolCall.content)
+        ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
+        : toolCall.content;
+      msg = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
+      if (content !== undefined) msg.content = content;
+    } else msg = { sessionUpdate: "tool_call_update", toolCallId, _meta: terminalInfoMeta(term) };
     out.push(clientUpdate(s.sessionId, msg, meta));
     term.decoder = new TextDecoder("utf-8", { fatal: false });
     if (term.trimmed)
       ctx.log.warn(`terminal ${term.terminalId}: output before the last ${term.bytes.length} bytes is not shown`);
-    out.push(...conventionUpdate(s, term, term.bytes, false, meta));
-  }
+    out.push(...conventionUpdate(s, term, term.bytes, false, key, meta));
+  });
   return out;
 }
 
@@ -811,6 +898,7 @@ function conventionUpdate(
   term: TerminalEntry,
   bytes: Uint8Array,
   reset: boolean,
+  key: "output" | "outputDelta",
   meta: unknown,
 ): readonly Outgoing[] {
   const carrier = term.carrier;
@@ -822,7 +910,7 @@ function conventionUpdate(
   // An exit ends the stream: a sequence still split is shown as U+FFFD, never left out.
   if (exiting) text += decoder.decode();
   const own: Obj = {};
-  if (text.length > 0) Object.assign(own, terminalOutputMeta(term.terminalId, text));
+  if (text.length > 0) Object.assign(own, terminalOutputMeta(term.terminalId, text, key));
   if (exiting) {
     Object.assign(own, terminalExitMeta(term.terminalId, term.exitStatus));
     term.exitSent = true;
@@ -831,48 +919,24 @@ function conventionUpdate(
   return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: carrier, _meta: own }, meta)];
 }
 
-/** A v2 terminal update for a client of the convention: state kept, what is new sent if shown. */
-function terminalToConvention(
+/** What a v2 terminal update adds to a terminal the client was shown, through the convention's keys. */
+function conventionOutput(
   s: SessionA,
   t: TerminalEntry,
-  update: Obj,
+  change: { append: Uint8Array; reset: boolean },
+  key: "output" | "outputDelta",
   ctx: UpdateContext,
   meta: unknown,
 ): readonly Outgoing[] {
-  const max = ctx.terminalMaxBytes;
-  let append: Uint8Array = new Uint8Array(0);
-  let reset = false;
-  if (update.sessionUpdate === "terminal_output_chunk") {
-    const data = decodeBase64(update.data);
-    if (data) {
-      if (t.bytes.length + data.length > max) t.trimmed = true;
-      appendOutput(t, data, max);
-      append = data;
-    }
-  } else {
-    if (typeof update.command === "string") t.command = update.command;
-    if (typeof update.cwd === "string") t.cwd = update.cwd;
-    if (isObject(update.output)) {
-      const data = decodeBase64(update.output.data);
-      if (data) {
-        const next = snapshotToAppend(t.bytes, t.trimmed !== true, data);
-        ({ reset, append } = next);
-        t.trimmed = data.length > max;
-        replaceOutput(t, data, max);
-      }
-    }
-    if (isObject(update.exitStatus)) t.exitStatus = update.exitStatus;
-    if (isObject(update.size)) t.size = update.size as TerminalEntry["size"];
-  }
   if (t.carrier === undefined) return NOTHING; // sent once a tool call shows it
-  if (reset) {
+  if (change.reset) {
     ctx.log.warnOnce(
       `terminal-reset-${t.terminalId}`,
       `terminal ${t.terminalId}: a v2 output snapshot replaced the output; the v1 client gets a terminal reset and the snapshot`,
     );
     t.decoder = new TextDecoder("utf-8", { fatal: false });
   }
-  return conventionUpdate(s, t, append, reset, meta);
+  return conventionUpdate(s, t, change.append, change.reset, key, meta);
 }
 
 /** Record the terminals an idle `state_update` lists as still running in the background. */
@@ -892,14 +956,15 @@ function noteBackground(s: SessionA, update: Obj): void {
  * open. Later output still reaches the client; a later exit is not sent twice.
  */
 export function endTurnTerminals(s: SessionA, ctx: UpdateContext): readonly Outgoing[] {
-  if (!conventionMode(ctx)) return NOTHING;
+  const key = outputKey(ctx);
+  if (key === undefined) return NOTHING;
   const out: Outgoing[] = [];
   for (const term of s.terminals.values()) {
     if (term.carrier === undefined || term.exitSent === true || term.exitStatus !== undefined) continue;
     if (s.backgroundTerminals.has(term.terminalId)) continue;
     const meta: Obj = {};
     const rest = term.decoder?.decode() ?? "";
-    if (rest.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, rest));
+    if (rest.length > 0) Object.assign(meta, terminalOutputMeta(term.terminalId, rest, key));
     Object.assign(meta, terminalExitMeta(term.terminalId, undefined));
     term.exitSent = true;
     out.push(clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", toolCallId: term.carrier, _meta: meta }));
