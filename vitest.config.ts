@@ -3,7 +3,13 @@ import { defineConfig } from "vitest/config";
 // Tests that spawn the BUILT CLI (or read the bundle) need `npm run build` first; the global setup of
 // their project does it, once per invocation. Everything else (converters, engine, models, wire) runs
 // from source, so a one-file loop on a converter never waits for tsc and the bundler.
-const BUILT = ["test/e2e/**/*.test.ts", "test/fuzz/**/*.test.ts", "test/build.test.ts", "test/options.test.ts"];
+const BUILT = [
+  "test/e2e/**/*.test.ts",
+  "test/fuzz/**/*.test.ts",
+  "test/build.test.ts",
+  "test/options.test.ts",
+  "test/peers.test.ts",
+];
 
 export default defineConfig({
   test: {

@@ -1,6 +1,6 @@
 // The quick command-line parser (read at every start, without yargs) against the full one: every
 // command line the quick parser accepts means exactly what yargs makes of it; the rest goes to yargs.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,17 +105,23 @@ describe("command line", () => {
 });
 
 /** Runs the CLI with an agent that only leaves a mark; says whether it ran, and what the CLI wrote. */
-function launch(own: string[]) {
+async function launch(own: string[]) {
   const dir = mkdtempSync(join(tmpdir(), "acp-bridge-early-"));
   const mark = join(dir, "ran");
   const agent = [process.execPath, "-e", `require("node:fs").writeFileSync(${JSON.stringify(mark)}, "")`];
-  const r = spawnSync(process.execPath, ["bin/acp-bridge.js", ...own, "--", ...agent], {
-    encoding: "utf8",
-    input: "",
+  // Asynchronous, so that the many cases below run side by side (each is mostly process start-up).
+  const child = spawn(process.execPath, ["bin/acp-bridge.js", ...own, "--", ...agent], {
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  child.stdin.end();
+  const status = await new Promise<number | null>((done) => child.on("close", (code) => done(code)));
   const ran = existsSync(mark);
   rmSync(dir, { recursive: true, force: true });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, ran };
+  return { status, stdout, stderr, ran };
 }
 
 describe("integer options on the command line (built CLI)", () => {
@@ -137,16 +143,16 @@ describe("integer options on the command line (built CLI)", () => {
     ["max-depth", ["--max-depth", "64", "--max-depth", "128"]],
   ];
 
-  it.each(refused)("refuses --%s in %j with status 2, naming it, and starts no agent", (name, own) => {
-    const r = launch(own);
+  it.concurrent.each(refused)("refuses --%s in %j with status 2, naming it, and starts no agent", async (name, own) => {
+    const r = await launch(own);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`--${name}`);
     expect(r.ran).toBe(false);
   });
 
-  it("takes 0 where it has a documented meaning, and each range's ends", () => {
-    const r = launch([
+  it.concurrent("takes 0 where it has a documented meaning, and each range's ends", async () => {
+    const r = await launch([
       "--ack-grace-ms",
       "0",
       "--diff-file-max-bytes",
@@ -161,7 +167,7 @@ describe("integer options on the command line (built CLI)", () => {
     expect(r.stderr).toBe("");
     expect(r.ran).toBe(true);
     // No grace: the agent may be ended before it leaves its mark, but the command line is good.
-    const noGrace = launch(["--shutdown-grace-ms", "0"]);
+    const noGrace = await launch(["--shutdown-grace-ms", "0"]);
     expect(noGrace.stderr).toBe("");
     expect(noGrace.status).toBe(0);
   });
@@ -173,24 +179,26 @@ describe("integer options on the command line (built CLI)", () => {
 });
 
 describe("starting the agent before the bridge loads (built CLI)", () => {
-  it("starts it at once for a command line in the usual spellings", () => {
-    const r = launch(["--log-level", "debug"]);
+  it.concurrent("starts it at once for a command line in the usual spellings", async () => {
+    const r = await launch(["--log-level", "debug"]);
     expect(r.ran).toBe(true);
     expect(r.stderr).toContain("agent started before the bridge loads");
   });
 
-  it("leaves other spellings to the bridge, which still starts the agent", () => {
-    const r = launch(["--logLevel", "debug"]);
+  it.concurrent("leaves other spellings to the bridge, which still starts the agent", async () => {
+    const r = await launch(["--logLevel", "debug"]);
     expect(r.ran).toBe(true);
     expect(r.stderr).not.toContain("agent started before the bridge loads");
   });
 
-  it.each([[["--max-sessions", "0"]], [["--max-pending-requests=0"]], [["--help"]], [["--log-level", "loud"]]])(
-    "starts no agent for %j",
-    (own) => {
-      const r = launch(own);
-      expect(r.ran).toBe(false);
-      expect(r.status).toBe(own[0] === "--help" ? 0 : 2);
-    },
-  );
+  it.concurrent.each([
+    [["--max-sessions", "0"]],
+    [["--max-pending-requests=0"]],
+    [["--help"]],
+    [["--log-level", "loud"]],
+  ])("starts no agent for %j", async (own) => {
+    const r = await launch(own);
+    expect(r.ran).toBe(false);
+    expect(r.status).toBe(own[0] === "--help" ? 0 : 2);
+  });
 });

@@ -16,7 +16,6 @@ import {
   spawnRaw,
   spawnWithClient,
   type SpawnedClient,
-  tsxArgs,
   type WireEntry,
   findWireProblems,
 } from "./support/peers.js";
@@ -72,7 +71,7 @@ async function finish(peer: SpawnedClient<any>, version: 1 | 2): Promise<void> {
 }
 
 function startV2(env?: Record<string, string>): SpawnedClient<2> {
-  return spawnWithClient(2, NODE, tsxArgs(AGENT_V2), env ? { env } : {});
+  return spawnWithClient(2, NODE, [AGENT_V2], env ? { env } : {});
 }
 
 async function v2Session(peer: SpawnedClient<2>): Promise<string> {
@@ -82,7 +81,7 @@ async function v2Session(peer: SpawnedClient<2>): Promise<string> {
 }
 
 function startV1(env?: Record<string, string>, handlers?: ClientHandlers<1>): SpawnedClient<1> {
-  return spawnWithClient(1, NODE, tsxArgs(AGENT_V1), { ...(env ? { env } : {}), ...(handlers ? { handlers } : {}) });
+  return spawnWithClient(1, NODE, [AGENT_V1], { ...(env ? { env } : {}), ...(handlers ? { handlers } : {}) });
 }
 
 async function v1Session(peer: SpawnedClient<1>): Promise<string> {
@@ -712,7 +711,7 @@ describe("agent-v1 with a v1 SDK client (v1 lifecycle, T §1.1, H §4.3, H §5)"
 
 describe("version mismatch without a bridge (H §1.2)", () => {
   it("agent-v2 rejects a v1 client's initialize with -32022 {requested: 1, supported: [2]}", async () => {
-    const peer = spawnWithClient(1, NODE, tsxArgs(AGENT_V2));
+    const peer = spawnWithClient(1, NODE, [AGENT_V2]);
     await expect(peer.ctx.request(v1.methods.agent.initialize, V1_INIT)).rejects.toMatchObject({
       code: -32022,
       data: { requested: 1, supported: [2] },
@@ -721,12 +720,12 @@ describe("version mismatch without a bridge (H §1.2)", () => {
   });
 
   it("agent-v1 answers a v2 initialize with protocolVersion 1, which the v2 SDK client refuses", async () => {
-    const raw = spawnRaw(NODE, tsxArgs(AGENT_V1));
+    const raw = spawnRaw(NODE, [AGENT_V1]);
     const answer = await raw.request("initialize", V2_INIT);
     expect(answer.result.protocolVersion).toBe(1);
     expect((await raw.close()).code).toBe(0);
 
-    const peer = spawnWithClient(2, NODE, tsxArgs(AGENT_V1));
+    const peer = spawnWithClient(2, NODE, [AGENT_V1]);
     // The SDK's own response parsing refuses it (a ZodError: a v1 result has no `info`), not a RequestError.
     await expect(peer.ctx.request(v2.methods.agent.initialize, V2_INIT)).rejects.toMatchObject({ name: "ZodError" });
     const reply = peer.wire.find((e) => e.dir === "in")?.msg as any;
@@ -737,7 +736,7 @@ describe("version mismatch without a bridge (H §1.2)", () => {
 
 describe("raw line client (hostile input)", () => {
   it("gets a -32700 parse error with id null for a line that is not JSON, and the agent keeps serving", async () => {
-    const raw = spawnRaw(NODE, tsxArgs(AGENT_V2));
+    const raw = spawnRaw(NODE, [AGENT_V2]);
     raw.send("{not json\n");
     const error = await raw.waitFor((m) => m.error?.code === -32700);
     expect(error.id).toBeNull();

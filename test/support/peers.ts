@@ -17,8 +17,9 @@ export type { WireEntry };
 export function tsxArgs(file: string): string[] {
   return ["--import", "tsx", file];
 }
-export const AGENT_V1 = "src/demo/agent-v1.ts";
-export const AGENT_V2 = "src/demo/agent-v2.ts";
+/** The demo agents as built (`npm run build`): tsx would transpile them again at every spawn. */
+export const AGENT_V1 = "dist/src/demo/agent-v1.js";
+export const AGENT_V2 = "dist/src/demo/agent-v2.js";
 
 interface ExitInfo {
   readonly code: number | null;
