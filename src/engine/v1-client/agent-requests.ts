@@ -11,14 +11,9 @@ import type { RequestMessage } from "../../wire/jsonrpc.js";
 import { answer, fail, NOTHING, type Outgoing } from "../outgoing.js";
 import type { Inbound } from "../relay.js";
 import { failedConv } from "../translating.js";
-import {
-  claimed,
-  clientUpdate,
-  flushSession,
-  isAnnounced,
-  markAnnounced,
-  permissionTerminalItem,
-} from "./updates/index.js";
+import { clientUpdate, flushSession } from "./updates/index.js";
+import { permissionTerminalItem } from "./updates/terminals.js";
+import { claimed, isAnnounced, markAnnounced } from "./updates/tool-calls.js";
 import type { EngineA } from "./context.js";
 
 /** A permission option as finalizing a synthetic tool call reads it. */

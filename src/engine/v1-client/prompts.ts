@@ -9,7 +9,8 @@ import type { RequestMessage, RpcError } from "../../wire/jsonrpc.js";
 import { answer, noSessionId, NOTHING, notify, rejected, type Outgoing } from "../outgoing.js";
 import type { Answer } from "../relay.js";
 import { failedConv } from "../translating.js";
-import { endTurnTerminals, flushSession } from "./updates/index.js";
+import { flushSession } from "./updates/index.js";
+import { endTurnTerminals } from "./updates/terminals.js";
 import type { EngineA } from "./context.js";
 
 export function prompt(a: EngineA, msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {

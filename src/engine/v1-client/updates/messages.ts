@@ -1,0 +1,99 @@
+// Direction A's message chunks toward the v1 client (T §2.1): the kind each message id was first
+// seen with, plain text chunks taken whole, and the fast path's text chunk.
+import { isObject, type Obj } from "../../../base/json.js";
+import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../../convert/message.js";
+import { NOTHING, raw, type Outgoing } from "../../outgoing.js";
+import { dropped } from "../../translating.js";
+import type { SessionA } from "../session.js";
+import { type Original, type UpdateContext, clientUpdate, isUpdate } from "./index.js";
+
+const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
+  user_message_chunk: { kind: "user", whole: false },
+  agent_message_chunk: { kind: "agent", whole: false },
+  agent_thought_chunk: { kind: "thought", whole: false },
+  user_message: { kind: "user", whole: true },
+  agent_message: { kind: "agent", whole: true },
+  agent_thought: { kind: "thought", whole: true },
+};
+
+/** The message variant a tag names (an own key only: `toString` is no variant). */
+export function messageKind(tag: string | undefined): { kind: MessageKind; whole: boolean } | undefined {
+  return tag !== undefined && Object.hasOwn(MESSAGE_KINDS, tag) ? MESSAGE_KINDS[tag] : undefined;
+}
+
+/** A plain text chunk: `{sessionUpdate, messageId, content: {type: "text", text}}`, nothing else. */
+function plainText(params: Obj, update: Obj): string | undefined {
+  const content = update.content;
+  if (!isObject(content) || content.type !== "text" || typeof content.text !== "string") return undefined;
+  return keyCount(content) === 2 && keyCount(update) === 3 && keyCount(params) === 2 ? content.text : undefined;
+}
+
+/** Own keys of a parsed JSON object, without allocating an array (hot path). */
+function keyCount(o: Obj): number {
+  let n = 0;
+  for (const k in o) if (Object.hasOwn(o, k)) n++;
+  return n;
+}
+
+/** The kind the message id `id` was first seen with (recorded now if this is its first sighting). */
+function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
+  const first = s.idKind.get(id);
+  if (first !== undefined) return first;
+  s.idKind.set(id, kind);
+  return kind;
+}
+
+/**
+ * A chunk of plain text (`{type:"text",text}` content, no other member, no `_meta`) that v1 shows
+ * unchanged: recorded as shown and true, and its original bytes go to the client. False when it
+ * needs rendering, and nothing changed but the id's first kind (recorded as the full path would).
+ * The full path and the fast path (`fastUpdateToV1`) both take chunks through here.
+ */
+export function takePlainChunk(s: SessionA, kind: MessageKind, id: string, text: string): boolean {
+  const firstKind = firstKindOf(s, id, kind);
+  if (firstKind === kind && s.sent.appendText(kind, id, text)) return true;
+  const next = plainTextChunkState(id, text, s.sent.get(kind, id), { kind, firstKind });
+  if (!next) return false;
+  s.sent.set(kind, id, next);
+  return true;
+}
+
+export function messageToV1(
+  s: SessionA,
+  update: Obj,
+  message: { kind: MessageKind; whole: boolean },
+  original: Original | undefined,
+  ctx: UpdateContext,
+  params: Obj,
+): readonly Outgoing[] {
+  const id = update.messageId;
+  if (typeof id !== "string") {
+    ctx.log.warn("dropped a message update without a messageId");
+    return NOTHING;
+  }
+  // The bulk of the traffic: a plain text chunk v1 sees unchanged goes out as the very bytes that
+  // came in, no serialization (docs/decisions.md#performance-budget).
+  const text = !message.whole && original ? plainText(params, update) : undefined;
+  if (text !== undefined && original && takePlainChunk(s, message.kind, id, text))
+    return [raw("client", original.line, original.msg)];
+  const firstKind = firstKindOf(s, id, message.kind);
+  const sent = s.sent.get(message.kind, id);
+  const meta = params._meta;
+  if (message.whole) {
+    if (!isUpdate(update, "user_message", "agent_message", "agent_thought")) return NOTHING;
+    const r = upsertToV1Chunks(
+      update,
+      sent,
+      { kind: message.kind, firstKind, redactionNotice: ctx.redactionNotice },
+      ctx.opts,
+    );
+    if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
+    s.sent.set(message.kind, id, r.value.sent);
+    return r.value.chunks.map((c) => clientUpdate(s.sessionId, c, meta));
+  }
+  if (!isUpdate(update, "user_message_chunk", "agent_message_chunk", "agent_thought_chunk")) return NOTHING;
+  const r = chunkToV1(update, sent, { kind: message.kind, firstKind }, ctx.opts);
+  if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
+  s.sent.set(message.kind, id, r.value.sent);
+  return [clientUpdate(s.sessionId, r.value.update, meta)];
+}

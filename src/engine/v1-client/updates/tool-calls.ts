@@ -1,0 +1,362 @@
+// Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
+// its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { isObject, type Obj } from "../../../base/json.js";
+import { setMeta, unstash } from "../../../convert/stash.js";
+import { newTerminal, terminalToV1Item } from "../../../convert/terminal.js";
+import {
+  isPermissionPreAnnouncement,
+  restoresV1ToolCall,
+  restoresV1Update,
+  toolCallStatusToV1,
+  toolCallToV1,
+  toolCallUpdateToV1,
+  toolKindToV1,
+  type ToolCallToV1Context,
+} from "../../../convert/tool-call.js";
+import { diffStageOf } from "../../../../mappings/diff.js";
+import { diffFiles } from "../../files.js";
+import { NOTHING, type Outgoing } from "../../outgoing.js";
+import { dropped } from "../../translating.js";
+import type { SessionA, TerminalEntry, ToolCallView } from "../session.js";
+import { NIL } from "../../slot-table.js";
+import { limits } from "../../../../mappings/limits.js";
+import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { type UpdateContext, clientUpdate, isToolCallBody } from "./index.js";
+import { conventionMode, outputKey, showing, unshownTerminals } from "./terminals.js";
+
+// ---------------------------------------------------------------- tool calls (T §2.4)
+
+const TERMINAL_STATUSES = new Set(["completed", "failed", "cancelled"]);
+
+function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV1Context> = {}): ToolCallToV1Context {
+  return {
+    opts: ctx.opts,
+    diffRendering: ctx.diffRendering,
+    renderTerminal: (terminalId) =>
+      conventionMode(ctx) ? { type: "terminal", terminalId } : terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
+    ...extra,
+  };
+}
+
+/** The current text of the files named by the diffs about to be rendered, and what the status says of them. */
+function diffContext(t: ToolCallView, u: v2.ToolCallUpdate, ctx: UpdateContext): Partial<ToolCallToV1Context> {
+  const content: unknown = Array.isArray(u.content) ? u.content : t.announced ? undefined : t.view.content;
+  const files = diffFiles(content, 2, ctx.diffFileMaxBytes ?? 0);
+  return files ? { files, diffStage: diffStageOf(t.view.status) } : {};
+}
+
+export function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
+  let t = s.terminals.get(terminalId);
+  if (!t) {
+    t = { ...newTerminal(terminalId), refs: new Set(), flushTimer: undefined };
+    s.terminals.set(terminalId, t);
+  }
+  return t;
+}
+
+/** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
+function applyToolCallPatch(view: Obj, patch: Obj): void {
+  // Own keys in `Object.entries` order, without building the entries (once per tool call update).
+  for (const k in patch) {
+    if (!Object.hasOwn(patch, k) || k === "sessionUpdate") continue;
+    const v = patch[k];
+    if (k === "_meta") {
+      if (v === null) delete view._meta;
+      else if (isObject(v)) {
+        const meta: Obj = isObject(view._meta) ? { ...view._meta } : {};
+        for (const [mk, mv] of Object.entries(v)) {
+          if (mv === null) Reflect.deleteProperty(meta, mk);
+          else meta[mk] = mv;
+        }
+        view._meta = meta;
+      }
+      continue;
+    }
+    if (v === null) Reflect.deleteProperty(view, k);
+    else view[k] = v;
+  }
+}
+
+export function referencedTerminals(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  const ids: string[] = [];
+  for (const item of content)
+    if (isObject(item) && item.type === "terminal" && typeof item.terminalId === "string") ids.push(item.terminalId);
+  return ids;
+}
+
+function trackTerminalRefs(s: SessionA, toolCallId: string, content: unknown): void {
+  if (!Array.isArray(content)) return;
+  for (const id of referencedTerminals(content)) terminalFor(s, id).refs.add(toolCallId);
+}
+
+/**
+ * The entry for a tool call the agent reports itself. One the bridge invented for a permission
+ * (T §4 A↓-2) is replaced: the real one is announced with a full v1 tool_call, and the bridge stops
+ * finalizing it.
+ */
+export function claimed(s: SessionA, toolCallId: string): ToolCallView {
+  const t = toolEntry(s, toolCallId);
+  if (t.synthetic) {
+    t.synthetic = false;
+    t.announced = false;
+    t.view = { toolCallId };
+  }
+  return t;
+}
+
+function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
+  let t = s.toolCalls.get(toolCallId);
+  if (!t) {
+    t = {
+      view: { toolCallId },
+      announced: false,
+      synthetic: false,
+      pendingChunks: [],
+      pendingMeta: undefined,
+      flushTimer: undefined,
+    };
+    s.toolCalls.set(toolCallId, t);
+  }
+  return t;
+}
+
+/**
+ * What is pending for a tool call (coalesced content chunks), to go before anything else about it.
+ * It carries the chunks' own notification `_meta`, never that of the notification that flushes them.
+ */
+export function flushToolCall(s: SessionA, t: ToolCallView, ctx: UpdateContext): readonly Outgoing[] {
+  if (t.flushTimer) clearTimeout(t.flushTimer);
+  t.flushTimer = undefined;
+  s.pendingTools.delete(t);
+  if (t.pendingChunks.length === 0) return NOTHING;
+  const chunks = t.pendingChunks;
+  t.pendingChunks = [];
+  const meta = t.pendingMeta;
+  t.pendingMeta = undefined;
+  const body = t.announced ? { toolCallId: t.view.toolCallId, content: t.view.content } : t.view;
+  return emitToolCall(s, t, body, ctx, meta, { chunks });
+}
+
+/** The v1 rendering of a tool call's change `u`; `meta` is the notification `_meta` it carries. */
+export function emitToolCall(
+  s: SessionA,
+  t: ToolCallView,
+  u: Obj,
+  ctx: UpdateContext,
+  meta: unknown,
+  extra: Partial<ToolCallToV1Context> = {},
+  /** The whole first sighting as the agent sent it (its nulls too), when the view holds nothing else. */
+  creation?: Obj,
+): readonly Outgoing[] {
+  const view = t.view;
+  if (!isToolCallBody(u) || !isToolCallBody(view)) return NOTHING;
+  const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
+  // A terminal the client has not been shown needs `terminal_info` (T §2.5); a client of the
+  // convention reads it on a v1 `tool_call` only, which it gets again for that.
+  const unshown = outputKey(ctx) !== undefined ? unshownTerminals(s, t) : [];
+  if (unshown.length > 0 && t.announced && conventionMode(ctx)) {
+    const r = toolCallToV1(view, context);
+    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
+  }
+  if (!t.announced && restoresV1Update(u)) {
+    // A chained B's v1 agent updated a tool call it never announced: the same update goes on.
+    const r = toolCallUpdateToV1(u, context);
+    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    t.announced = true;
+    t.synthetic = false;
+    return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value }, meta)];
+  }
+  if (!t.announced || restoresV1ToolCall(u)) {
+    // First sighting (or a chained bridge restoring a re-sent v1 tool_call): a v1 `tool_call`.
+    const first = creation !== undefined && isToolCallBody(creation) ? creation : view;
+    const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : first, context);
+    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    t.announced = true;
+    t.synthetic = false;
+    return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
+  }
+  const r = toolCallUpdateToV1(u, context);
+  if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+  return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call_update", ...r.value }, unshown, meta);
+}
+
+export function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
+  const id = u.toolCallId;
+  if (typeof id !== "string") {
+    ctx.log.warn("dropped a tool_call_update without a toolCallId");
+    return NOTHING;
+  }
+  const t = claimed(s, id);
+  const flushed = flushToolCall(s, t, ctx);
+  const patch: Obj = { ...u };
+  delete patch.sessionUpdate;
+  if (!t.announced && isPermissionPreAnnouncement(patch)) {
+    // A chained B announced a v1 permission's tool call the v1 agent never did: known, not shown.
+    const { meta: own } = unstash(patch._meta, 1);
+    setMeta(patch, own);
+    applyToolCallPatch(t.view, patch);
+    return flushed;
+  }
+  // Nothing known of it yet: the patch itself is the first sighting, nulls included (the view drops
+  // them), so a chained B gives its client the very update the agent sent.
+  const fresh = !t.announced && Object.keys(t.view).length === 1;
+  const repeats = repeatsContent(t, patch, ctx);
+  applyToolCallPatch(t.view, patch);
+  trackTerminalRefs(s, id, t.view.content);
+  const rendered = repeats ? { ...patch, content: t.view.content } : patch;
+  const emitted = emitToolCall(s, t, rendered, ctx, meta, {}, fresh ? patch : undefined);
+  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
+    // Finished: keep it (a late update still renders), but let the LRU forget it first.
+    s.toolCalls.retire(id);
+  }
+  return flushed.length === 0 ? emitted : [...flushed, ...emitted];
+}
+
+/** The content a tool call has, if any. */
+function hasContent(t: ToolCallView): boolean {
+  return Array.isArray(t.view.content) && t.view.content.length > 0;
+}
+
+/**
+ * Some v1 clients read a finished tool's result from its completing `tool_call_update` (`rawOutput`,
+ * else `content`), which v1 agents fill: a v2 completion (to a status v1 shows as finished) that
+ * carries neither repeats the content the tool call has, on an update that could only be a
+ * `tool_call_update`. Not toward a bridge, nor from one: there a v1 agent sent the completion.
+ */
+function repeatsContent(t: ToolCallView, patch: Obj, ctx: UpdateContext): boolean {
+  return (
+    t.announced &&
+    !ctx.flags.bridgePeer &&
+    ctx.agentBridge !== true &&
+    typeof patch.status === "string" &&
+    TERMINAL_STATUSES.has(patch.status) &&
+    !Object.hasOwn(patch, "rawOutput") &&
+    !Object.hasOwn(patch, "content") &&
+    hasContent(t)
+  );
+}
+
+/**
+ * The fast path of `toolCallUpdate`: a `tool_call_update`, tag first, that only sets `status`,
+ * `title` or `kind` to values v1 has. Of an announced tool call, v1 gets it unchanged (T §2.4 A↓-2:
+ * `toolCallUpdateToV1` copies such fields, and `clientUpdate` writes the tag first): its original
+ * bytes. Of an unknown one with a title, it is the first sighting (A↓-1): the same fields as a v1
+ * `tool_call`, the tag's value spliced. The view is patched as the full path patches it. Undefined,
+ * having changed nothing, for anything else (content, a permission's tool call, a terminal the
+ * convention must show).
+ */
+export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): Buffer | undefined {
+  if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return undefined;
+  const id = u.string("toolCallId");
+  if (id === undefined) return undefined;
+  const calls = s.toolCalls;
+  const slot = calls.find(id);
+  // A compact entry is announced, not synthetic, without content or anything pending.
+  const known = slot === NIL ? undefined : calls.fullEntry(slot);
+  if (slot === NIL && !u.keys.includes("title")) return undefined;
+  if (known !== undefined && (!known.announced || known.synthetic)) return undefined;
+  if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
+  if (known !== undefined && outputKey(ctx) !== undefined && referencedTerminals(known.view.content).length > 0)
+    return undefined;
+  const patch: Obj = {};
+  for (const k of u.keys) {
+    if (k === "sessionUpdate" || k === "content") continue;
+    const value = u.string(k);
+    if (value === undefined) return undefined;
+    if (k === "status" && toolCallStatusToV1(value).changed) return undefined;
+    // A completion of a tool call with content repeats it (`repeatsContent`).
+    if (k === "status" && known !== undefined && TERMINAL_STATUSES.has(value) && hasContent(known)) return undefined;
+    if (k === "kind" && toolKindToV1(value).changed) return undefined;
+    patch[k] = value;
+  }
+  const compact = known === undefined ? calls.patchCompact(slot, id, patch) : NIL;
+  let status: unknown;
+  if (compact === NIL) {
+    const t = known ?? claimed(s, id);
+    applyToolCallPatch(t.view, patch);
+    trackTerminalRefs(s, id, t.view.content);
+    t.announced = true;
+    t.synthetic = false;
+    status = t.view.status;
+  } else status = calls.statusOf(compact);
+  if (typeof status === "string" && TERMINAL_STATUSES.has(status)) calls.retire(id);
+  return slot === NIL ? u.splice("sessionUpdate", TOOL_CALL_TAG) : u.line;
+}
+
+/** The tag of a v1 first sighting, as the bytes spliced in. */
+const TOOL_CALL_TAG = Buffer.from("tool_call");
+
+/** A raw `tool_call_content_chunk` body: its id and content item are checked here. */
+function isContentChunk(x: Obj): x is Obj & v2.ToolCallContentChunk {
+  return typeof x.toolCallId === "string" && isObject(x.content);
+}
+
+/** The content item that stands for the items a bounded tool call dropped from its head. */
+function omittedNote(n: number): v2.ToolCallContent {
+  return {
+    type: "content",
+    content: {
+      type: "text",
+      text: `[acp-bridge: ${n} earlier output item${n === 1 ? "" : "s"} of this tool call omitted]`,
+    },
+  };
+}
+
+export function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, meta: unknown): readonly Outgoing[] {
+  if (!isContentChunk(src)) {
+    ctx.log.warn("dropped a malformed tool_call_content_chunk");
+    return NOTHING;
+  }
+  const id = src.toolCallId;
+  const t = claimed(s, id);
+  // A notification with its own `_meta` is emitted alone, so that `_meta` rides on it (H §7.5).
+  const own = meta !== undefined && meta !== null;
+  const flushed = own ? flushToolCall(s, t, ctx) : NOTHING;
+  let content: unknown[] = Array.isArray(t.view.content) ? Array.from<unknown>(t.view.content) : [];
+  content.push(src.content);
+  // v1 replaces the whole content on each update, so the bridge keeps what it shows: bounded, the
+  // oldest items give way to one visible note of how many were omitted (never a silent loss).
+  const max = limits.toolCallContent.default;
+  if (content.length > max) {
+    // Keep `max` items, the note first; an earlier note is among the dropped, not counted.
+    const noted = (t.omittedItems ?? 0) > 0 ? 1 : 0;
+    const drop = content.length - max + 1;
+    t.omittedItems = (t.omittedItems ?? 0) + drop - noted;
+    content = [omittedNote(t.omittedItems), ...content.slice(drop)];
+  }
+  t.view.content = content;
+  trackTerminalRefs(s, id, content);
+  const chunk = { ...src };
+  delete chunk.sessionUpdate;
+  t.pendingChunks.push(chunk);
+  s.pendingTools.add(t);
+  if (own) {
+    t.pendingMeta = meta;
+    return [...flushed, ...flushToolCall(s, t, ctx)];
+  }
+  // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
+  t.flushTimer ??= setTimeout(() => ctx.write(flushToolCall(s, t, ctx)), ctx.flushMs);
+  return NOTHING;
+}
+
+/** Every tool call's coalesced chunks, but those of `except` (whose burst goes on). */
+export function flushPendingTools(s: SessionA, ctx: UpdateContext, except: unknown): Outgoing[] {
+  const out: Outgoing[] = [];
+  for (const t of [...s.pendingTools]) if (t.view.toolCallId !== except) out.push(...flushToolCall(s, t, ctx));
+  return out;
+}
+
+/** A tool call the v1 client has (for permission requests). */
+export function isAnnounced(s: SessionA, toolCallId: string): boolean {
+  return s.toolCalls.peek(toolCallId)?.announced ?? false;
+}
+
+export function markAnnounced(s: SessionA, toolCallId: string, patch: Obj, synthetic: boolean): void {
+  const t = toolEntry(s, toolCallId);
+  applyToolCallPatch(t.view, patch);
+  t.announced = true;
+  t.synthetic = synthetic;
+}
