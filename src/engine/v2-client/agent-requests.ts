@@ -13,7 +13,8 @@ import { answer, fail, NOTHING, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
-import { boundary, clientUpdate, diffFilesOfV1 } from "./updates/index.js";
+import { boundary, clientUpdate } from "./updates/index.js";
+import { diffFilesOfV1 } from "./updates/tool-calls.js";
 
 /** What a v1 agent is answered for a request cancelled with its turn. */
 const permissionCancelled = () => ({ outcome: { outcome: "cancelled" } });
