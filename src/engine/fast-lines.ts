@@ -8,7 +8,7 @@ import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
 
-/** The tags and content type the translating fast paths (a/updates.ts, b/updates.ts) compare as bytes. */
+/** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
 export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
 export const TEXT = new Literal("text");
 /** The chunks both take: an agent's message and thought (a user chunk waits on a prompt's ack or echo). */

@@ -11,7 +11,7 @@ import { value } from "../support/conv.js";
 
 const opts = options("compact");
 
-/** Direction A answers with a v2 agent's error as it is (a/direction-a.ts), -32002 wrapping included. */
+/** Direction A answers with a v2 agent's error as it is (v1-client/engine.ts), -32002 wrapping included. */
 const passedByA = (e: unknown): Conv<unknown> => ({ ok: true, value: e, lost: [] });
 
 /** What a v2 -32002 B wrapped keeps of the v1 `data` for a bridge that reads stashes. */

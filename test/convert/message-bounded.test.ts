@@ -50,7 +50,7 @@ class AEngine {
       return r.chunks;
     }
     const c = u.content as Obj;
-    // The engine's fast path for plain text chunks, as src/engine/v1-client/updates/index.ts takes it.
+    // The engine's fast path for plain text chunks, as src/engine/v1-client/updates/messages.ts takes it.
     if (c.type === "text" && Object.keys(c).length === 2 && Object.keys(u).length === 3) {
       const next = plainTextChunkState(id, c.text as string, this.sent.get(key), ctx);
       if (next) {

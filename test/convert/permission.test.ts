@@ -436,7 +436,7 @@ function chain(
   const beforeV2: unknown[] = [];
   for (const m of a.before) {
     const r = value(toolCallMessageToV2(m, { opts, seen: seen.has(m.toolCallId) }));
-    // What B's engine knows afterwards (b/updates.ts): not A's stand-in for a non-tool-call subject.
+    // What B's engine knows afterwards (v2-client/updates/): not A's stand-in for a non-tool-call subject.
     if (r.length > 0 || isPermissionAnnouncement(m)) seen.add(m.toolCallId);
     beforeV2.push(...r);
   }

@@ -446,7 +446,7 @@ const v1uPlanUpdate = arb("v1u", "PlanUpdate", {
   },
 });
 
-// B forwards a v1 (unstable) plan_update as it is (b/updates.ts has no plan_update route), so the
+// B forwards a v1 (unstable) plan_update as it is (v2-client/updates/index.ts has no plan_update route), so the
 // round trip a chain makes is A's leg, then the identity: lossy where v1 lacks a value, reported.
 describe("T §2.6 unstable PlanUpdate (native forwarding, properties)", () => {
   it("v2 → A: a valid v1 plan_update, differing only where it reports a loss or stashes", () => {

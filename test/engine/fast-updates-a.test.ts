@@ -178,7 +178,7 @@ const update: fc.Arbitrary<Obj> = fc.oneof(
     ),
   },
   {
-    // A bare completion: of a tool call with content, it repeats that content (a/updates.ts).
+    // A bare completion: of a tool call with content, it repeats that content (v1-client/updates/tool-calls.ts).
     weight: 1,
     arbitrary: fc.record({
       sessionUpdate: fc.constant("tool_call_update"),

@@ -58,7 +58,7 @@ describe("ToolCallTable", () => {
         const model = new LruMap<string, ToolCallView>(limit);
         for (const [name, id, p] of ops) {
           if (name === "patch") {
-            // As the fast path records a string-only update (src/engine/v1-client/updates/index.ts).
+            // As the fast path records a string-only update (src/engine/v1-client/updates/tool-calls.ts).
             const withId = { toolCallId: id, ...p };
             const slot = table.find(id);
             const known = slot === NIL ? undefined : table.fullEntry(slot);
@@ -143,7 +143,7 @@ describe("SentMessages and MessageKinds", () => {
         const idKindModel = new LruMap<string, MessageKind>(limit);
         for (const [name, kind, id, s] of ops) {
           if (name === "append" && typeof s === "string") {
-            // As direction A takes a plain text chunk (src/engine/v1-client/updates/index.ts `takePlainChunk`).
+            // As direction A takes a plain text chunk (src/engine/v1-client/updates/messages.ts `takePlainChunk`).
             const ctx = { kind, firstKind: kind };
             if (!table.appendText(kind, id, s)) {
               const next = plainTextChunkState(id, s, table.get(kind, id), ctx);

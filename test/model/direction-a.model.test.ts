@@ -1592,7 +1592,7 @@ describe("direction A conversation model: worked examples and known bugs (T §9 
     expect(w.problems).toEqual([]);
   });
 
-  // Was bug B2 (direction-a.ts permission / updates.ts emitToolCall): a tool call the bridge
+  // Was bug B2 (v1-client/agent-requests.ts permission / updates/tool-calls.ts emitToolCall): a tool call the bridge
   // synthesized for a `command` permission subject stayed "synthetic" after the agent reported that
   // toolCallId for real: the bridge sent a tool_call_update (not the full tool_call T §4 A↓-2 asks
   // for, so kind stayed `execute` and the other synthetic fields stayed) and, when the permission was

@@ -2105,7 +2105,7 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
 
   const strict = new Set<KnownBug>();
 
-  // BUG B-IDS (engine, b/updates.ts chunk + convert/message.ts assignChunkId): the echo alias maps the
+  // BUG B-IDS (engine, v2-client/updates/messages.ts chunk + convert/message.ts assignChunkId): the echo alias maps the
   // agent's own user-message id to a GENERATED id (acpb:s1:u:1), but the per-kind counter restarts at
   // each replay and does not count ids reached through the alias. Replaying this history gives the
   // echoed first prompt acpb:s1:u:1 (alias) and the second, id-less user message acpb:s1:u:1 again
@@ -2128,7 +2128,7 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
     expect(w.problems).toEqual([]);
   });
 
-  // BUG B-WITHDRAWN (engine, direction-b.ts willBlock / blocking): a prompt withdrawn with
+  // BUG B-WITHDRAWN (engine, v2-client willBlock / blocking): a prompt withdrawn with
   // $/cancel_request before its ack was never inserted (no running, no idle), yet a permission the
   // v1 agent sends in that window (it raced the session/cancel) is bracketed with requires_action and
   // running; the turn then ends with -32800 and no idle, so the v2 client stays busy forever.
@@ -2145,7 +2145,7 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
     expect(w.problems).toEqual([]);
   });
 
-  // BUG B-TITLE (engine, direction-b.ts permission): lastTitle/lastKind (T §2.4 B↓, §4 B↓-2) are not
+  // BUG B-TITLE (engine, v2-client/agent-requests.ts permission): lastTitle/lastKind (T §2.4 B↓, §4 B↓-2) are not
   // updated by a permission's own tool call (which T §4 B↓-1 applies like a tool_call_update) and
   // keep a kind a re-sent tool_call cleared; here the second request is titled "Permission
   // required" although the tool call is a `read` on both sides.
@@ -2162,7 +2162,7 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
     expect(w.problems).toEqual([]);
   });
 
-  // BUG B-ECHO-PLAN (engine, b/updates.ts): only other-kind chunks and tool calls close the echo
+  // BUG B-ECHO-PLAN (engine, v2-client/updates/): only other-kind chunks and tool calls close the echo
   // window; a `plan` (a message boundary, T §2.1-3) does not, so a user chunk after it overwrites the
   // inserted prompt (`user_message` with the prompt's id) instead of starting a new user message.
   it("fixed B-ECHO-PLAN: closes the echo window at a plan (T §1.4-3)", async () => {
@@ -2174,7 +2174,7 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
     expect(w.problems).toEqual([]);
   });
 
-  // BUG B-CLOSE-HELD (engine, direction-b.ts close / finishTurn): a prompt the client sends while an
+  // BUG B-CLOSE-HELD (engine, v2-client/emulation.ts close / finishTurn): a prompt the client sends while an
   // emulated session/close waits for the running turn is held; when the turn ends, the close marks
   // the session closed and startNext refuses to start it, and nothing answers it: the v2 prompt hangs
   // (only a later $/cancel_request, session/cancel or agent exit would answer it).
@@ -2192,7 +2192,7 @@ describe("direction B conversation model: worked examples (T §9 cases 15-19)", 
     expect(w.problems).toEqual([]);
   });
 
-  // BUG B-CLOSED-REPLAY (engine, direction-b.ts agentNotification): after an emulated session/close,
+  // BUG B-CLOSED-REPLAY (engine, v2-client/engine.ts agentNotification): after an emulated session/close,
   // session/resume with replayFrom start is answered successfully, but every replayed v1 update is
   // dropped because the session counts as closed until the resume response (H §2.3 read literally):
   // the client asked for the history and gets none.
