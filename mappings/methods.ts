@@ -252,6 +252,7 @@ const rows = [
     b: "translate",
     spec: "schema",
     note: "B: an `open` session gets the bridge's own foreground `state` (v1 has none)",
+    strings: ["sessionId"],
   },
   {
     v1: "session/set_mode",

@@ -127,6 +127,8 @@ function systemPromptConverted(
 ): unknown {
   if (sp === null || sp === undefined) return sp;
   if (!isObject(sp)) bad("systemPrompt", "not_object", NOT_LISTED);
+  // Copied as it is: both versions require a string mode.
+  if (typeof sp.mode !== "string") bad("systemPrompt.mode", "not_string", NOT_LISTED);
   if (!Array.isArray(sp.content)) bad("systemPrompt.content", "not_array", NOT_LISTED);
   const content = (sp.content as unknown[]).map((b, i) => {
     const r = convert(b as never, opts);

@@ -474,6 +474,23 @@ describe("H §4.9 session/fork (unstable)", () => {
     const e = failure(forkSessionRequestToV1({ sessionId: "s", cwd: "/w", systemPrompt: bad } as never, bCtx()));
     expect(e.data).toMatchObject({ field: "systemPrompt.content[1].type", index: 1 });
   });
+
+  it("refuses a system prompt without a string mode, which both versions require (issue 19)", () => {
+    for (const mode of [undefined, null, 3]) {
+      const systemPrompt = { ...(mode === undefined ? {} : { mode }), content: [] };
+      const params = { sessionId: "s", cwd: "/w", systemPrompt };
+      expect(failure(forkSessionRequestToV1(params as never, bCtx())).data).toEqual({
+        field: "systemPrompt.mode",
+        index: null,
+        reason: "not_string",
+      });
+      expect(failure(forkSessionRequestToV2({ ...params, mcpServers: [] } as never, aCtx())).data).toEqual({
+        field: "systemPrompt.mode",
+        index: null,
+        reason: "not_string",
+      });
+    }
+  });
 });
 
 describe("H §7.1 -32002 for sessions", () => {
