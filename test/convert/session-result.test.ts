@@ -202,6 +202,20 @@ describe("session/new result, direction B (H §4.1, §5.3, H §9 case 12)", () =
     });
   });
 
+  it("refuses a mode without a string name, which the v2 option standing for it requires (issue 19)", () => {
+    for (const [mode, field] of [
+      [{ id: "ask" }, "modes.availableModes[0].name"],
+      [{ id: "ask", name: 1 }, "modes.availableModes[0].name"],
+      [{ id: "ask", name: "Ask", description: 2 }, "modes.availableModes[0].description"],
+    ] as const) {
+      const m = { currentModeId: "ask", availableModes: [mode] };
+      expect(error(newSessionResponseToV2({ sessionId: "s1", modes: m }, {}, compact)).data).toMatchObject({
+        field,
+        reason: mode.name === undefined ? "missing" : "not_string",
+      });
+    }
+  });
+
   it("a chained A bridge gives the v1 client the agent's result back exactly", () => {
     for (const v1 of [
       { sessionId: "s1", modes, configOptions: null },
