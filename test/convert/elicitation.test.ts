@@ -293,12 +293,6 @@ describe("T §5.1 elicitation/create without what both versions require is refus
       "elicitationId",
       "missing",
     ],
-    [
-      "a URL elicitation whose url is null",
-      { message: "m", mode: "url", elicitationId: "e", url: null, sessionId: "s" },
-      "url",
-      "not_a_uri",
-    ],
   ];
   for (const [what, params, field, reason] of cases) {
     it(`A↓ refuses ${what} with -32602 naming ${field}`, () => {
