@@ -60,6 +60,17 @@ const marker = (from: 1 | 2, synthetic: string[]) => ({ "acp-bridge": { v: 1, fr
 describe("session/new result, direction A (H §4.1, §5.2)", () => {
   const v2 = { sessionId: "s1", configOptions: [modeOption], availableCommands: commands, _meta: { traceparent: "t" } };
 
+  it("refuses a new or forked session's result without a string sessionId, which v1 requires too (issue 19)", () => {
+    for (const sessionId of [undefined, [], 5]) {
+      const res = { ...(sessionId === undefined ? {} : { sessionId }), configOptions: [] };
+      for (const convert of [newSessionResponseToV1, forkSessionResponseToV1])
+        expect(error(convert(res, v1Client, compact)).data).toMatchObject({
+          field: "sessionId",
+          reason: sessionId === undefined ? "missing" : "not_string",
+        });
+    }
+  });
+
   it("renames options, synthesizes modes and hands availableCommands back for an update", () => {
     const r = value(newSessionResponseToV1(v2, v1Client, compact));
     expectValid("v1", "NewSessionResponse", r.result);
