@@ -241,6 +241,9 @@ export class DirectionB extends TranslatingMode {
     this.down.forward(msg, msg.method, params, (resp) => {
       if (resp.error) return { error: this.errorForClient(resp.error, sessionId) };
       if (!isObject(resp.result)) return malformed(msg.method, resp.result);
+      // Both versions require the status: v2 must not get an answer without one.
+      if (typeof resp.result.status !== "string")
+        return malformed(msg.method, { field: "status", reason: "not_string" });
       const s = this.b.known(sessionId);
       const state = s && !s.closed ? this.b.turns.state(s) : undefined;
       if (state === undefined || resp.result.status !== "open" || isObject(resp.result.state))
