@@ -274,6 +274,7 @@ const rows = [
     spec: "schema",
     note: "B: an `open` session gets the bridge's own foreground `state` (v1 has none)",
     afterClose: true,
+    strings: ["sessionId"],
   },
   {
     v1: "session/set_mode",

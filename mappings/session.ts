@@ -19,6 +19,8 @@ const Transport = z.object({
   v1Baseline: z.boolean(),
   /** Only in the unstable schemas. */
   unstable: z.boolean(),
+  /** The string field both versions require to reach the server: a server without it is refused. */
+  endpoint: z.string().min(1),
 });
 
 export type McpTransport = z.output<typeof Transport>;
@@ -36,6 +38,7 @@ export const mcpTransportTable = defineTable(
       unsupportedToV2: "policy",
       v1Baseline: true,
       unstable: false,
+      endpoint: "command",
     },
     // The bridge mirrored the agent's http flag to the client: sending it anyway is a violation.
     {
@@ -46,6 +49,7 @@ export const mcpTransportTable = defineTable(
       unsupportedToV2: "reject",
       v1Baseline: false,
       unstable: false,
+      endpoint: "url",
     },
     // Removed in v2; legacy SSE endpoints are not Streamable HTTP, so no rewrite to http.
     {
@@ -56,6 +60,7 @@ export const mcpTransportTable = defineTable(
       unsupportedToV2: "policy",
       v1Baseline: false,
       unstable: false,
+      endpoint: "url",
     },
     {
       transport: "acp",
@@ -65,6 +70,7 @@ export const mcpTransportTable = defineTable(
       unsupportedToV2: "reject",
       v1Baseline: false,
       unstable: true,
+      endpoint: "serverId",
     },
   ],
 );

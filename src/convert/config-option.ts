@@ -344,7 +344,12 @@ export function modesRole(modes: unknown, agentList: unknown, at: Path = ["modes
     expectString(m.currentModeId, [...at, "currentModeId"]);
     const list = expectArray(m.availableModes, [...at, "availableModes"]);
     list.forEach((mode, i) => {
-      expectString(expectObject(mode, [...at, "availableModes", i]).id, [...at, "availableModes", i, "id"]);
+      const m = expectObject(mode, [...at, "availableModes", i]);
+      expectString(m.id, [...at, "availableModes", i, "id"]);
+      // Copied into the v2 option standing for the mode, which requires them alike.
+      expectString(m.name, [...at, "availableModes", i, "name"]);
+      if (m.description !== undefined && m.description !== null)
+        expectString(m.description, [...at, "availableModes", i, "description"]);
     });
     if (isBridgeModes(m)) return "bridge";
     count = list.length;

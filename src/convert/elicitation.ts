@@ -281,11 +281,22 @@ function schemaToV2(raw: unknown, opts: ConvertOptions): Converted<Obj> {
   return ok(setMeta(out, stash.into(meta)), lost);
 }
 
+/**
+ * What both versions require of a request, whatever the side: a scope in every mode (a session or
+ * a request), a form's schema, a URL elicitation's id and URL. The converters copy these, so a
+ * request without them would reach the client as invalid as it came.
+ */
 function checkRequest(params: unknown): Obj & { mode: string } {
   if (!isObject(params)) bad("params", "not_object");
   if (!isString(params.mode)) bad("mode", "not_string");
-  if (params.mode === "url" && has(params, "url") && !(isString(params.url) && isUri(params.url)))
-    bad("url", "not_a_uri");
+  if (!has(params, "sessionId") && !has(params, "requestId"))
+    bad("sessionId", "missing_scope", { detail: "an elicitation is scoped to a sessionId or a requestId" });
+  if (params.mode === "form" && !has(params, "requestedSchema")) bad("requestedSchema", "missing");
+  if (params.mode === "url") {
+    if (!has(params, "elicitationId")) bad("elicitationId", "missing");
+    if (!has(params, "url")) bad("url", "missing");
+    if (!(isString(params.url) && isUri(params.url))) bad("url", "not_a_uri");
+  }
   return params as Obj & { mode: string };
 }
 

@@ -120,8 +120,14 @@ function markerFields(m: BridgeMarker | undefined): Obj | undefined {
 
 // ---- shared pieces ---------------------------------------------------------------------------------
 
+/** An `Implementation` of both versions: copied as it is, so a `title` must be a string too. */
 function isImplementation(x: unknown): x is Obj & { name: string; version: string } {
-  return isObject(x) && isString(x.name) && isString(x.version);
+  return (
+    isObject(x) &&
+    isString(x.name) &&
+    isString(x.version) &&
+    (x.title === undefined || x.title === null || isString(x.title))
+  );
 }
 
 interface Missing {
@@ -312,7 +318,7 @@ export function initializeRequestToV1(
     } else if (!isObject(info)) {
       bad("info", "not_object");
     } else {
-      bad(isString(info.name) ? "info.version" : "info.name", "not_string");
+      bad(!isString(info.name) ? "info.name" : !isString(info.version) ? "info.version" : "info.title", "not_string");
     }
 
     const caps = src.capabilities;

@@ -103,6 +103,15 @@ function fieldProblem(src: Record<string, unknown>, index: number): ConvertError
   return undefined;
 }
 
+/**
+ * The field a known transport reaches its server by (`command`, `url`, `serverId`): required by both
+ * versions, so a server without it cannot become a valid one of the other version.
+ */
+function endpointProblem(src: Record<string, unknown>, row: McpTransport | undefined, index: number) {
+  if (row === undefined || typeof src[row.endpoint] === "string") return undefined;
+  return malformed(index, row.endpoint, src[row.endpoint] === undefined ? "missing" : "not_string");
+}
+
 function stringList(x: unknown): string[] {
   return Array.isArray(x) ? x.filter((k): k is string => typeof k === "string") : [];
 }
@@ -120,6 +129,8 @@ export function mcpServerToV2(server: unknown, ctx: McpToV2Context, index = 0): 
   const problem = fieldProblem(src, index);
   if (problem) return fail(problem);
   const row: McpTransport | undefined = transportOfV1(tag);
+  const missing = endpointProblem(src, row, index);
+  if (missing) return fail(missing);
   const transport = row?.transport ?? tag ?? "stdio";
   if (!supports(ctx.agentMcp, transport)) {
     if ((row?.unsupportedToV2 ?? "reject") === "policy" && ctx.onUnsupported === "drop") {
@@ -162,6 +173,8 @@ export function mcpServerToV1(server: unknown, ctx: McpToV1Context, index = 0): 
   const problem = fieldProblem(src, index);
   if (problem) return fail(problem);
   const row = mcpTransportTable.find((r) => r.transport === tag);
+  const missing = endpointProblem(src, row, index);
+  if (missing) return fail(missing);
   if (!(row?.v1Baseline ?? false) && !supports(ctx.agentMcp, tag)) {
     return fail(unsupported(index, tag, src.name, mcpReasons.toV1));
   }

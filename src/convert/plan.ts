@@ -32,6 +32,7 @@ function checkContent(plan: unknown, field: string): Obj & { type: string; planI
   if (plan.type === planTable.itemsType) {
     if (!Array.isArray(plan.entries)) bad(`${field}.entries`, "not_array");
     plan.entries.forEach((e, i) => checkEntry(e, `${field}.entries[${i}]`));
+    if (plan._meta !== undefined && plan._meta !== null && !isObject(plan._meta)) bad(`${field}._meta`, "not_object");
   }
   return plan as Obj & { type: string; planId: string };
 }
@@ -290,5 +291,17 @@ export function planUpdateToV1Native(
     }
     const { meta } = unstash(update._meta, 1);
     return ok(setMeta({ ...omit(update, "sessionUpdate"), plan }, meta) as unknown as v1u.PlanUpdate, lost);
+  });
+}
+
+/**
+ * B↓ a v1 agent's unstable `plan_update`, which passes through under its name (T §2.11): v2 knows
+ * that variant, so its content must already be one v2 accepts.
+ */
+export function planUpdateToV2Native(update: v1u.PlanUpdate): Conv<v2.PlanUpdate> {
+  return attempt(() => {
+    if (!isObject(update)) bad("update", "not_object");
+    checkContent(update.plan, "plan");
+    return ok(update as unknown as v2.PlanUpdate);
   });
 }

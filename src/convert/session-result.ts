@@ -50,6 +50,7 @@ function resultToV1(
   return attempt(() => {
     const acc: Acc = { opts, lost: [] };
     const src = !sessionIdRequired && (x === null || x === undefined) ? {} : expectObject(x, []);
+    if (sessionIdRequired) expectString(src.sessionId, ["sessionId"]);
     const { meta, env } = unstash(src._meta, 1);
     const stash = new Stash(2, opts);
     const out: Obj = omit(src, "availableCommands", "_meta");

@@ -125,6 +125,8 @@ function systemPromptConverted(
 ): unknown {
   if (sp === null || sp === undefined) return sp;
   if (!isObject(sp)) bad("systemPrompt", "not_object", NOT_LISTED);
+  // Copied as it is: both versions require a string mode.
+  if (typeof sp.mode !== "string") bad("systemPrompt.mode", "not_string", NOT_LISTED);
   if (!Array.isArray(sp.content)) bad("systemPrompt.content", "not_array", NOT_LISTED);
   const content = (sp.content as unknown[]).map((b, i) => {
     const r = convert(b as never, opts);
@@ -416,6 +418,19 @@ export function listSessionsRequestToV1(
   });
 }
 
+/** A listed session: what both versions require and the converters copy as it is. */
+function checkListedSession(x: unknown): Obj {
+  if (!isObject(x)) bad("sessions[]", "not_object", NOT_LISTED);
+  for (const key of ["sessionId", "cwd"])
+    if (typeof x[key] !== "string") bad(`sessions[].${key}`, "not_string", NOT_LISTED);
+  if (x.title !== undefined && x.title !== null && typeof x.title !== "string")
+    bad("sessions[].title", "not_string", NOT_LISTED);
+  const dirs = x.additionalDirectories;
+  if (dirs !== undefined && !(Array.isArray(dirs) && dirs.every((d) => typeof d === "string")))
+    bad("sessions[].additionalDirectories", "not_string_list", NOT_LISTED);
+  return x;
+}
+
 function sessionsOf(src: Obj): unknown[] {
   if (!Array.isArray(src.sessions)) bad("sessions", "not_array", NOT_LISTED);
   return src.sessions as unknown[];
@@ -459,8 +474,7 @@ export function listSessionsResponseToV2(x: unknown, opts: ConvertOptions): Conv
 /** B↓: v1 `SessionInfo` → v2: `updatedAt` made RFC 3339 or omitted, the original in `residual.updatedAt`. */
 function listedSessionToV2(x: unknown, opts: ConvertOptions): Conv<v2.SessionInfo> {
   return attempt(() => {
-    const src = x;
-    if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
+    const src = checkListedSession(x);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
@@ -486,13 +500,14 @@ function listedSessionToV2(x: unknown, opts: ConvertOptions): Conv<v2.SessionInf
 /** A↓: v2 `SessionInfo` → v1 (copied; a form `listedSessionToV2` would rewrite is stashed). */
 function listedSessionToV1(x: unknown, opts: ConvertOptions): Conv<v1.SessionInfo> {
   return attempt(() => {
-    const src = x;
-    if (!isObject(src)) bad("sessions[]", "not_object", NOT_LISTED);
+    const src = checkListedSession(x);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const stash = new Stash(2, opts);
     const out: Obj = { ...src };
     const u = src.updatedAt;
+    // v1 copies it, and wants a string (or null) as v2 does.
+    if (u !== undefined && u !== null && typeof u !== "string") bad("sessions[].updatedAt", "not_string", NOT_LISTED);
     if (hasResidual(env, "updatedAt")) out.updatedAt = residualOf(env, "updatedAt");
     else if (u !== undefined && u !== null && (typeof u !== "string" || toRfc3339(u) !== u)) {
       stash.keep("updatedAt", u);

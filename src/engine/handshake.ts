@@ -8,6 +8,8 @@ import { ErrorCodes, rpcErrors } from "../base/errors.js";
 import type { ResponseMessage, RpcError } from "../wire/jsonrpc.js";
 import type { Link } from "./link.js";
 import type { Translator } from "./translator.js";
+import { methodRow } from "../../mappings/methods.js";
+import { inputProblem, resultProblem } from "./guard.js";
 
 export type ProtocolChoice = "auto" | 1 | 2;
 export type Version = 1 | 2;
@@ -85,6 +87,11 @@ export async function negotiate(
   const deadline = new Deadline(config.handshakeTimeoutMs);
 
   const send = async (v: Version): Promise<ResponseMessage | { error: RpcError }> => {
+    // Rendered in the other version, a `_meta` that is no object would reach the agent as invalid
+    // as it came (the translating modes' input guard, engine/guard.ts, starts after the handshake).
+    const row = methodRow(vc, "initialize");
+    const problem = v === vc || row === undefined ? undefined : inputProblem(row, rawParams);
+    if (problem) return { error: rpcErrors.invalidParams(problem) };
     const rendered = config.pairing(vc, v).renderInit(clientParams);
     if ("error" in rendered) return { error: rendered.error };
     const r = await deadline.call(agent, "initialize", rendered.params);
@@ -150,6 +157,16 @@ export async function negotiate(
             }
           : again;
     }
+    // Likewise the agent's answer, before it is rendered in the client's version.
+    const bad = sent === vc ? undefined : resultProblem(resp.result);
+    if (bad)
+      return {
+        error: rpcErrors.internal("Agent handshake failed", {
+          reason: "malformed_result",
+          field: bad.field,
+          detail: bad.reason,
+        }),
+      };
     const accepted = config.pairing(vc, sent).accept(clientParams, asRecord(resp.result));
     if ("error" in accepted) return accepted;
     return {

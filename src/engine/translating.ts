@@ -6,6 +6,7 @@ import {
   BRIDGE_METHOD_PREFIX,
   EXTENSION_PREFIX,
   isSchemaMethod,
+  methodRow,
   refusal,
   rowsFrom,
   type Direction,
@@ -55,6 +56,21 @@ export function objectResult(resp: ResponseMessage): Answer {
       }),
     };
   return { result };
+}
+
+/**
+ * A peer's answer to a request of the bridge, before any handler maps it: a result that is not an
+ * object (or holds a `_meta` that is not one) where the schemas want one becomes the -32603 that
+ * `objectResult` gives, so no converter copies it into the other version. `null` is left to the
+ * handlers (H §0, null results); extension and opaque (`mcp/message`) results are not checked.
+ */
+function checkedAnswer(from: Link, resp: ResponseMessage): ResponseMessage {
+  if (resp.result === undefined || resp.result === null) return resp;
+  const call = from.pending.peek(resp.id);
+  if (call === undefined || call.method.startsWith(EXTENSION_PREFIX)) return resp;
+  if ((methodRow(1, call.method) ?? methodRow(2, call.method))?.opaqueResult) return resp;
+  const answer = objectResult(resp);
+  return "error" in answer ? { jsonrpc: "2.0", id: resp.id, error: answer.error } : resp;
 }
 
 /** The client's answer when the agent's result cannot be converted. */
@@ -234,7 +250,7 @@ export abstract class TranslatingMode implements Translator {
         else this.clientNotification(m.msg);
         return;
       case "response":
-        this.client.deliver(m.msg);
+        this.client.deliver(checkedAnswer(this.client, m.msg));
         return;
     }
   }
@@ -251,7 +267,7 @@ export abstract class TranslatingMode implements Translator {
         else this.agentNotification(m.msg, m.line);
         return;
       case "response":
-        this.agent.deliver(m.msg);
+        this.agent.deliver(checkedAnswer(this.agent, m.msg));
         return;
     }
   }

@@ -260,6 +260,52 @@ describe("T §5.1 B↓ elicitation/create (v1 agent → v2 client)", () => {
   });
 });
 
+describe("T §5.1 elicitation/create without what both versions require is refused (issue 19)", () => {
+  const cases: [string, Json, string, string][] = [
+    [
+      "a form with neither sessionId nor requestId",
+      { message: "m", mode: "form", requestedSchema: {} },
+      "sessionId",
+      "missing_scope",
+    ],
+    [
+      "a URL elicitation with neither sessionId nor requestId",
+      { message: "m", mode: "url", elicitationId: "e", url: "https://e.x/" },
+      "sessionId",
+      "missing_scope",
+    ],
+    [
+      "an unknown mode with neither sessionId nor requestId",
+      { message: "m", mode: "_wizard" },
+      "sessionId",
+      "missing_scope",
+    ],
+    ["a form without requestedSchema", { message: "m", mode: "form", sessionId: "s" }, "requestedSchema", "missing"],
+    [
+      "a URL elicitation without url",
+      { message: "m", mode: "url", elicitationId: "e", sessionId: "s" },
+      "url",
+      "missing",
+    ],
+    [
+      "a URL elicitation without elicitationId",
+      { message: "m", mode: "url", url: "https://e.x/", sessionId: "s" },
+      "elicitationId",
+      "missing",
+    ],
+  ];
+  for (const [what, params, field, reason] of cases) {
+    it(`A↓ refuses ${what} with -32602 naming ${field}`, () => {
+      const r = elicitationRequestToV1(params as unknown as v2.CreateElicitationRequest, identityToV1());
+      expect(r.ok ? r.value : r.error).toMatchObject({ code: -32602, data: { field, reason } });
+    });
+    it(`B↓ refuses ${what} with -32602 naming ${field}`, () => {
+      const r = elicitationRequestToV2(params as unknown as v1.CreateElicitationRequest, identityToV2());
+      expect(r.ok ? r.value : r.error).toMatchObject({ code: -32602, data: { field, reason } });
+    });
+  }
+});
+
 describe("T §5.1 elicitation responses", () => {
   it("B↑ removes v2-only content values and stashes them in the response _meta; A↑ restores them", () => {
     const resp = {

@@ -314,6 +314,17 @@ describe("H §1.5, §2.1 initialize request, B (v2 client → v1 agent)", () => 
     }
   });
 
+  it("rejects an info whose title is not a string, which v1 copies as it is (issue 19)", () => {
+    const r = initializeRequestToV1(
+      { protocolVersion: 2, info: { name: "n", version: "1", title: [] } },
+      defaultOptions,
+    );
+    expect(r.ok ? r.value : r.error).toMatchObject({
+      code: -32602,
+      data: { field: "info.title", reason: "not_string" },
+    });
+  });
+
   it("omits clientInfo for a missing info when lenient (R ≥ 3), like the SDK router", () => {
     const out = reqToV1({ protocolVersion: 7 }, defaultOptions, { lenient: true });
     expect(out).not.toHaveProperty("clientInfo");

@@ -169,6 +169,23 @@ describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => 
     });
   });
 
+  it("refuses a server without the field its transport is reached by (issue 19): stdio command, http and sse url, acp serverId", () => {
+    const all = { ...both, sse: true, acp: true };
+    const cases: [unknown, string, string][] = [
+      [{ name: "fs", args: [], env: [] }, "command", "missing"],
+      [{ type: "stdio", name: "fs", command: null, args: [], env: [] }, "command", "not_string"],
+      [{ type: "http", name: "h", headers: [] }, "url", "missing"],
+      [{ type: "sse", name: "s", headers: [] }, "url", "missing"],
+      [{ type: "acp", name: "a" }, "serverId", "missing"],
+    ];
+    for (const [server, key, reason] of cases)
+      expect(failure(mcpServersToV2([stdio1, server] as never, a(all))).data).toEqual({
+        field: `mcpServers[1].${key}`,
+        index: 1,
+        reason,
+      });
+  });
+
   it("does not mutate its input", () => {
     const list = [structuredClone(stdio1), structuredClone(http1)];
     const before = JSON.stringify(list);
@@ -258,6 +275,23 @@ describe("H §4.2 MCP servers, B: v2 client → v1 agent (H §9 case 9)", () => 
 
   it("accepts stdio from any v1 agent (stdio is v1 baseline)", () => {
     expect(mcpServerToV1(stdio2, b({ stdio: false, http: false })).ok).toBe(true);
+  });
+
+  it("refuses a server without the field its transport is reached by (issue 19), rather than send v1 one it rejects", () => {
+    const all = { ...both, sse: true, acp: true };
+    const cases: [unknown, string, string][] = [
+      [{ type: "stdio", name: "fs" }, "command", "missing"],
+      [{ type: "stdio", name: "fs", command: 7 }, "command", "not_string"],
+      [{ type: "http", name: "h" }, "url", "missing"],
+      [{ type: "sse", name: "s", headers: [] }, "url", "missing"],
+      [{ type: "acp", name: "a" }, "serverId", "missing"],
+    ];
+    for (const [server, key, reason] of cases)
+      expect(failure(mcpServersToV1([server] as never, b(all))).data).toEqual({
+        field: `mcpServers[0].${key}`,
+        index: 0,
+        reason,
+      });
   });
 
   it("rejects a server without a string type", () => {

@@ -8,6 +8,7 @@ import {
   plansToV1,
   planToV2Updates,
   planUpdateToV1Native,
+  planUpdateToV2Native,
   recordEmitted,
   type PlansMap,
 } from "../../src/convert/plan.js";
@@ -446,8 +447,8 @@ const v1uPlanUpdate = arb("v1u", "PlanUpdate", {
   },
 });
 
-// B forwards a v1 (unstable) plan_update as it is (v2-client/updates/index.ts has no plan_update route), so the
-// round trip a chain makes is A's leg, then the identity: lossy where v1 lacks a value, reported.
+// B forwards a valid v1 (unstable) plan_update as it is (planUpdateToV2Native only checks it), so
+// the round trip a chain makes is A's leg, then the identity: lossy where v1 lacks a value, reported.
 describe("T §2.6 unstable PlanUpdate (native forwarding, properties)", () => {
   it("v2 → A: a valid v1 plan_update, differing only where it reports a loss or stashes", () => {
     fc.assert(
@@ -469,11 +470,32 @@ describe("T §2.6 unstable PlanUpdate (native forwarding, properties)", () => {
     fc.assert(
       fc.property(v1uPlanUpdate, (u) => {
         expectValid("v1u", "PlanUpdate", u);
-        expectValid("v2u", "PlanUpdate", u);
+        expect(valid("v2u", "PlanUpdate", planUpdateToV2Native(u as never))).toEqual(u);
       }),
       { numRuns: numRuns() },
     );
   });
+});
+
+describe("T §2.11 B↓ a v1 agent's plan_update that v2 would reject is refused (issue 19)", () => {
+  const cases: [unknown, string, string][] = [
+    [{ plan: false }, "plan", "not_object"],
+    [{}, "plan", "not_object"],
+    [{ plan: { type: "items", entries: [] } }, "plan.planId", "not_string"],
+    [{ plan: { type: "items", planId: "p" } }, "plan.entries", "not_array"],
+    [
+      { plan: { type: "items", planId: "p", entries: [{ content: "c", status: "pending" }] } },
+      "plan.entries[0].priority",
+      "not_string",
+    ],
+    [{ plan: { type: "items", planId: "p", entries: [], _meta: 1 } }, "plan._meta", "not_object"],
+    [{ plan: { planId: "p" } }, "plan.type", "not_string"],
+  ];
+  for (const [update, field, reason] of cases)
+    it(`-32602 ${reason} at ${field} for ${JSON.stringify(update)}`, () => {
+      const r = planUpdateToV2Native(update as never);
+      expect(r.ok ? r.value : r.error).toMatchObject({ code: -32602, data: { field, reason } });
+    });
 });
 
 function omitTag(u: unknown): unknown {

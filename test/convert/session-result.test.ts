@@ -60,6 +60,17 @@ const marker = (from: 1 | 2, synthetic: string[]) => ({ "acp-bridge": { v: 1, fr
 describe("session/new result, direction A (H §4.1, §5.2)", () => {
   const v2 = { sessionId: "s1", configOptions: [modeOption], availableCommands: commands, _meta: { traceparent: "t" } };
 
+  it("refuses a new or forked session's result without a string sessionId, which v1 requires too (issue 19)", () => {
+    for (const sessionId of [undefined, [], 5]) {
+      const res = { ...(sessionId === undefined ? {} : { sessionId }), configOptions: [] };
+      for (const convert of [newSessionResponseToV1, forkSessionResponseToV1])
+        expect(error(convert(res, v1Client, compact)).data).toMatchObject({
+          field: "sessionId",
+          reason: sessionId === undefined ? "missing" : "not_string",
+        });
+    }
+  });
+
   it("renames options, synthesizes modes and hands availableCommands back for an update", () => {
     const r = value(newSessionResponseToV1(v2, v1Client, compact));
     expectValid("v1", "NewSessionResponse", r.result);
@@ -200,6 +211,20 @@ describe("session/new result, direction B (H §4.1, §5.3, H §9 case 12)", () =
       field: "modes.currentModeId",
       reason: "not_string",
     });
+  });
+
+  it("refuses a mode without a string name, which the v2 option standing for it requires (issue 19)", () => {
+    for (const [mode, field] of [
+      [{ id: "ask" }, "modes.availableModes[0].name"],
+      [{ id: "ask", name: 1 }, "modes.availableModes[0].name"],
+      [{ id: "ask", name: "Ask", description: 2 }, "modes.availableModes[0].description"],
+    ] as const) {
+      const m = { currentModeId: "ask", availableModes: [mode] };
+      expect(error(newSessionResponseToV2({ sessionId: "s1", modes: m }, {}, compact)).data).toMatchObject({
+        field,
+        reason: mode.name === undefined ? "missing" : "not_string",
+      });
+    }
   });
 
   it("a chained A bridge gives the v1 client the agent's result back exactly", () => {

@@ -308,6 +308,25 @@ describe("H §4.5 session/list", () => {
     expect(okValue(listSessionsResponseToV1(v2res, defaultOptions))).toEqual({ sessions: [], nextCursor: "" });
   });
 
+  it("refuses a listed session whose copied fields the other version would reject (issue 19)", () => {
+    const ok = { sessionId: "s", cwd: "/w" };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ cwd: "/w" }, "sessions[].sessionId"],
+      [{ ...ok, sessionId: 5 }, "sessions[].sessionId"],
+      [{ sessionId: "s" }, "sessions[].cwd"],
+      [{ ...ok, title: {} }, "sessions[].title"],
+      [{ ...ok, additionalDirectories: [1] }, "sessions[].additionalDirectories"],
+    ];
+    for (const [session, field] of cases) {
+      expect(failure(listSessionsResponseToV1({ sessions: [session] }, defaultOptions)).data).toMatchObject({ field });
+      expect(failure(listSessionsResponseToV2({ sessions: [session] }, defaultOptions)).data).toMatchObject({ field });
+    }
+    // v2 → v1 copies updatedAt (v1 → v2 omits one that is no timestamp).
+    expect(
+      failure(listSessionsResponseToV1({ sessions: [{ ...ok, updatedAt: 0 }] }, defaultOptions)).data,
+    ).toMatchObject({ field: "sessions[].updatedAt", reason: "not_string" });
+  });
+
   it("B: wraps the v2 client's empty cursor toward the v1 agent", () => {
     expect(valid(paramsOf(listSessionsRequestToV1({ cursor: "" }, listCtx())), "v1", "ListSessionsRequest")).toEqual({
       cursor: "acp-bridge:empty",
@@ -473,6 +492,23 @@ describe("H §4.9 session/fork (unstable)", () => {
     };
     const e = failure(forkSessionRequestToV1({ sessionId: "s", cwd: "/w", systemPrompt: bad } as never, bCtx()));
     expect(e.data).toMatchObject({ field: "systemPrompt.content[1].type", index: 1 });
+  });
+
+  it("refuses a system prompt without a string mode, which both versions require (issue 19)", () => {
+    for (const mode of [undefined, null, 3]) {
+      const systemPrompt = { ...(mode === undefined ? {} : { mode }), content: [] };
+      const params = { sessionId: "s", cwd: "/w", systemPrompt };
+      expect(failure(forkSessionRequestToV1(params as never, bCtx())).data).toEqual({
+        field: "systemPrompt.mode",
+        index: null,
+        reason: "not_string",
+      });
+      expect(failure(forkSessionRequestToV2({ ...params, mcpServers: [] } as never, aCtx())).data).toEqual({
+        field: "systemPrompt.mode",
+        index: null,
+        reason: "not_string",
+      });
+    }
   });
 });
 

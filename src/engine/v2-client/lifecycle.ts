@@ -63,6 +63,8 @@ export function status(b: EngineB, msg: RequestMessage, params: Obj): void {
   b.down.forward(msg, msg.method, params, (resp) => {
     if (resp.error) return { error: b.errorForClient(resp.error, sessionId) };
     if (!isObject(resp.result)) return malformed(msg.method, resp.result);
+    // Both versions require the status: v2 must not get an answer without one.
+    if (typeof resp.result.status !== "string") return malformed(msg.method, { field: "status", reason: "not_string" });
     const s = b.known(sessionId);
     const state = s && !s.closed ? b.turns.state(s) : undefined;
     if (state === undefined || resp.result.status !== "open" || isObject(resp.result.state))

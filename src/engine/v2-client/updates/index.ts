@@ -1,6 +1,8 @@
 // Direction B, agent → client: every v1 `session/update` variant rendered for a v2 client (T §2):
 // message ids synthesized, tool calls turned into upserts, plans, modes as a config option.
 import type * as v1 from "@agentclientprotocol/sdk";
+import type * as v1u from "@agentclientprotocol/sdk/unstable";
+import { messageTable } from "../../../../mappings/message.js";
 import { availableCommandsToV2 } from "../../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../../convert/config-option.js";
 import { isObject, jsonEqual, type Obj } from "../../../base/json.js";
@@ -9,7 +11,7 @@ import { syntheticNames as SN } from "../../../../mappings/config-option.js";
 import { closeOpenMessage, flushPendingUpsert } from "../../../convert/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../../convert/notice.js";
-import { planToV2Updates, recordEmitted } from "../../../convert/plan.js";
+import { planToV2Updates, planUpdateToV2Native, recordEmitted } from "../../../convert/plan.js";
 import { sessionInfoToV2 } from "../../../convert/session-info.js";
 import type { ConvertOptions } from "../../../convert/stash.js";
 import { usageToV2 } from "../../../convert/usage.js";
@@ -37,6 +39,18 @@ export function clientUpdate(sessionId: string, update: unknown, meta?: unknown)
   if (meta !== undefined && meta !== null) params._meta = meta;
   return notify("client", "session/update", params);
 }
+
+/**
+ * v2 variants that no v1 schema has: from a v1 agent they are invalid input, and passed on under
+ * their names (T §2.11) a v2 client would read them as those variants, which they are not.
+ */
+const V2_ONLY_VARIANTS = new Set([
+  ...messageTable.kinds.map((k) => k.upsert),
+  "state_update",
+  "tool_call_content_chunk",
+  "terminal_update",
+  "terminal_output_chunk",
+]);
 
 /** Kept while a resume is answered through `session/load` (H §2.3): the rest is history. */
 const KEPT_DURING_SUPPRESSED_REPLAY = new Set([
@@ -148,7 +162,17 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
       if (dropped(r, ctx.log, "compaction_summary_chunk")) return NOTHING;
       return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta)];
     }
+    case "plan_update": {
+      // v1 unstable, and a variant v2 knows: it passes as it is when v2 accepts its content.
+      const r = planUpdateToV2Native(update as unknown as v1u.PlanUpdate);
+      if (dropped(r, ctx.log, "plan_update")) return NOTHING;
+      return [clientUpdate(s.sessionId, r.value, meta)];
+    }
     default:
+      if (V2_ONLY_VARIANTS.has(tag)) {
+        ctx.log.warn(`dropped a session/update '${tag}' from the v1 agent: no v1 variant has that name`);
+        return NOTHING;
+      }
       // v1 unstable variants keep their names in v2 (T §2.11); v2 peers treat unknown ones as such.
       return [clientUpdate(s.sessionId, update, meta)];
   }
