@@ -17,6 +17,18 @@ export function isString(x: unknown): x is string {
   return typeof x === "string";
 }
 
+// Code units, not code points (no `u` flag): a high surrogate with no low one after it, or a low
+// one with no high one before it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `s` with every lone surrogate replaced by U+FFFD, as a UTF-8 encoder does. `"\ud800"` is valid
+ * JSON, so a peer's string may hold one; `encodeURIComponent` throws on it.
+ */
+export function wellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE, "\ufffd");
+}
+
 /** `Object.hasOwn` that also narrows. */
 export function has<K extends string>(o: object, key: K): o is Record<K, unknown> {
   return Object.hasOwn(o, key);
