@@ -9,6 +9,7 @@ import { gatedUpdateToV1 } from "../../convert/notice.js";
 import { noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
 import { isObject, type Obj } from "../../base/json.js";
+import { contained } from "../barrier.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../convert/plan.js";
@@ -695,7 +696,10 @@ function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, meta: u
     return [...flushed, ...flushToolCall(s, t, ctx)];
   }
   // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
-  t.flushTimer ??= setTimeout(() => ctx.write(flushToolCall(s, t, ctx)), ctx.flushMs);
+  t.flushTimer ??= setTimeout(
+    contained(ctx.log, "a tool call's flush", () => ctx.write(flushToolCall(s, t, ctx))),
+    ctx.flushMs,
+  );
   return NOTHING;
 }
 
@@ -778,7 +782,10 @@ function transcriptUpdate(
     if (t.flushTimer) clearTimeout(t.flushTimer);
     return flush();
   }
-  t.flushTimer ??= setTimeout(() => ctx.write(flush()), ctx.terminalFlushMs);
+  t.flushTimer ??= setTimeout(
+    contained(ctx.log, "a terminal's flush", () => ctx.write(flush())),
+    ctx.terminalFlushMs,
+  );
   return NOTHING;
 }
 

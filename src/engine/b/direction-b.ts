@@ -102,6 +102,7 @@ export class DirectionB extends TranslatingMode {
       toClient,
       write,
       errorForClient,
+      log: config.log,
     };
     // The strategy is chosen once, here: the agent's initialize result said whether it is a bridge.
     const turns: TurnStrategy = peer ? new PeerTurns(this.io) : new LocalTurns();

@@ -17,6 +17,8 @@ import type { ConvertOptions } from "../../convert/stash.js";
 import type { ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../base/errors.js";
 import { answer, notify, NOTHING, request, type Outgoing } from "../outgoing.js";
+import { contained } from "../barrier.js";
+import type { Logger } from "../../log.js";
 import type { Inbound } from "../relay.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates.js";
@@ -73,6 +75,8 @@ export interface TurnIO {
   write(out: readonly Outgoing[]): void;
   /** A v1 error as the v2 client gets it (H §7.1). */
   errorForClient(error: RpcError, sessionId: string): RpcError;
+  /** Where a timer logs what it throws (the crash barrier). */
+  readonly log: Logger;
 }
 
 export class PromptLifecycleB {
@@ -140,7 +144,10 @@ export class PromptLifecycleB {
     const prompt: unknown[] = Array.isArray(held.params.prompt) ? held.params.prompt : [];
     let timer: NodeJS.Timeout | undefined;
     if (this.io.ackGraceMs > 0) {
-      timer = setTimeout(() => this.io.write(this.ack(turn)), this.io.ackGraceMs);
+      timer = setTimeout(
+        contained(this.io.log, "a prompt's ack", () => this.io.write(this.ack(turn))),
+        this.io.ackGraceMs,
+      );
       timer.unref();
     }
     const turn: Turn = {
@@ -343,7 +350,10 @@ export class PromptLifecycleB {
     const turn = this.turn;
     if (!turn) return then();
     turn.cancelRequested = true;
-    const timer = setTimeout(() => this.io.write(then()), drainMs);
+    const timer = setTimeout(
+      contained(this.io.log, "the end of a drained turn", () => this.io.write(then())),
+      drainMs,
+    );
     timer.unref();
     turn.onEnd = () => {
       clearTimeout(timer);
