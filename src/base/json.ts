@@ -29,6 +29,16 @@ export function wellFormed(s: string): string {
   return s.replace(LONE_SURROGATE, "\ufffd");
 }
 
+/**
+ * `o[key] = value` as JSON.parse makes it: an own `__proto__` key (valid JSON, so a peer may send
+ * one) stays a key, where assignment would set the prototype and drop it. For keys a peer chose.
+ */
+export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
+}
+
 /** `Object.hasOwn` that also narrows. */
 export function has<K extends string>(o: object, key: K): o is Record<K, unknown> {
   return Object.hasOwn(o, key);

@@ -8,7 +8,7 @@ import { availableCommandsToV1 } from "../../convert/command.js";
 import { gatedUpdateToV1 } from "../../convert/notice.js";
 import { noticeMessageId } from "../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../convert/session-info.js";
-import { isObject, type Obj } from "../../base/json.js";
+import { isObject, type Obj, setOwn } from "../../base/json.js";
 import { contained } from "../barrier.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../convert/message.js";
 import { configOptionUpdateToV1Updates } from "../../convert/mode.js";
@@ -425,7 +425,7 @@ function applyToolCallPatch(view: Obj, patch: Obj): void {
         const meta: Obj = isObject(view._meta) ? { ...view._meta } : {};
         for (const [mk, mv] of Object.entries(v)) {
           if (mv === null) Reflect.deleteProperty(meta, mk);
-          else meta[mk] = mv;
+          else setOwn(meta, mk, mv);
         }
         view._meta = meta;
       }

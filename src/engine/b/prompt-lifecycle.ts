@@ -11,6 +11,7 @@
 // `agentGone`. Rule 12 is what is absent: updates outside a turn change no reported state.
 import type * as v1 from "@agentclientprotocol/sdk";
 import { generatedMessageId } from "../../../mappings/message.js";
+import { setOwn } from "../../base/json.js";
 import { nextGeneratedId } from "../../convert/message.js";
 import { promptErrorToIdle, promptResponseToIdle } from "../../convert/prompt.js";
 import type { ConvertOptions } from "../../convert/stash.js";
@@ -286,7 +287,7 @@ export class PromptLifecycleB {
     if (this.turn !== turn) return NOTHING;
     const update: Obj = { sessionUpdate: "state_update", state: "idle" };
     for (const [k, v] of Object.entries(idle))
-      if (v !== undefined && k !== "sessionUpdate" && k !== "state") update[k] = v;
+      if (v !== undefined && k !== "sessionUpdate" && k !== "state") setOwn(update, k, v);
     this.reportedState = "idle";
     return [clientUpdate(this.s.sessionId, update), ...this.finish(turn)];
   }
