@@ -180,6 +180,33 @@ describe("the crash barrier: a converter that throws costs one message, never th
     expect(h.violations).toEqual([]);
   });
 
+  it("direction B: still acks the client's prompt when the agent's first update, the ack's trigger, threw", async () => {
+    const h = await directionB(harness({ ackGraceMs: 60_000 }));
+    h.client(prompt(2));
+    const [sent] = h.takeAgent();
+    throwsOnce(contentBlockToV2);
+    const chunk = (uri: string) => ({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: "s",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "resource_link", name: "n", uri } },
+      },
+    });
+    h.agent(chunk("file:///a"));
+    await h.settle();
+    // The ack (the v2 answer to session/prompt) went out before the update's translation threw.
+    expect(h.takeClient()).toContainEqual(expect.objectContaining({ id: 2, result: expect.anything() }));
+    h.agent({ jsonrpc: "2.0", id: sent.id, result: { stopReason: "end_turn" } });
+    await h.settle();
+    expect(h.takeClient()).toContainEqual(
+      expect.objectContaining({
+        params: expect.objectContaining({ update: expect.objectContaining({ state: "idle" }) }),
+      }),
+    );
+    expect(h.violations).toEqual([]);
+  });
+
   it("settles the request a response answers with -32603 when translating the response threw", async () => {
     const h = await directionA();
     throwsOnce(newSessionResponseToV1);
