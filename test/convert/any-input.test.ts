@@ -354,6 +354,7 @@ const specs: Record<string, Spec> = {
   "plan.applyPlanUpdate": { call: (x) => plan.applyPlanUpdate(plans, raw(x)), shape: ["v2", "PlanUpdate"] },
   "plan.plansToV1": { call: (x) => plan.plansToV1(plans, raw(x), full), shape: ["v2", "PlanUpdate"] },
   "plan.planToV2Updates": { call: (x) => plan.planToV2Updates(raw(x), plans, opts), shape: ["v1", "Plan"] },
+  "plan.planUpdateToV2Native": { call: (x) => plan.planUpdateToV2Native(raw(x)), shape: ["v1u", "PlanUpdate"] },
   "plan.planUpdateToV1Native": { call: (x) => plan.planUpdateToV1Native(raw(x), full), shape: ["v2", "PlanUpdate"] },
 
   "prompt.promptRequestToV2": { call: (x) => prompt.promptRequestToV2(raw(x), full), shape: ["v1", "PromptRequest"] },
