@@ -83,6 +83,19 @@ export function notInitialized(
   return rpcErrors.invalidRequest(`ACP connection must be initialized before '${method}'`, { reason, method });
 }
 
+/**
+ * -32603 for a message whose handling threw (a bridge bug, stopped by the crash barrier of
+ * engine/bridge.ts): the request, or the request a response answers, named by its `method`; the
+ * exception in `detail`. The bridge refuses that one message and keeps serving.
+ */
+export function translationFailed(method: string, detail: string): BridgeError {
+  return rpcErrors.internal(`acp-bridge failed to translate '${method}'`, {
+    reason: "translation_failed",
+    method,
+    detail,
+  });
+}
+
 /** -32022 with `{requested, supported}` (v2 `UnsupportedProtocolVersionErrorData`) plus `reason`. */
 export function unsupportedVersion(requested: number, supported: readonly number[]): ConvertError {
   return {

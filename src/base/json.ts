@@ -17,6 +17,28 @@ export function isString(x: unknown): x is string {
   return typeof x === "string";
 }
 
+// Code units, not code points (no `u` flag): a high surrogate with no low one after it, or a low
+// one with no high one before it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `s` with every lone surrogate replaced by U+FFFD, as a UTF-8 encoder does. `"\ud800"` is valid
+ * JSON, so a peer's string may hold one; `encodeURIComponent` throws on it.
+ */
+export function wellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE, "\ufffd");
+}
+
+/**
+ * `o[key] = value` as JSON.parse makes it: an own `__proto__` key (valid JSON, so a peer may send
+ * one) stays a key, where assignment would set the prototype and drop it. For keys a peer chose.
+ */
+export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
+}
+
 /** `Object.hasOwn` that also narrows. */
 export function has<K extends string>(o: object, key: K): o is Record<K, unknown> {
   return Object.hasOwn(o, key);

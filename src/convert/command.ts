@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, expectOptional, expectString, invalid, prefixLosses } from "./content.js";
-import { isObject, isString, type Obj } from "../base/json.js";
+import { isObject, isString, type Obj, setOwn } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -13,7 +13,7 @@ const TEXT_INPUT = "text";
 
 function without(o: Obj, key: string): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(o)) if (k !== key) out[k] = v;
+  for (const [k, v] of Object.entries(o)) if (k !== key) setOwn(out, k, v);
   return out;
 }
 

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { contentTable, placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
-import { isObject, isString, type Obj } from "../base/json.js";
+import { isObject, isString, type Obj, wellFormed } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -118,8 +118,9 @@ function annotationsToV1(a: unknown, opts: ConvertOptions, at: Path): { value: u
 // The very check the schema's `format: "uri"` applies (ajv-formats), so what passes here validates.
 const isUri = fullFormats.uri as (s: string) => boolean;
 
+/** The stand-in of a v1 `uri` that is no URI; a lone surrogate in it becomes U+FFFD (the original is stashed). */
 function uriStandIn(raw: string): string {
-  return `${contentTable.invalidUriPrefix}${encodeURIComponent(raw)}`;
+  return `${contentTable.invalidUriPrefix}${encodeURIComponent(wellFormed(raw))}`;
 }
 
 function blockToV2(b: unknown, opts: ConvertOptions, at: Path): Converted<v2.ContentBlock> {

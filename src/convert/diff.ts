@@ -15,7 +15,7 @@ import {
   type PatchOperation,
   type PatchSection,
 } from "./git-patch.js";
-import { isObject, isString, jsonEqual, type Obj } from "../base/json.js";
+import { isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
@@ -46,7 +46,7 @@ const V2_KEYS = new Set(["type", "changes", "patch", "_meta"]);
 
 function extras(src: Obj, known: ReadonlySet<string>, alsoSkip: ReadonlySet<string>): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(src)) if (!known.has(k) && !alsoSkip.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(src)) if (!known.has(k) && !alsoSkip.has(k)) setOwn(out, k, v);
   return out;
 }
 
@@ -577,7 +577,8 @@ export function diffToV1(
           single.partial ||
           (single.newText === "" && (single.oldText ?? "") !== "");
       }
-      Object.assign(items[0] ?? {}, candidate);
+      const into = items[0];
+      if (into) for (const [k, v] of Object.entries(candidate)) setOwn(into, k, v);
       // Residuals of the v1 origin (B↓-1 path, null oldText, shadowed keys).
       if (env) {
         const first = items[0] ?? {};
@@ -586,7 +587,7 @@ export function diffToV1(
         const oldText = residualOf(env, "oldText");
         if ((oldText === null || oldText === "") && first.oldText === undefined) first.oldText = oldText;
         const raw = residualOf(env, "raw");
-        if (isObject(raw)) Object.assign(first, raw);
+        if (isObject(raw)) for (const [k, v] of Object.entries(raw)) setOwn(first, k, v);
       }
     } else if (items[0]) {
       setMeta(items[0], meta);

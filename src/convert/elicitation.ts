@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationTable } from "../../mappings/permission.js";
-import { isObject, isString, jsonEqual, type Obj } from "../base/json.js";
+import { isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { fullFormats } from "ajv-formats/dist/formats.js";
@@ -231,7 +231,8 @@ function schemaToV1(raw: unknown, opts: ConvertOptions): Converted<Obj> {
       lost.push(...under(["properties", name], r.lost));
     }
     const dropped = residualOf(env, "droppedProperties");
-    if (isObject(dropped)) for (const [name, p] of Object.entries(dropped)) if (!has(props, name)) props[name] = p;
+    if (isObject(dropped))
+      for (const [name, p] of Object.entries(dropped)) if (!has(props, name)) setOwn(props, name, p);
     out.properties = props;
   }
   if (hasResidual(env, "required")) out.required = residualOf(env, "required");
@@ -412,9 +413,9 @@ export function elicitationResponseToV1(
       const kept: Obj = {};
       const removed: Obj = {};
       for (const [k, v] of Object.entries(r.content)) {
-        if (isV1ContentValue(v)) kept[k] = v;
+        if (isV1ContentValue(v)) setOwn(kept, k, v);
         else {
-          removed[k] = v;
+          setOwn(removed, k, v);
           lost.push({ path: ["content", k], reason: "v1 answers only strings, numbers, booleans and string lists" });
         }
       }

@@ -21,7 +21,7 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { has, isObject, isString, jsonEqual, type Obj } from "../base/json.js";
+import { has, isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
 import { limits } from "../../mappings/limits.js";
 import { appendDigest, digestOf, sameDigest, startsWithDigest, type TextDigest } from "./text-digest.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
@@ -225,7 +225,7 @@ function applyMetaPatch(base: Readonly<Obj> | undefined, patch: unknown): Obj {
   const out: Obj = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) Reflect.deleteProperty(out, k);
-    else out[k] = v;
+    else setOwn(out, k, v);
   }
   return out;
 }
@@ -358,7 +358,7 @@ export function upsertToV1Chunks(
     const hasMeta = meta !== undefined;
     const extra: Obj = {};
     for (const [k, v] of Object.entries(src)) {
-      if (k !== "sessionUpdate" && k !== "messageId" && k !== "content" && k !== "_meta") extra[k] = v;
+      if (k !== "sessionUpdate" && k !== "messageId" && k !== "content" && k !== "_meta") setOwn(extra, k, v);
     }
     const lost: Loss[] = [];
     const blocks = (content ?? []).map((b: unknown, i) => {
@@ -616,7 +616,7 @@ export function v1ChunkToV2Updates(
     if (env && isString(op) && OPS.has(op)) {
       const update: Obj = {};
       for (const [k, v] of Object.entries(src))
-        if (k !== "messageId" && k !== "content" && k !== "_meta") update[k] = v;
+        if (k !== "messageId" && k !== "content" && k !== "_meta") setOwn(update, k, v);
       update.sessionUpdate = tag.upsert;
       update.messageId = ctx.messageId;
       const lost = restoreOp(update, op as Op, env, src, opts);

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { stopReasonTable, V1_STOP_REASONS, v1StopReasonOf, ERROR_STOP_REASON } from "../../mappings/prompt.js";
 import { contentBlockToV2, expectObject, invalid, prefixLosses, promptBlockToV1, unwrap } from "./content.js";
-import { has, isObject, isString, type Obj } from "../base/json.js";
+import { has, isObject, isString, type Obj, setOwn } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
 import {
   type ConvertOptions,
@@ -78,7 +78,7 @@ export function idleToPromptResponse(
   return attempt(() => {
     const whole = expectObject(idle, []);
     const src: Obj = {};
-    for (const [k, v] of Object.entries(whole)) if (!UPDATE_KEYS.includes(k)) src[k] = v;
+    for (const [k, v] of Object.entries(whole)) if (!UPDATE_KEYS.includes(k)) setOwn(src, k, v);
     const { meta, env } = unstash(src._meta, 1);
     // B ended a cancelled turn whose v1 prompt failed: give the v1 client that failure back.
     const v1Error = residualOf(env, "error");
@@ -94,7 +94,7 @@ export function idleToPromptResponse(
     const withError = reason === ERROR_STOP_REASON;
     for (const [k, v] of Object.entries(src)) {
       if (k === "stopReason" || k === "_meta" || k === "background" || (withError && k === "error")) continue;
-      out[k] = v;
+      setOwn(out, k, v);
     }
     const mapped = reason === undefined ? undefined : v1StopReasonOf(reason);
     if (isString(mapped)) out.stopReason = mapped;
@@ -132,7 +132,7 @@ function idleErrorToV1(src: Obj, meta: unknown, opts: ConvertOptions): Converted
     lost.push({ path: ["error"], reason: "v1 errors need a code and a message" });
   }
   const rest: Obj = {};
-  for (const [k, v] of Object.entries(src)) if (k !== "stopReason" && k !== "error") rest[k] = v;
+  for (const [k, v] of Object.entries(src)) if (k !== "stopReason" && k !== "error") setOwn(rest, k, v);
   if (meta === undefined) delete rest._meta;
   else rest._meta = meta;
   if (Object.keys(rest).length > 0) {
@@ -170,7 +170,7 @@ export function promptResponseToIdle(resp: v1.PromptResponse): Conv<v2.IdleState
     if (!V1_STOP_REASONS.has(src.stopReason)) invalid(["stopReason"], "unknown_variant", { value: src.stopReason });
     const { meta, env } = unstash(src._meta, 2);
     const out: Obj = {};
-    for (const [k, v] of Object.entries(src)) if (k !== "_meta" && k !== "usage") out[k] = v;
+    for (const [k, v] of Object.entries(src)) if (k !== "_meta" && k !== "usage") setOwn(out, k, v);
     if (env && hasResidual(env, "stopReason")) restoreStopReason(out, env);
     if (hasResidual(env, "background")) out.background = residualOf(env, "background");
     if (has(src, "usage")) out.usage = src.usage;

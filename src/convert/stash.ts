@@ -2,7 +2,7 @@
 // (residual) and names what it invented (synthetic), so a reverse conversion, e.g. a second bridge
 // in a chain, restores the source exactly. Spec: H §0 (envelope), T §0.2 (rules), T §7.2 (keys).
 
-import { isObject } from "../base/json.js";
+import { isObject, setOwn } from "../base/json.js";
 
 export const STASH_KEY = "acp-bridge";
 export const STASH_VERSION = 1;
@@ -142,7 +142,7 @@ export function unstash(meta: unknown, to: Version): Unstashed {
   const env = meta[STASH_KEY];
   if (!isEnvelope(env) || env.from !== to) return { meta, env: undefined };
   const rest: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(meta)) if (k !== STASH_KEY) rest[k] = v;
+  for (const [k, v] of Object.entries(meta)) if (k !== STASH_KEY) setOwn(rest, k, v);
   if (!env.hadMeta && Object.keys(rest).length === 0) return { meta: env.metaWasNull ? null : undefined, env };
   return { meta: rest, env };
 }

@@ -17,7 +17,7 @@ import {
 } from "./content.js";
 import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "./diff.js";
 import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "./diff-options.js";
-import { isObject, isString, jsonEqual, metaOf, type Obj } from "../base/json.js";
+import { isObject, isString, jsonEqual, metaOf, type Obj, setOwn } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -472,7 +472,7 @@ function terminalToV1(src: Obj, id: string, meta: unknown, ctx: ToolCallToV1Cont
   const asText: Loss[] = [{ path: [], reason: "v2 display terminals are shown to v1 as text" }];
   if (ctx.renderTerminal) {
     const rendered: Obj = { ...(ctx.renderTerminal(id) as Obj) };
-    for (const [k, v] of Object.entries(extras)) if (!Object.hasOwn(rendered, k)) rendered[k] = v;
+    for (const [k, v] of Object.entries(extras)) if (!Object.hasOwn(rendered, k)) setOwn(rendered, k, v);
     if (meta !== undefined && !Object.hasOwn(rendered, "_meta")) rendered._meta = meta;
     return ok([rendered], rendered.type === "terminal" ? [] : asText);
   }

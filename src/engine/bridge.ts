@@ -2,7 +2,7 @@
 // emits them toward the other peer), enforces the pre-initialize rules (H §1.3), runs the version
 // handshake (H §1.4) and then hands every message to the translator of the negotiated mode.
 import { limits } from "../../mappings/limits.js";
-import { notInitialized, rpcErrors, type ErrorData } from "../base/errors.js";
+import { notInitialized, rpcErrors, translationFailed, type ErrorData } from "../base/errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_DEPTH, nestsDeeperThan, EnvelopeScanner, type Envelope } from "../wire/envelope.js";
 import type { OversizeLine } from "../wire/ndjson.js";
@@ -15,6 +15,7 @@ import {
   type RequestMessage,
   type RpcError,
 } from "../wire/jsonrpc.js";
+import { causeOf, stackOf } from "./barrier.js";
 import { negotiate, type HandshakeConfig, type Negotiated } from "./handshake.js";
 import { fastPathFor, type FastPath } from "./fast-lines.js";
 import { Link, type Outlet } from "./link.js";
@@ -82,8 +83,8 @@ export class Bridge {
     clientOut: Outlet,
     agentOut: Outlet,
   ) {
-    this.client = new Link("client", clientOut, config.onSend && ((m) => config.onSend?.("client", m)));
-    this.agent = new Link("agent", agentOut, config.onSend && ((m) => config.onSend?.("agent", m)));
+    this.client = new Link("client", clientOut, config.onSend && ((m) => config.onSend?.("client", m)), config.log);
+    this.agent = new Link("agent", agentOut, config.onSend && ((m) => config.onSend?.("agent", m)), config.log);
   }
 
   get mode(): Translator["mode"] | undefined {
@@ -146,7 +147,13 @@ export class Bridge {
       if (this.unavailable && from === this.client) this.refuse(line, this.unavailable);
       return;
     }
-    if (this.fast?.(from, line)) return;
+    if (this.fast !== undefined)
+      try {
+        if (this.fast(from, line)) return;
+      } catch (e) {
+        this.failedLine(from, line, e);
+        return;
+      }
     const maxDepth = this.config.maxDepth ?? DEFAULT_MAX_DEPTH;
     if (nestsDeeperThan(line, maxDepth)) {
       // Before parsing: JSON.stringify (and any recursive code) would overflow the stack on it.
@@ -213,8 +220,62 @@ export class Bridge {
   }
 
   private dispatch(from: Link, m: Incoming): void {
-    if (from === this.client) this.fromClient(m);
-    else this.fromAgent(m);
+    try {
+      if (from === this.client) this.fromClient(m);
+      else this.fromAgent(m);
+    } catch (e) {
+      this.failed(from, m, e);
+    }
+  }
+
+  /**
+   * The crash barrier: handling `m` threw (a bug, never an input the bridge means to refuse). The
+   * message is refused as malformed input is, and the bridge keeps serving: a request gets -32603
+   * `translation_failed` (if nothing answered it yet: a far-side request it had caused is withdrawn),
+   * a response settles the request it answers with that error, a notification is dropped.
+   */
+  private failed(from: Link, m: Incoming, e: unknown): void {
+    const method = m.kind === "response" ? undefined : m.msg.method;
+    const what = `a ${m.kind}${method === undefined ? "" : ` '${method.slice(0, 100)}'`} from the ${from.name}`;
+    this.config.log.warn(`dropped ${what}: the bridge failed to translate it: ${causeOf(e)}`);
+    this.config.log.debug("stack", stackOf(e));
+    try {
+      if (m.kind === "request") this.refuseFailed(from, m.msg, translationFailed(m.msg.method, causeOf(e)));
+      else if (m.kind === "response") {
+        // The request it answers, if the throw came before `deliver` took it (Link.deliver settles it otherwise).
+        const asked = from.pending.peek(m.msg.id);
+        if (asked) from.deliver({ jsonrpc: "2.0", id: m.msg.id, error: translationFailed(asked.method, causeOf(e)) });
+      }
+    } catch (again) {
+      this.config.log.error(`could not refuse ${what}: ${causeOf(again)}`);
+    }
+  }
+
+  /** A request whose handling threw, answered with `error` unless it already was. */
+  private refuseFailed(from: Link, msg: RequestMessage, error: RpcError): void {
+    const route =
+      this.translator &&
+      (from === this.client ? this.translator.pendingFromClient() : this.translator.pendingFromAgent());
+    const entry = route?.inbound.get(msg.id);
+    if (route && entry) {
+      if (entry.answered) return;
+      route.reply(entry, { error });
+      // Its answer, if one comes, finds the entry answered and is dropped.
+      if (entry.outboundId !== undefined) route.to.notify("$/cancel_request", { requestId: entry.outboundId });
+    } else if (from.owes(msg.id)) from.fail(msg.id, error);
+  }
+
+  /** A fast path threw on `line`: the message is refused as if the full path had thrown on it. */
+  private failedLine(from: Link, line: Buffer, e: unknown): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString("utf8"));
+    } catch {
+      value = undefined;
+    }
+    const c = classify(value);
+    if (c.kind === "invalid") this.config.log.warn(`dropped a message from the ${from.name}: ${causeOf(e)}`);
+    else this.failed(from, c, e);
   }
 
   /**
@@ -356,7 +417,7 @@ export class Bridge {
     switch (m.kind) {
       case "request":
         if (m.msg.method === "initialize" && this.phase === "awaiting-init") {
-          void this.handshake(m.msg);
+          this.handshake(m.msg).catch((e: unknown) => this.handshakeFailed(m.msg, e));
           return;
         }
         this.client.fail(
@@ -424,7 +485,19 @@ export class Bridge {
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,
     );
     this.client.respond(req.id, outcome.clientResult);
-    for (const m of early) this.translator.fromAgent(m);
+    for (const m of early) this.dispatch(this.agent, m);
+  }
+
+  /** The crash barrier of the handshake: the client's `initialize` is refused, a new one may follow. */
+  private handshakeFailed(req: RequestMessage, e: unknown): void {
+    this.config.log.warn(`the handshake failed: ${causeOf(e)}`);
+    this.config.log.debug("stack", stackOf(e));
+    if (this.phase === "negotiating") {
+      this.phase = "awaiting-init";
+      this.initRequest = undefined;
+      this.early = [];
+    }
+    if (this.client.owes(req.id)) this.client.fail(req.id, translationFailed(req.method, causeOf(e)));
   }
 
   /** A repeated client `initialize`: answered from the cached result (H §1.3). */
@@ -463,7 +536,13 @@ export class Bridge {
       // Gone before the client's initialize arrived (it can exit before the bridge has loaded):
       // that request, when it comes, is answered with the exit, as for an agent that never started.
       this.unavailable = handshakeFailed;
-    if (this.translator) this.translator.agentGone(info);
+    if (this.translator)
+      try {
+        this.translator.agentGone(info);
+      } catch (e) {
+        // The crash barrier: whatever the translator still owed is answered below all the same.
+        this.config.log.warn(`failed to wind down the translation: ${causeOf(e)}`);
+      }
     // Whatever the agent still owed: the bridge's own calls (handshake, emulation) ...
     this.agent.abandon(rpcErrors.internal("Agent connection closed", data));
     // ... and the client's requests relayed to it.

@@ -19,6 +19,9 @@ import { KEY_ORDER_KEY, restoreKeyOrder } from "../wire/key-order.js";
 import { limits } from "../../mappings/limits.js";
 import { CALL_HEAD } from "../wire/call-scan.js";
 import { allocLine } from "../wire/writer.js";
+import { translationFailed } from "../base/errors.js";
+import type { Logger } from "../log.js";
+import { causeOf, contained } from "./barrier.js";
 
 const KEY_ORDER_BYTES = Buffer.from(KEY_ORDER_KEY);
 
@@ -62,6 +65,8 @@ export class Link {
     readonly name: "client" | "agent",
     private readonly out: Outlet,
     private readonly onSend?: (msg: unknown) => void,
+    /** Where an answer callback run outside any message logs what it throws (the crash barrier). */
+    private readonly log?: Logger,
   ) {}
 
   send(message: object): void {
@@ -79,6 +84,11 @@ export class Link {
   /** An answer going to this peer closes the request it answers. */
   private settle(msg: object): void {
     if (this.unanswered.size > 0 && !("method" in msg) && "id" in msg && isId(msg.id)) this.unanswered.delete(msg.id);
+  }
+
+  /** A request of this peer with id `id` was admitted and is not answered yet. */
+  owes(id: Id): boolean {
+    return this.unanswered.has(id);
   }
 
   /** This peer's admitted requests not answered yet. */
@@ -261,7 +271,8 @@ export class Link {
   ): number {
     if (this.pending.size >= this.maxPending) {
       const error = rpcErrors.limit(limits.bridgeRequests, this.maxPending);
-      queueMicrotask(() => answer({ jsonrpc: "2.0", id: 0, error }));
+      const settle = () => answer({ jsonrpc: "2.0", id: 0, error });
+      queueMicrotask(this.log ? contained(this.log, `the answer to '${method}'`, settle) : settle);
       return 0;
     }
     return this.pending.add({ method, params, answer, answerLine });
@@ -288,7 +299,14 @@ export class Link {
   deliver(resp: ResponseMessage): boolean {
     const p = this.pending.take(resp.id);
     if (!p) return false;
-    p.answer(resp);
+    try {
+      p.answer(resp);
+    } catch (e) {
+      // The crash barrier (bridge.ts): the request this answers is settled with the error, and the
+      // throw goes on to the barrier, which logs it.
+      p.answer({ jsonrpc: "2.0", id: resp.id, error: translationFailed(p.method, causeOf(e)) });
+      throw e;
+    }
     return true;
   }
 

@@ -272,4 +272,19 @@ describe("URIs v2 requires where v1 takes any string (B↓)", () => {
       expect(value(contentBlockToV1(v, full))).toEqual(block);
     });
   }
+  for (const uri of ["not a uri \ud800", "\udc00", "a\udc00\ud800b", "x\ud83d"])
+    it(`stands in a valid URI for the lone surrogate(s) of ${JSON.stringify(uri)} and restores them from the stash`, () => {
+      for (const block of [
+        { type: "resource_link", name: "n", uri },
+        { type: "image", data: "", mimeType: "image/png", uri },
+        { type: "resource", resource: { uri, text: "x" } },
+      ]) {
+        const r = contentBlockToV2(block as v1.ContentBlock, full);
+        const v = value(r);
+        expectValid("v2", "ContentBlock", v);
+        expect(JSON.stringify(v)).toContain("urn:acp-bridge:invalid-uri:");
+        expect(JSON.stringify(v)).toContain("%EF%BF%BD");
+        expect(value(contentBlockToV1(v, full))).toEqual(block);
+      }
+    });
 });

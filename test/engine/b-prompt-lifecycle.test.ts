@@ -11,6 +11,7 @@ import type { Outgoing } from "../../src/engine/outgoing.js";
 import type { Inbound } from "../../src/engine/relay.js";
 import type { ResponseMessage } from "../../src/wire/jsonrpc.js";
 import { expectValid } from "../support/schema.js";
+import { silentLogger } from "../support/log.js";
 
 const S = "s1";
 const EXITED = { code: -32603, message: "Agent process exited", data: { reason: "agent_exited", exitCode: 1 } };
@@ -65,6 +66,7 @@ function rig(ackGraceMs = 0) {
     toClient: { stash: "off", stashMaxBytes: 0 },
     write,
     errorForClient: (error) => error,
+    log: silentLogger,
   };
   const s = new SessionB(S, io);
   let promptIds = 0;

@@ -35,6 +35,7 @@ const session = () =>
     connection: { agentReportsBusy: true },
     forwardPromptEcho: true,
     write: () => undefined,
+    log: silentLogger,
   });
 
 const chunk = fc.record({

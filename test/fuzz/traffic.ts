@@ -2,7 +2,7 @@
 // messages of every method a side may send, mutated field by field; envelope and id abuse;
 // batches; raw bytes and invalid UTF-8; nesting depth; oversize lines; prototype method names.
 import fc from "fast-check";
-import { arb, jsonValue } from "../support/arbitrary.js";
+import { anyJson, arb, jsonValue } from "../support/arbitrary.js";
 import { methodDefs } from "../support/peers.js";
 import type { SchemaVersion } from "../support/schema.js";
 
@@ -19,6 +19,7 @@ export const TRACK = "@@track@@";
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   jsonValue,
+  anyJson,
   fc.constantFrom(null, 0, -1, 1.5, 2 ** 60, "", "\u0000", [], {}, true, { __proto__: { x: 1 } }, "../../etc"),
 );
 
@@ -107,6 +108,49 @@ function envelopes(): fc.Arbitrary<{ msg: Record<string, unknown>; track: boolea
   );
 }
 
+/** Where string literals start in a compact JSON text (after their opening quote), but the tracked id's; keys marked. */
+function stringStarts(text: string): { at: number; key: boolean }[] {
+  const out: { at: number; key: boolean }[] = [];
+  let open: { at: number; key: boolean } | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (open) {
+      if (c === "\\") i++;
+      else if (c === '"') {
+        open.key = text[i + 1] === ":";
+        if (!text.startsWith(TRACK, open.at)) out.push(open);
+        open = undefined;
+      }
+    } else if (c === '"') open = { at: i + 1, key: false };
+  }
+  return out;
+}
+
+/**
+ * Escapes JSON allows and JSON.stringify never writes raw (a lone surrogate, a pair, NUL), and ones
+ * it forbids (a bad `\u`, an unknown escape, a truncated one, a bare control character): a line
+ * with one of the latter is no JSON, and answered -32700.
+ */
+const validEscapes = ["\\ud800", "\\udc00", "\\udbff\\udfff", "\\u0000", "\\ud800\\ud800", "\\uDFFF"];
+const invalidEscapes = ["\\uZZZZ", "\\x41", "\\ud80", "\u0001", "\t", "\\", "\\U0041"];
+
+/** A schema message of `from` as its text, with an escape put at the start of one of its strings (keys too). */
+function escaped(version: SchemaVersion, from: Side): fc.Arbitrary<Input> {
+  return fc
+    .tuple(schemaMessages(version, from), fc.nat(), fc.boolean(), fc.nat())
+    .map(([{ msg, track }, where, valid, which]) => {
+      const text = JSON.stringify(msg);
+      const starts = stringStarts(text);
+      const list = valid ? validEscapes : invalidEscapes;
+      const esc = list[which % list.length] ?? "";
+      const { at, key } = starts[where % Math.max(1, starts.length)] ?? { at: 1, key: true };
+      const bytes = Buffer.from(text.slice(0, at) + esc + text.slice(at));
+      // A request stays one when its JSON does and its keys are intact (an `id` key with an escape
+      // before it is no id): then it is tracked, one answer under its id.
+      return { kind: "raw" as const, from, bytes, track: track && valid && !key };
+    });
+}
+
 function rawBytes(from: Side, version: SchemaVersion): fc.Arbitrary<Input> {
   const garbage = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((a) => Buffer.from(a.filter((b) => b !== 0x0a)));
   const badUtf8 = fc
@@ -138,6 +182,7 @@ function rawBytes(from: Side, version: SchemaVersion): fc.Arbitrary<Input> {
     { weight: 2, arbitrary: truncated.map((bytes) => ({ kind: "raw" as const, from, bytes, track: false })) },
     { weight: 1, arbitrary: depth.map((bytes) => ({ kind: "raw" as const, from, bytes, track: true })) },
     { weight: 1, arbitrary: oversize.map((bytes) => ({ kind: "raw" as const, from, bytes, track: true })) },
+    { weight: 3, arbitrary: escaped(version, from) },
   );
 }
 

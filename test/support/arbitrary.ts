@@ -18,11 +18,95 @@ export interface ArbOptions {
 
 const KEY_WORDS = ["alpha", "beta", "x", "k1", "trace", "vendor", "ü", "日本", "emoji😀", ""];
 
-/** Keys that `_meta` may carry: a few realistic ones plus random, never the bridge's own. */
+// ---- any string (issue 19): what a peer's JSON string may hold, which the bridge must survive ----
+
+/** One code unit or code point: mostly any code point, now and then a lone surrogate or a control. */
+const hostileUnit: fc.Arbitrary<string> = fc.oneof(
+  { weight: 12, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) },
+  { weight: 2, arbitrary: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)) },
+  { weight: 1, arbitrary: fc.constantFrom('"', "\\", "\u2028", "\u007f", "\ufeff", "\ufffd", "%", "/", "\\\\") },
+);
+
+/** Strings that broke, or could break, code expecting a tame one. */
+const notableStrings = [
+  "",
+  "\ud800",
+  "\udfff",
+  "\udc00\ud800",
+  "not a uri \ud800",
+  "x\ud83d",
+  "😀",
+  "\u0000",
+  "__proto__",
+  "constructor",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "%zz",
+  "%",
+  "C:\\",
+  "\\\\",
+  "..",
+  "/",
+  "file://",
+  "urn:",
+  " ",
+];
+
+/**
+ * Any string a JSON text can carry: lone high and low surrogates, pairs, non-BMP, controls, empty,
+ * the notable ones above, and now and then a huge one (thousands of code units: rarely, and short
+ * enough that a stash of it stays within the default bound, so round trips stay exact).
+ */
+export const anyString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 30, arbitrary: fc.string({ unit: hostileUnit, maxLength: 12 }) },
+  { weight: 8, arbitrary: fc.constantFrom(...notableStrings) },
+  { weight: 4, arbitrary: fc.string({ maxLength: 8 }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ unit: hostileUnit, minLength: 1, maxLength: 4 }), fc.integer({ min: 1_000, max: 2_000 }))
+      .map(([s, n]) => s.repeat(n)),
+  },
+);
+
+/** Object keys as a peer may send them (`__proto__`, `toString`, the stash's own key included). */
+export const anyKey: fc.Arbitrary<string> = fc.oneof(
+  { weight: 8, arbitrary: fc.string({ unit: hostileUnit, maxLength: 6 }) },
+  { weight: 2, arbitrary: fc.constantFrom(...notableStrings) },
+  { weight: 1, arbitrary: fc.constant("acp-bridge") },
+);
+
+/** Keys that `_meta` may carry: a few realistic ones plus any, never the bridge's own. */
 const metaKey = fc.oneof(
   fc.constantFrom("traceparent", "tracestate", "baggage", "requestId", "vendor.io/x", "_private"),
   fc.string({ maxLength: 8 }).filter((k) => k !== "acp-bridge"),
+  anyKey.filter((k) => k !== "acp-bridge"),
 );
+
+/** Numbers JSON.parse may give: integers beyond 2^53, -0, fractions, huge exponents. */
+const anyNumber: fc.Arbitrary<number> = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: -5, max: 1000 }) },
+  { weight: 2, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+  { weight: 1, arbitrary: fc.constantFrom(-0, 2 ** 53 + 2, -(2 ** 60), 1e308, 5e-324, 0.5, -1, 2 ** 32) },
+);
+
+/**
+ * Any JSON value, as JSON.parse gives it: own `__proto__` keys (an object literal could not make
+ * one), any strings and keys, any numbers; up to a few levels deep.
+ */
+export const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    anyString,
+    anyNumber,
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.array(fc.tuple(anyKey, tie("value")), { maxLength: 4 }).map((entries) => Object.fromEntries(entries) as unknown),
+  ),
+})).value;
 
 /** JSON without -0 (it does not survive a JSON round trip) and without `undefined`. */
 export const jsonValue: fc.Arbitrary<unknown> = fc
@@ -38,11 +122,13 @@ const metaObject: Arb = fc.oneof(
   },
 );
 
+/** A string field of a message: any string now and then (issue 19: every string field, every message). */
 const plainString: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 1, arbitrary: fc.constant("") },
   { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 8 }) },
   { weight: 1, arbitrary: fc.string({ minLength: 200, maxLength: 400 }) },
+  { weight: 3, arbitrary: anyString },
 );
 
 /** A tag that is no known variant: an extension (`_x`) or a future value. */
@@ -52,10 +138,17 @@ const openTag: fc.Arbitrary<string> = fc.oneof(
 );
 
 const absolutePath: fc.Arbitrary<string> = fc
-  .array(fc.oneof(fc.stringMatching(/^[a-z0-9._-]{1,8}$/), fc.constantFrom("my dir", "ünï", "日本", 'a"b')), {
-    minLength: 1,
-    maxLength: 4,
-  })
+  .array(
+    fc.oneof(
+      { weight: 8, arbitrary: fc.stringMatching(/^[a-z0-9._-]{1,8}$/) },
+      { weight: 2, arbitrary: fc.constantFrom("my dir", "ünï", "日本", 'a"b') },
+      { weight: 1, arbitrary: anyString.filter((p) => p !== "") },
+    ),
+    {
+      minLength: 1,
+      maxLength: 4,
+    },
+  )
   .map((parts) => "/" + parts.join("/"));
 
 const defaultOverrides: Record<string, Arb> = {

@@ -2,16 +2,19 @@
 // Small id pools, so ids collide across kinds and upserts meet earlier chunks; nulls, unknown
 // enum values and extension variants included.
 import fc from "fast-check";
-import { arb } from "./arbitrary.js";
+import { anyString, arb } from "./arbitrary.js";
 
 type Obj = Record<string, any>;
 
-export const toolCallId = fc.constantFrom("t1", "t2", "t3");
-const terminalId = fc.constantFrom("term1", "term2");
+// One id of each pool holds a lone surrogate (issue 19: every string field).
+export const toolCallId = fc.constantFrom("t1", "t2", "t3", "t\ud800");
+const terminalId = fc.constantFrom("term1", "term2", "\udc00");
+/** Short texts: mostly tame, now and then any string (lone surrogates, controls, a huge one). */
+const someText = fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 6 }) }, { weight: 1, arbitrary: anyString });
 export const text = (t: string): Obj => ({ type: "text", text: t });
 
 const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
-  { weight: 4, arbitrary: fc.string({ maxLength: 6 }).map((t) => ({ type: "content", content: text(t) })) },
+  { weight: 4, arbitrary: someText.map((t) => ({ type: "content", content: text(t) })) },
   { weight: 2, arbitrary: terminalId.map((id) => ({ type: "terminal", terminalId: id })) },
   {
     weight: 1,
@@ -31,7 +34,7 @@ const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
 /** A v2 tool-call patch: omitted, `null` (reset) or a value per field, unknown kinds and statuses included. */
 export const toolPatch: fc.Arbitrary<Obj> = fc.record(
   {
-    title: fc.oneof(fc.constantFrom("Run tests", "Edit a.ts", ""), fc.constant(null)),
+    title: fc.oneof(fc.constantFrom("Run tests", "Edit a.ts", ""), fc.constant(null), anyString),
     name: fc.oneof(fc.constant("shell"), fc.constant(null)),
     kind: fc.constantFrom("read", "edit", "execute", "delete", "_k", "future_kind", null),
     status: fc.constantFrom("pending", "in_progress", "completed", "failed", "cancelled", "paused", "_s", null),
@@ -46,7 +49,7 @@ export const toolPatch: fc.Arbitrary<Obj> = fc.record(
 );
 
 const planEntry: fc.Arbitrary<Obj> = fc.record({
-  content: fc.constantFrom("write tests", "fix bug", "日本"),
+  content: fc.oneof(fc.constantFrom("write tests", "fix bug", "日本"), anyString),
   priority: fc.constantFrom("high", "medium", "low", "_urgent"),
   status: fc.constantFrom("pending", "in_progress", "completed", "cancelled", "_blocked"),
 });
@@ -58,11 +61,8 @@ export const rawUpdate: fc.Arbitrary<Obj> = fc.oneof(
     arbitrary: fc
       .tuple(
         fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"),
-        fc.constantFrom("m1", "m2", "f1"),
-        fc.oneof(
-          { weight: 6, arbitrary: fc.string({ maxLength: 5 }).map(text) },
-          { weight: 1, arbitrary: arb("v2", "ContentBlock") },
-        ),
+        fc.constantFrom("m1", "m2", "f1", "m\ud83d"),
+        fc.oneof({ weight: 6, arbitrary: someText.map(text) }, { weight: 1, arbitrary: arb("v2", "ContentBlock") }),
       )
       .map(([tag, id, content]) => ({ sessionUpdate: tag, messageId: id, content })),
   },
@@ -93,11 +93,13 @@ export const rawUpdate: fc.Arbitrary<Obj> = fc.oneof(
           ...(command !== undefined ? { command, cwd: "/w" } : {}),
           ...(exitStatus !== undefined ? { exitStatus } : {}),
         })),
-      fc.tuple(terminalId, fc.constantFrom("ok\n", "\u001b[31mred\u001b[0m", "50%\r100%\n", "é")).map(([id, s]) => ({
-        sessionUpdate: "terminal_output_chunk",
-        terminalId: id,
-        data: Buffer.from(s).toString("base64"),
-      })),
+      fc
+        .tuple(terminalId, fc.constantFrom("ok\n", "\u001b[31mred\u001b[0m", "50%\r100%\n", "é", "\ud800\n"))
+        .map(([id, s]) => ({
+          sessionUpdate: "terminal_output_chunk",
+          terminalId: id,
+          data: Buffer.from(s).toString("base64"),
+        })),
       terminalId.map((id) => ({
         sessionUpdate: "terminal_update",
         terminalId: id,

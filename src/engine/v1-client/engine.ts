@@ -105,6 +105,7 @@ export class DirectionA extends TranslatingMode {
           connection: this.connection,
           forwardPromptEcho: this.config.forwardPromptEcho || this.clientFlags.bridgePeer,
           write: (out) => this.write(out),
+          log: this.log,
         }),
     );
   }

@@ -10,6 +10,8 @@ import { isObject, jsonEqual, type Obj } from "../../base/json.js";
 import type { RpcError } from "../../wire/jsonrpc.js";
 import { limits } from "../../../mappings/limits.js";
 import { NOTHING, type Outgoing } from "../outgoing.js";
+import { contained } from "../barrier.js";
+import type { Logger } from "../../log.js";
 
 /** Events kept per un-acked prompt to replay at its ack (bounded, T §1.2). */
 const LOG_LIMIT = 1000;
@@ -62,6 +64,8 @@ export interface LifecycleOptions {
   readonly forwardPromptEcho: boolean;
   /** The engine core's writer, for the answer a settle timer gives. */
   readonly write: (out: readonly Outgoing[]) => void;
+  /** Where a settle timer logs what it throws (the crash barrier). */
+  readonly log: Logger;
 }
 
 /** What to do with a user-message update. */
@@ -228,10 +232,13 @@ export class PromptLifecycle {
     if (reason === undefined || reason === null) return;
     // One timer per idle run: a later idle (no busy state between) must not replace the first.
     if (p.settleTimer) return;
-    p.settleTimer = setTimeout(() => {
-      p.settleTimer = undefined;
-      if (this.pending.includes(p) && this.agentState === "idle") this.opts.write(this.complete(p, idle));
-    }, this.opts.idleSettleMs);
+    p.settleTimer = setTimeout(
+      contained(this.opts.log, "a prompt's idle settle", () => {
+        p.settleTimer = undefined;
+        if (this.pending.includes(p) && this.agentState === "idle") this.opts.write(this.complete(p, idle));
+      }),
+      this.opts.idleSettleMs,
+    );
     p.settleTimer.unref();
   }
 

@@ -91,6 +91,7 @@ export class DirectionB extends TranslatingMode {
       toClient,
       write,
       errorForClient,
+      log: config.log,
     };
     // The strategy is chosen once, here: the agent's initialize result said whether it is a bridge.
     const turns: TurnStrategy = peer ? new PeerTurns(this.io) : new LocalTurns();
@@ -247,11 +248,10 @@ export class DirectionB extends TranslatingMode {
     }
     const s = this.session(sessionId);
     if (s.closed) return NOTHING;
-    // T §1.4-2 (a): the update acks the session's prompt before it is translated.
-    return [
-      ...this.b.turns.heard(s, isObject(params.update) ? params.update : undefined),
-      ...updateToV2(s, params, this.b.updates),
-    ];
+    // T §1.4-2 (a): the update acks the session's prompt before it is translated; written first, so
+    // a translation that throws (the crash barrier drops the update) cannot take the ack with it.
+    this.write(this.b.turns.heard(s, isObject(params.update) ? params.update : undefined));
+    return updateToV2(s, params, this.b.updates);
   }
 
   /** The fast path (fast-lines.ts): what updates.ts proves the full path writes, written as bytes. */

@@ -11,12 +11,15 @@
 // `agentGone`. Rule 12 is what is absent: updates outside a turn change no reported state.
 import type * as v1 from "@agentclientprotocol/sdk";
 import { generatedMessageId } from "../../../mappings/message.js";
+import { setOwn } from "../../base/json.js";
 import { nextGeneratedId } from "../../convert/message.js";
 import { promptErrorToIdle, promptResponseToIdle } from "../../convert/prompt.js";
 import type { ConvertOptions } from "../../convert/stash.js";
 import type { ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../base/errors.js";
 import { answer, notify, NOTHING, request, type Outgoing } from "../outgoing.js";
+import { contained } from "../barrier.js";
+import type { Logger } from "../../log.js";
 import type { Inbound } from "../relay.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates/index.js";
@@ -73,6 +76,8 @@ export interface TurnIO {
   write(out: readonly Outgoing[]): void;
   /** A v1 error as the v2 client gets it (H §7.1). */
   errorForClient(error: RpcError, sessionId: string): RpcError;
+  /** Where a timer logs what it throws (the crash barrier). */
+  readonly log: Logger;
 }
 
 export class PromptLifecycleB {
@@ -140,7 +145,10 @@ export class PromptLifecycleB {
     const prompt: unknown[] = Array.isArray(held.params.prompt) ? held.params.prompt : [];
     let timer: NodeJS.Timeout | undefined;
     if (this.io.ackGraceMs > 0) {
-      timer = setTimeout(() => this.io.write(this.ack(turn)), this.io.ackGraceMs);
+      timer = setTimeout(
+        contained(this.io.log, "a prompt's ack", () => this.io.write(this.ack(turn))),
+        this.io.ackGraceMs,
+      );
       timer.unref();
     }
     const turn: Turn = {
@@ -279,7 +287,7 @@ export class PromptLifecycleB {
     if (this.turn !== turn) return NOTHING;
     const update: Obj = { sessionUpdate: "state_update", state: "idle" };
     for (const [k, v] of Object.entries(idle))
-      if (v !== undefined && k !== "sessionUpdate" && k !== "state") update[k] = v;
+      if (v !== undefined && k !== "sessionUpdate" && k !== "state") setOwn(update, k, v);
     this.reportedState = "idle";
     return [clientUpdate(this.s.sessionId, update), ...this.finish(turn)];
   }
@@ -343,7 +351,10 @@ export class PromptLifecycleB {
     const turn = this.turn;
     if (!turn) return then();
     turn.cancelRequested = true;
-    const timer = setTimeout(() => this.io.write(then()), drainMs);
+    const timer = setTimeout(
+      contained(this.io.log, "the end of a drained turn", () => this.io.write(then())),
+      drainMs,
+    );
     timer.unref();
     turn.onEnd = () => {
       clearTimeout(timer);

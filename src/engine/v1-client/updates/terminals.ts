@@ -2,6 +2,7 @@
 // rendered through the `_meta` terminal convention, or on the ext channel for a bridge peer.
 import type * as v1 from "@agentclientprotocol/sdk";
 import { isObject, type Obj } from "../../../base/json.js";
+import { contained } from "../../barrier.js";
 import {
   appendOutput,
   decodeBase64,
@@ -98,7 +99,10 @@ function transcriptUpdate(
     if (t.flushTimer) clearTimeout(t.flushTimer);
     return flush();
   }
-  t.flushTimer ??= setTimeout(() => ctx.write(flush()), ctx.terminalFlushMs);
+  t.flushTimer ??= setTimeout(
+    contained(ctx.log, "a terminal's flush", () => ctx.write(flush())),
+    ctx.terminalFlushMs,
+  );
   return NOTHING;
 }
 

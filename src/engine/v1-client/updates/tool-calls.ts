@@ -1,7 +1,8 @@
 // Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
 // its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, type Obj } from "../../../base/json.js";
+import { isObject, type Obj, setOwn } from "../../../base/json.js";
+import { contained } from "../../barrier.js";
 import { setMeta, unstash } from "../../../convert/stash.js";
 import { newTerminal, terminalToV1Item } from "../../../convert/terminal.js";
 import {
@@ -67,7 +68,7 @@ function applyToolCallPatch(view: Obj, patch: Obj): void {
         const meta: Obj = isObject(view._meta) ? { ...view._meta } : {};
         for (const [mk, mv] of Object.entries(v)) {
           if (mv === null) Reflect.deleteProperty(meta, mk);
-          else meta[mk] = mv;
+          else setOwn(meta, mk, mv);
         }
         view._meta = meta;
       }
@@ -338,7 +339,10 @@ export function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, 
     return [...flushed, ...flushToolCall(s, t, ctx)];
   }
   // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
-  t.flushTimer ??= setTimeout(() => ctx.write(flushToolCall(s, t, ctx)), ctx.flushMs);
+  t.flushTimer ??= setTimeout(
+    contained(ctx.log, "a tool call's flush", () => ctx.write(flushToolCall(s, t, ctx))),
+    ctx.flushMs,
+  );
   return NOTHING;
 }
 
