@@ -226,7 +226,9 @@ function mapCaps(kind: CapsKind, src: Obj, to: Version, env: SynthEnv, group: Ob
       const emptied = keys.length > 0 && keys.every((k) => movedKeys.includes(k));
       if (isObject(v) && !emptied) setAt(out, dst, copyExcept(v, childKeys));
       else if (synth !== undefined) setAt(out, dst, synthesize(synth, env, src));
-    } else if (v !== undefined) {
+    } else if (isObject(v) || v === null) {
+      // Every copied capability is an object (a marker or `_meta`) in both versions: any other value
+      // reads as absent, as the schemas' default-on-error has it, instead of crossing invalid.
       setAt(out, dst, cloneJson(v));
     }
   }

@@ -339,8 +339,9 @@ function handshakeProperty(d: Direction, broken: "request" | "answer") {
   const agentVersion = versionOf[d].agent;
   const cs = schemasOf(clientVersion, "initialize");
   const as = schemasOf(agentVersion, "initialize");
-  // Left out (issue 19, reported): capability objects of the wrong shape. The capability walker
-  // (convert/capabilities.ts) reads a malformed capability as unsupported but still copies it.
+  // Left out (reported): a client capability object whose children have the wrong shape (e.g.
+  // `elicitation.form: true`): the walker copies a container's children as they are. A copied
+  // capability that is not an object at all reads as absent (convert/capabilities.ts).
   const capsKey = clientVersion === 1 ? "clientCapabilities" : "capabilities";
   const params =
     broken === "request"
@@ -576,6 +577,22 @@ describe("the handshake refuses what it would render invalid", () => {
     expect(h.takeClient()).toMatchObject([
       { id: 0, error: { code: -32603, data: { reason: "malformed_result", field: "_meta", detail: "not_object" } } },
     ]);
+  });
+});
+
+describe("a capability of the wrong shape reads as absent instead of crossing invalid", () => {
+  it("direction B: a v1 agent's sessionCapabilities.delete that is not an object is not offered to the v2 client", async () => {
+    const h = harness({ agentProtocol: 1 });
+    const params = { protocolVersion: 2, info: { name: "zed", version: "1" }, capabilities: {} };
+    h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params });
+    await h.settle();
+    const [probe] = h.takeAgent();
+    const agentCapabilities = { loadSession: true, sessionCapabilities: { delete: -1, close: {} } };
+    h.agent({ jsonrpc: "2.0", id: probe.id, result: { protocolVersion: 1, agentCapabilities, authMethods: [] } });
+    await h.settle();
+    const [answer] = h.takeClient();
+    expect(problemOf(answer, 2)).toBeUndefined();
+    expect(answer.result.capabilities.session).not.toHaveProperty("delete");
   });
 });
 
