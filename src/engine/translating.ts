@@ -6,7 +6,7 @@ import {
   BRIDGE_METHOD_PREFIX,
   EXTENSION_PREFIX,
   isSchemaMethod,
-  methodRow,
+  methodTable,
   refusal,
   rowsFrom,
   type Direction,
@@ -59,16 +59,23 @@ export function objectResult(resp: ResponseMessage): Answer {
 }
 
 /**
+ * The methods whose results `checkedAnswer` checks: every schema method of either version but those
+ * with an opaque result (`mcp/message`). Extensions and methods no schema defines cross as they are.
+ */
+const CHECKED_ANSWERS: ReadonlySet<string> = new Set(
+  methodTable.flatMap((r) => (r.opaqueResult ? [] : [r.v1, r.v2])).filter((n): n is string => n !== null),
+);
+
+/**
  * A peer's answer to a request of the bridge, before any handler maps it: a result that is not an
  * object (or holds a `_meta` that is not one) where the schemas want one becomes the -32603 that
  * `objectResult` gives, so no converter copies it into the other version. `null` is left to the
- * handlers (H §0, null results); extension and opaque (`mcp/message`) results are not checked.
+ * handlers (H §0, null results).
  */
 function checkedAnswer(from: Link, resp: ResponseMessage): ResponseMessage {
   if (resp.result === undefined || resp.result === null) return resp;
   const call = from.pending.peek(resp.id);
-  if (call === undefined || call.method.startsWith(EXTENSION_PREFIX)) return resp;
-  if ((methodRow(1, call.method) ?? methodRow(2, call.method))?.opaqueResult) return resp;
+  if (call === undefined || !CHECKED_ANSWERS.has(call.method)) return resp;
   const answer = objectResult(resp);
   return "error" in answer ? { jsonrpc: "2.0", id: resp.id, error: answer.error } : resp;
 }
@@ -192,7 +199,11 @@ export abstract class TranslatingMode implements Translator {
    */
   fastCall(from: Link, call: ScannedCall, line: Buffer, admit: Admit): boolean {
     if (this.recordClient !== undefined || this.recordAgent !== undefined) return false;
-    if (call.kind === "result") return from.deliverLine(call.id, line, call.idEnd);
+    if (call.kind === "result") {
+      // A result `checkedAnswer` would check takes the full path, which decides on it.
+      const method = from.pending.peek(call.id)?.method;
+      return method !== undefined && !CHECKED_ANSWERS.has(method) && from.deliverLine(call.id, line, call.idEnd);
+    }
     if (!isExtension(call.method)) return false;
     return (from === this.client ? this.down : this.up).forwardLine(call, line, admit);
   }

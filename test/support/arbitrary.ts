@@ -6,6 +6,14 @@
 import fc from "fast-check";
 import { schemaOf, type SchemaVersion } from "../../src/schema/validate.js";
 
+/**
+ * A constant object or array, new at every draw: one shared instance would carry a mutation from
+ * one run (or, with the source project's shared modules, one test file) into the next.
+ */
+export function fresh<T>(value: T): fc.Arbitrary<T> {
+  return fc.constant(null).map(() => structuredClone(value));
+}
+
 type Node = Record<string, unknown>;
 type Arb = fc.Arbitrary<unknown>;
 
@@ -114,11 +122,11 @@ export const jsonValue: fc.Arbitrary<unknown> = fc
   .map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
 const metaObject: Arb = fc.oneof(
-  { weight: 2, arbitrary: fc.constant({}) },
+  { weight: 2, arbitrary: fresh({}) },
   { weight: 3, arbitrary: fc.dictionary(metaKey, jsonValue, { minKeys: 1, maxKeys: 3 }) },
   {
     weight: 1,
-    arbitrary: fc.constant({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }),
+    arbitrary: fresh({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }),
   },
 );
 
@@ -327,7 +335,7 @@ class Compiler {
         })
       : open
         ? fc.oneof(
-            { weight: 9, arbitrary: fc.constant({}) },
+            { weight: 9, arbitrary: fresh({}) },
             {
               weight: 1,
               arbitrary: fc.dictionary(
@@ -337,7 +345,7 @@ class Compiler {
               ),
             },
           )
-        : fc.constant({});
+        : fresh({});
     // allOf parts first, then the object's own properties (they carry the discriminator tag).
     return fc
       .tuple(extras, ...parts, own)

@@ -2,7 +2,7 @@
 // Small id pools, so ids collide across kinds and upserts meet earlier chunks; nulls, unknown
 // enum values and extension variants included.
 import fc from "fast-check";
-import { anyString, arb } from "./arbitrary.js";
+import { anyString, arb, fresh } from "./arbitrary.js";
 
 type Obj = Record<string, any>;
 
@@ -18,7 +18,7 @@ const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
   { weight: 2, arbitrary: terminalId.map((id) => ({ type: "terminal", terminalId: id })) },
   {
     weight: 1,
-    arbitrary: fc.constant({
+    arbitrary: fresh({
       type: "diff",
       changes: [{ operation: "add", path: "/w/new.txt", fileType: "text" }],
       patch: {
@@ -27,7 +27,7 @@ const toolContentItem: fc.Arbitrary<Obj> = fc.oneof(
       },
     }),
   },
-  { weight: 1, arbitrary: fc.constant({ type: "_widget", payload: { x: 1 } }) },
+  { weight: 1, arbitrary: fresh({ type: "_widget", payload: { x: 1 } }) },
   { weight: 1, arbitrary: arb("v2", "ToolCallContent") as fc.Arbitrary<Obj> },
 );
 
@@ -39,11 +39,11 @@ export const toolPatch: fc.Arbitrary<Obj> = fc.record(
     kind: fc.constantFrom("read", "edit", "execute", "delete", "_k", "future_kind", null),
     status: fc.constantFrom("pending", "in_progress", "completed", "failed", "cancelled", "paused", "_s", null),
     content: fc.oneof(fc.constant(null), fc.array(toolContentItem, { maxLength: 3 })),
-    locations: fc.oneof(fc.constant(null), fc.constant([]), fc.constant([{ path: "/w/a.ts", line: 3 }])),
-    rawInput: fc.oneof(fc.constant(null), fc.constant({ command: ["make"] })),
-    rawOutput: fc.oneof(fc.constant(null), fc.constant({ ok: true })),
-    capabilities: fc.oneof(fc.constant(null), fc.constant({ cancel: {} })),
-    _meta: fc.oneof(fc.constant(null), fc.constant({ vendor: 1 })),
+    locations: fc.oneof(fc.constant(null), fresh([]), fresh([{ path: "/w/a.ts", line: 3 }])),
+    rawInput: fc.oneof(fc.constant(null), fresh({ command: ["make"] })),
+    rawOutput: fc.oneof(fc.constant(null), fresh({ ok: true })),
+    capabilities: fc.oneof(fc.constant(null), fresh({ cancel: {} })),
+    _meta: fc.oneof(fc.constant(null), fresh({ vendor: 1 })),
   },
   { requiredKeys: [] },
 );
@@ -118,7 +118,7 @@ export const rawUpdate: fc.Arbitrary<Obj> = fc.oneof(
       },
       {
         weight: 1,
-        arbitrary: fc.constant({ sessionUpdate: "plan_update", plan: { type: "_graph", planId: "g1", nodes: [] } }),
+        arbitrary: fresh({ sessionUpdate: "plan_update", plan: { type: "_graph", planId: "g1", nodes: [] } }),
       },
     ),
   },
