@@ -20,6 +20,11 @@ function requireString(m: Obj, key: string): void {
   if (!isString(m[key])) bad(key, kindOf(m[key]));
 }
 
+/** Both versions type an auth method's `description` as a string or null. */
+function optionalString(m: Obj, key: string): void {
+  if (m[key] !== undefined && m[key] !== null && !isString(m[key])) bad(key, "not_string");
+}
+
 /** Renamed keys: source name → target name, for the conversion to version `to`. */
 function renames(to: 1 | 2): [string, string][] {
   return authMethodTable.renames.map((r) => (to === 2 ? [r.v1, r.v2] : [r.v2, r.v1]));
@@ -58,6 +63,7 @@ function methodToV2(m: unknown, opts: ConvertOptions): Converted<Obj> {
   if (!isObject(m)) bad("authMethod", "not_object");
   requireString(m, "id");
   requireString(m, "name");
+  optionalString(m, "description");
   const { meta, env } = unstash(m._meta, 2);
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
@@ -101,6 +107,7 @@ function methodToV1(m: unknown, opts: ConvertOptions): Converted<Obj> {
   requireString(m, "type");
   requireString(m, "methodId");
   requireString(m, "name");
+  optionalString(m, "description");
   const type = m.type as string;
   const { meta, env } = unstash(m._meta, 1);
   const restoredType = hasResidual(env, authResidual.type);

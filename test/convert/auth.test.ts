@@ -159,6 +159,16 @@ describe("H §3.2 AuthMethod descriptors", () => {
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.data).toMatchObject({ field: "env", reason: "not_string_map" });
   });
+
+  it("rejects a description that is not a string in either direction, as both schemas do", () => {
+    const to2 = authMethodToV2({ id: "a", name: "A", description: {} } as unknown as v1.AuthMethod, defaultOptions);
+    expect(to2.ok).toBe(false);
+    if (!to2.ok) expect(to2.error.data).toMatchObject({ field: "description", reason: "not_string" });
+    const v2m = { type: "agent", methodId: "a", name: "A", description: 7 } as unknown as v2.AuthMethod;
+    const to1 = authMethodToV1(v2m, defaultOptions);
+    expect(to1.ok).toBe(false);
+    if (!to1.ok) expect(to1.error.data).toMatchObject({ field: "description", reason: "not_string" });
+  });
 });
 
 describe("H §3.2-3.3 authMethods lists (conformance H §9 case 13)", () => {
