@@ -31,8 +31,11 @@ export function methodDefs(version: SchemaVersion): MethodDefs {
   return d;
 }
 
-/** The params and result `$defs` of a method (any side). */
-function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
+/**
+ * The params and result `$defs` of a method (any side).
+ * @internal Exported for the invalid-input property's generators.
+ */
+export function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
   const d = methodDefs(version);
   const params = d.requests.get(method)?.def ?? d.notifications.get(method)?.def;
   const result = d.responses.get(method);

@@ -7,20 +7,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rowsFrom, type Direction, type Kind, type Sender } from "../../mappings/methods.js";
-import { messageProblem, methodDefs } from "../../src/schema/wire.js";
+import { defsFor, messageProblem } from "../../src/schema/wire.js";
 import { arb, jsonValue } from "../support/arbitrary.js";
 import { harness, type Harness } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 import { check, schemaOf, type SchemaVersion } from "../support/schema.js";
-
-/** The params and result `$defs` of a method (any side) in one schema. */
-function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
-  const d = methodDefs(version);
-  const params = d.requests.get(method)?.def ?? d.notifications.get(method)?.def;
-  const result = d.responses.get(method);
-  if (params === undefined && result === undefined) return undefined;
-  return { ...(params === undefined ? {} : { params }), ...(result === undefined ? {} : { result }) };
-}
 
 const S = "s1";
 /** The client's id of the prompt in flight, when there is one. */
