@@ -4,8 +4,8 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { authMethodTable, authResidual, v1TypeOf } from "../../mappings/auth.js";
-import { cloneJson, copyExcept, put } from "./capabilities.js";
-import { has, isObject, isString, jsonEqual, type Obj } from "../base/json.js";
+import { cloneJson, copyExcept } from "./capabilities.js";
+import { has, isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
 import { attempt, ConvertFailure, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { rpcErrors, type ConvertError } from "../base/errors.js";
 import { hasResidual, residualOf, setMeta, Stash, unstash, type ConvertOptions, type Envelope } from "./stash.js";
@@ -40,14 +40,14 @@ function renamed(m: Obj, to: 1 | 2, env: Envelope | undefined, stash: Stash, los
   const shadowed: Obj = {};
   for (const [from, target] of pairs) {
     if (has(m, target)) {
-      put(shadowed, target, cloneJson(m[target]));
+      setOwn(shadowed, target, cloneJson(m[target]));
       lost.push({ path: [target], reason: `"${target}" is a field name of the other version` });
     }
     out[target] = m[from];
   }
   if (Object.keys(shadowed).length > 0) stash.keep(authResidual.shadowed, shadowed);
   const back = residualOf(env, authResidual.shadowed);
-  if (isObject(back)) for (const [k, v] of Object.entries(back)) if (!has(out, k)) put(out, k, cloneJson(v));
+  if (isObject(back)) for (const [k, v] of Object.entries(back)) if (!has(out, k)) setOwn(out, k, cloneJson(v));
   return out;
 }
 

@@ -13,7 +13,7 @@ import {
   type CapabilitySynth,
   type ClientFlagName,
 } from "../../mappings/capabilities.js";
-import { isObject, jsonEqual, type Obj } from "../base/json.js";
+import { isObject, jsonEqual, type Obj, setOwn } from "../base/json.js";
 import { fail, ok, type Conv, type Loss } from "./result.js";
 import { rpcErrors } from "../base/errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
@@ -27,15 +27,10 @@ export function cloneJson<T>(x: T): T {
   return x === undefined ? x : structuredClone(x);
 }
 
-/** Sets an own data property, also for keys like `__proto__` that plain assignment would not create. */
-export function put(o: Obj, key: string, value: unknown): void {
-  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
-}
-
 /** Deep copy of `o` without the listed keys. */
 export function copyExcept(o: Obj, keys: readonly string[]): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) put(out, k, cloneJson(v));
+  for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) setOwn(out, k, cloneJson(v));
   return out;
 }
 
@@ -68,11 +63,11 @@ function setAt(o: Obj, path: readonly string[], value: unknown): void {
     }
     if (next !== undefined) return;
     const fresh: Obj = {};
-    put(cur, k, fresh);
+    setOwn(cur, k, fresh);
     cur = fresh;
   }
   const last = path.at(-1);
-  if (last !== undefined) put(cur, last, value);
+  if (last !== undefined) setOwn(cur, last, value);
 }
 
 function deleteAt(o: Obj, path: readonly string[]): void {
@@ -233,7 +228,7 @@ function mapCaps(kind: CapsKind, src: Obj, to: Version, env: SynthEnv, group: Ob
     }
   }
   const unknown = group?.[capabilityGroups.unknown];
-  if (isObject(unknown)) for (const [k, v] of Object.entries(unknown)) put(out, k, cloneJson(v));
+  if (isObject(unknown)) for (const [k, v] of Object.entries(unknown)) setOwn(out, k, cloneJson(v));
   return out;
 }
 
@@ -288,7 +283,7 @@ function byValue(kind: CapsKind, src: Obj, from: Version): Obj {
   const unknown = Object.keys(src).filter((k) => !plan.known.has(k));
   if (unknown.length > 0) {
     const u: Obj = {};
-    for (const k of unknown) put(u, k, cloneJson(src[k]));
+    for (const k of unknown) setOwn(u, k, cloneJson(src[k]));
     group[capabilityGroups.unknown] = u;
   }
   return group;
@@ -377,7 +372,7 @@ function convertCaps(
       if (d1.absent.length > 0) own[capabilityGroups.absent] = d1.absent.map(encodePath);
       if (d1.values.length > 0) {
         const values: Obj = {};
-        for (const [p, v] of d1.values) put(values, encodePath(p), cloneJson(v));
+        for (const [p, v] of d1.values) setOwn(values, encodePath(p), cloneJson(v));
         own[from === 1 ? capabilityGroups.v1Values : capabilityGroups.v2Values] = values;
       }
       stash.keep(from === 1 ? groups.v1 : groups.v2, own);

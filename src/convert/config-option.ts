@@ -5,7 +5,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
-import { has, isObject, isString, omit, type Obj } from "../base/json.js";
+import { has, isObject, isString, omit, type Obj, setOwn } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
@@ -55,18 +55,13 @@ export function expectArray(x: unknown, path: Path): unknown[] {
   return x as unknown[];
 }
 
-/** Sets an own data property (a JSON key may be `__proto__`). */
-function put(o: Obj, key: string, value: unknown): void {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** Copy of `src` with key `from` renamed `to`; an own `to` key of the source goes to `shadowed`. */
 function renameKey(src: Obj, from: string, to: string, shadowed: Obj): Obj {
   const out: Obj = {};
   for (const [k, v] of Object.entries(src)) {
-    if (k === from) put(out, to, v);
+    if (k === from) setOwn(out, to, v);
     else if (k === to) shadowed[to] = v;
-    else put(out, k, v);
+    else setOwn(out, k, v);
   }
   return out;
 }
@@ -91,7 +86,7 @@ function renamed(
   const stash = new Stash(target === 1 ? 2 : 1, acc.opts);
   edit?.(out, env, stash);
   const back = residualOf(env, RK.shadowed);
-  if (isObject(back)) for (const [k, v] of Object.entries(back)) put(out, k, v);
+  if (isObject(back)) for (const [k, v] of Object.entries(back)) setOwn(out, k, v);
   if (Object.keys(shadowed).length > 0) {
     stash.keep(RK.shadowed, shadowed);
     acc.lost.push({ path: [...at, to], reason: `"${to}" names another field in v${target}` });

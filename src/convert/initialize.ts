@@ -14,10 +14,9 @@ import {
   cloneJson,
   copyExcept,
   metaWith,
-  put,
   type CapsOptions,
 } from "./capabilities.js";
-import { has, isObject, isString, type Obj } from "../base/json.js";
+import { has, isObject, isString, type Obj, setOwn } from "../base/json.js";
 import { attempt, ConvertFailure, fail, ok, under, type Conv, type Loss } from "./result.js";
 import { rpcErrors, unsupportedVersion } from "../base/errors.js";
 import {
@@ -161,7 +160,7 @@ class Root {
   shadow(src: Obj, keys: readonly string[]): void {
     for (const k of keys) {
       if (!has(src, k)) continue;
-      put(this.shadowed, k, cloneJson(src[k]));
+      setOwn(this.shadowed, k, cloneJson(src[k]));
       this.losses.push({ path: [k], reason: `"${k}" is a field name of the other version` });
     }
   }
@@ -174,7 +173,7 @@ class Root {
     for (const m of this.missingKeys) {
       if (!m.recreated(out)) continue;
       if (m.raw === undefined) absent.push(m.key);
-      else put(values, m.key, cloneJson(m.raw));
+      else setOwn(values, m.key, cloneJson(m.raw));
       lost.push({ path: [m.key], reason: m.reason });
     }
     if (absent.length > 0) this.stash.keep(ROOT.absent, absent);
@@ -191,7 +190,7 @@ function restoreRoot(out: Obj, env: Envelope | undefined, pick: (key: string) =>
   if (Array.isArray(absent)) for (const k of absent) if (isString(k) && pick(k)) Reflect.deleteProperty(out, k);
   for (const key of [ROOT.values, ROOT.shadowed]) {
     const values = residualOf(env, key);
-    if (isObject(values)) for (const [k, v] of Object.entries(values)) if (pick(k)) put(out, k, cloneJson(v));
+    if (isObject(values)) for (const [k, v] of Object.entries(values)) if (pick(k)) setOwn(out, k, cloneJson(v));
   }
 }
 
@@ -215,8 +214,8 @@ function infoToV1(info: Obj): unknown {
 /** Puts the known keys first, in the order of `keys`, then the rest (key order only reads better). */
 function ordered(out: Obj, keys: readonly string[]): Obj {
   const result: Obj = {};
-  for (const k of keys) if (has(out, k)) put(result, k, out[k]);
-  for (const [k, v] of Object.entries(out)) if (!keys.includes(k)) put(result, k, v);
+  for (const k of keys) if (has(out, k)) setOwn(result, k, out[k]);
+  for (const [k, v] of Object.entries(out)) if (!keys.includes(k)) setOwn(result, k, v);
   return result;
 }
 
