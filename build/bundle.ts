@@ -26,7 +26,10 @@ if (!isDeepStrictEqual(JSON.parse(json), tables)) throw new Error("a mappings ta
 const checkedTablesPlugin: Plugin = {
   name: "checked-tables",
   setup(b) {
-    b.onResolve({ filter: /^zod$/ }, () => ({ path: "zod", namespace: "checked-tables" }));
+    // Only the tables' zod: the editor's tools and the MCP SDK (loaded lazily) need the real one.
+    b.onResolve({ filter: /^zod$/ }, (args) =>
+      args.importer.startsWith(mappingsDir) ? { path: "zod", namespace: "checked-tables" } : undefined,
+    );
     b.onResolve({ filter: /\/table\.js$/ }, (args) =>
       args.importer.startsWith(mappingsDir) ? { path: "table", namespace: "checked-tables" } : undefined,
     );

@@ -29,7 +29,16 @@ const Synth = z.enum([
 ]);
 
 /** The engine flags (H §2.4) a client's and an agent's capabilities set. */
-const ClientFlag = z.enum(["terminalOutput", "booleanOptions", "notices", "compaction", "plan"]);
+const ClientFlag = z.enum([
+  "terminalOutput",
+  "booleanOptions",
+  "notices",
+  "compaction",
+  "plan",
+  "fsRead",
+  "fsWrite",
+  "terminals",
+]);
 const AgentFlag = z.enum([
   "hasSession",
   "load",
@@ -139,7 +148,12 @@ export const capabilityTable = defineTable("capabilities", Table, [
     covers: ["fs.readTextFile", "fs.writeTextFile", "fs._meta"],
     synthV1: "fsOffer",
     stashKey: "fs",
-    a: "drop; record; residual v1ClientCaps.fs",
+    // What the editor's MCP server may offer a v2 agent (mappings/editor-tools.ts, H §6.5).
+    flags: [
+      { flag: "fsRead", at: "readTextFile", v1: "true" },
+      { flag: "fsWrite", at: "writeTextFile", v1: "true" },
+    ],
+    a: "drop; record; residual v1ClientCaps.fs; offered to the agent as the editor's MCP server (H §6.5)",
     b: "false: ACP v2 removed client fs, and the bridge answers the v1 agent's fs/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
   },
@@ -150,7 +164,8 @@ export const capabilityTable = defineTable("capabilities", Table, [
     kind: "drop+stash",
     synthV1: "terminalOffer",
     stashKey: "terminal",
-    a: "drop; record; residual v1ClientCaps.terminal",
+    flags: [{ flag: "terminals", v1: "true" }],
+    a: "drop; record; residual v1ClientCaps.terminal; offered to the agent as the editor's MCP server (H §6.5)",
     b: "false: ACP v2 removed client terminals, and the bridge answers the v1 agent's terminal/* calls -32601 (H §6)",
     spec: `${H21}, H §6.3-6.4`,
   },

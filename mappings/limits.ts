@@ -116,6 +116,29 @@ export const limits = {
     what: "terminals of the `_meta` convention remembered per session, and the tool call of each (v2 client, v1 agent)",
     past: "the least recently written is forgotten: its content items are no longer kept as terminal references",
   },
+  editorToolBytes: {
+    reason: "editor_tool_bytes",
+    default: 8 * 1024 * 1024,
+    option: "--editor-tools-max-bytes",
+    what: "bytes of one editor tool call's text: a file read or written, a terminal's output (the editor's MCP server for a v2 agent)",
+    past:
+      "a larger write is refused as a tool error before the editor is asked; a larger read is answered as a tool error; " +
+      "terminal output is asked of the editor with this `outputByteLimit` at most; an HTTP request body past it (plus 64 KiB of envelope) is answered 413",
+  },
+  editorToolCalls: {
+    reason: "editor_tool_calls",
+    default: 16,
+    option: "--editor-tools-max-concurrent",
+    what: "editor tool calls in flight per session (the editor's MCP server for a v2 agent)",
+    past: "a further call is answered as a tool error at once; the editor is not asked",
+  },
+  editorConnections: {
+    reason: "editor_connections",
+    default: 16,
+    option: undefined,
+    what: "open connections to one session's editor MCP endpoint (loopback HTTP, or the stdio sub-command's socket)",
+    past: "further connections are refused (closed) until one ends",
+  },
   plans: {
     reason: "plans",
     default: 64,

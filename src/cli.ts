@@ -9,6 +9,9 @@ const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
 // Fast path: nothing else loaded just to print the version (start-up budget).
 if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
   process.stdout.write(`${VERSION}\n`);
+} else if (dashdash === -1 && own[0] === "editor-mcp") {
+  // The stdio face of the editor's MCP server, spawned by a v2 agent (src/editor/stdio-command.ts).
+  process.exitCode = await (await import("./editor/stdio-command.js")).runEditorMcp();
 } else {
   // The agent first (launch.ts, a small chunk), then the bridge.
   const early = (await import("./launch.js")).startEarly(argv);

@@ -116,6 +116,45 @@ export const OPTIONS = {
     doc: "same version both sides: forward `additionalDirectories` unchecked (by default pass-through refuses invalid roots like the translating modes)",
     default: true,
   },
+  "editor-tools": {
+    type: "string",
+    describe:
+      "v1 client, v2 agent: offer the agent the client's files and terminals as an MCP server (auto: when the client advertises them and the agent takes an MCP transport)",
+    doc: "v1 client, v2 agent: offer the agent the client's `fs` and `terminal` methods, which v2 removed, as an MCP server named `editor` ([The editor's tools](#the-editors-tools)); `auto` when the client advertises them and the agent takes MCP-over-ACP, HTTP or stdio servers",
+    choices: ["auto", "off"],
+    default: "auto",
+  },
+  "editor-tools-any-path": {
+    type: "boolean",
+    describe:
+      "editor tools: allow any absolute path, not only those inside the session's cwd and additionalDirectories",
+    doc: "editor tools: allow any absolute path; by default a path outside the session's `cwd` and `additionalDirectories` is a tool error and the client is never asked",
+    default: false,
+  },
+  "editor-tools-max-bytes": {
+    type: "number",
+    describe: "editor tools: largest text one tool call reads, writes or returns as terminal output",
+    doc: "editor tools: largest text one tool call reads, writes or returns as terminal output; past it, a tool error (every bound: [SECURITY.md](SECURITY.md#limits-and-their-options))",
+    default: limits.editorToolBytes.default,
+    min: 1024,
+    max: MAX_TEXT_BYTES,
+  },
+  "editor-tools-max-concurrent": {
+    type: "number",
+    describe: "editor tools: tool calls in flight per session; more are tool errors at once",
+    doc: "editor tools: tool calls in flight per session; a further one is a tool error at once",
+    default: limits.editorToolCalls.default,
+    min: 1,
+    max: 1024,
+  },
+  "editor-tools-timeout-ms": {
+    type: "number",
+    describe: "editor tools: longest wait for one answer of the client, and run_in_terminal's default timeout",
+    doc: "editor tools: the longest wait for one answer of the client (then a tool error), and `run_in_terminal`'s timeout when the model gives none",
+    default: 600_000,
+    min: 1,
+    max: MAX_TIMER_MS,
+  },
   "max-sessions": {
     type: "number",
     describe: "sessions whose translation state is kept at once (the least recently used idle one is forgotten first)",

@@ -21,8 +21,12 @@ type NotTheEngines = "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" 
 type Given = "agentProtocol" | "clientProtocol" | "mcpUnsupported";
 
 /** The engine's options: the command line's (src/options.ts); any left out takes its default. */
-export type BridgeOptions = Pick<Options, Given> & Partial<Omit<Options, Given | NotTheEngines>>;
-type Complete = Omit<Options, NotTheEngines>;
+export type BridgeOptions = Pick<Options, Given> &
+  Partial<Omit<Options, Given | NotTheEngines>> & {
+    /** The editor tools' stdio face (`acp-bridge editor-mcp`); by default this process's own CLI. */
+    readonly editorStdioCommand?: { readonly command: string; readonly args: readonly string[] };
+  };
+type Complete = Omit<Options, NotTheEngines> & Pick<BridgeOptions, "editorStdioCommand">;
 
 /** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
 function stashPolicy(options: Complete): StashPolicy {
@@ -60,7 +64,23 @@ function directionAConfig(options: Complete, log: Logger): AConfig {
     terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
     maxSessions: options.maxSessions,
+    ...(options.editorTools === "off"
+      ? {}
+      : {
+          editorTools: {
+            anyPath: options.editorToolsAnyPath,
+            maxBytes: options.editorToolsMaxBytes,
+            maxConcurrent: options.editorToolsMaxConcurrent,
+            timeoutMs: options.editorToolsTimeoutMs,
+            stdioCommand: options.editorStdioCommand ?? ownCommand(),
+          },
+        }),
   };
+}
+
+/** This bridge's command line with the `editor-mcp` sub-command (what the CLI was started as). */
+function ownCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: [process.argv[1] ?? "acp-bridge", "editor-mcp"] };
 }
 
 /** Same version both sides: the client's params go as they are, with the negotiated version. */

@@ -697,6 +697,9 @@ describe("H §2.4 engine flags", () => {
       notices: false,
       compaction: false,
       plan: false,
+      fsRead: true,
+      fsWrite: false,
+      terminals: true,
     });
     expect(clientFlagsFromV1(undefined)).toMatchObject({ terminalOutput: false, booleanOptions: false, plan: false });
     expect(clientFlagsFromV1({ _meta: { terminal_output: "yes" } }).terminalOutput).toBe(false);

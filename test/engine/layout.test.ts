@@ -15,6 +15,9 @@ const ONE_SIDED: Readonly<Record<"v1-client" | "v2-client", Readonly<Record<stri
     // The text and digests of each message shown to the v1 client, for the echo and upsert rules
     // of T §2.1; direction B keeps only the open message, on its session.
     "state/messages.ts": "A's per-session message table",
+    // The v1 client's fs and terminals offered to a v2 agent as an MCP server (H §6.5); a v1
+    // agent has a v2 client whose fs and terminals v2 removed: nothing to offer.
+    "editor.ts": "A offers the v1 client's fs and terminals to the v2 agent",
   },
   "v2-client": {
     // The v2 baseline a v1 agent lacks (resume, list, close; H §2.3); a v2 agent has it all.

@@ -28,6 +28,9 @@ export const baseOptions: BridgeOptions = {
   clientProtocol: "auto",
   mcpUnsupported: "reject",
   handshakeTimeoutMs: 1000,
+  // The editor's MCP server (H §6.5) makes session requests wait for its listener: the translation
+  // tests keep them synchronous, and test/engine/editor-tools.test.ts turns it on.
+  editorTools: "off",
 };
 
 export function harness(

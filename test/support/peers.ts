@@ -54,7 +54,11 @@ export interface ClientHandlers<V extends Version> {
   readonly writeTextFile?: (
     params: v1.WriteTextFileRequest,
   ) => v1.WriteTextFileResponse | Promise<v1.WriteTextFileResponse>;
+  /** v1 only: `terminal/*`, by the method's last segment (`create`, `output`, `wait_for_exit`, ...). */
+  readonly terminal?: Partial<Record<TerminalMethod, (params: any) => unknown>>;
 }
+
+type TerminalMethod = "create" | "output" | "wait_for_exit" | "kill" | "release";
 
 export interface SpawnOptions<V extends Version> {
   /** Added to (and overriding) this process's environment. */
@@ -211,6 +215,19 @@ export function spawnWithClient(
     const { readTextFile, writeTextFile } = opts.handlers ?? {};
     if (readTextFile) app = app.onRequest(v1.methods.client.fs.readTextFile, ({ params }) => readTextFile(params));
     if (writeTextFile) app = app.onRequest(v1.methods.client.fs.writeTextFile, ({ params }) => writeTextFile(params));
+    const t = opts.handlers?.terminal ?? {};
+    const tm = v1.methods.client.terminal;
+    const route = {
+      create: tm.create,
+      output: tm.output,
+      wait_for_exit: tm.waitForExit,
+      kill: tm.kill,
+      release: tm.release,
+    };
+    for (const [name, method] of Object.entries(route)) {
+      const h = t[name as TerminalMethod];
+      if (h) app = app.onRequest(method as never, (({ params }: { params: unknown }) => h(params)) as never);
+    }
     ctx = app.connect(v1.ndJsonStream(output, input)).agent;
   } else {
     const app = v2

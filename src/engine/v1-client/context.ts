@@ -8,6 +8,7 @@ import type { Logger } from "../../log.js";
 import type { Link } from "../link.js";
 import type { Outgoing } from "../outgoing.js";
 import type { RequestRoute } from "../relay.js";
+import type { EditorGlue } from "./editor.js";
 import type { SessionA } from "./session.js";
 import type { ClientFlags, UpdateContext } from "./updates/index.js";
 
@@ -28,6 +29,17 @@ export interface AConfig {
   readonly terminalMaxBytes: number;
   /** Sessions tracked at once (`--max-sessions`, mappings/limits.ts). */
   readonly maxSessions?: number;
+  /** The editor's MCP server for the agent (`--editor-tools*`, H §6.5); absent: off. */
+  readonly editorTools?: EditorToolsConfig;
+}
+
+export interface EditorToolsConfig {
+  readonly anyPath: boolean;
+  readonly maxBytes: number;
+  readonly maxConcurrent: number;
+  readonly timeoutMs: number;
+  /** How the agent starts the stdio face: this bridge's own command with `editor-mcp`. */
+  readonly stdioCommand: { readonly command: string; readonly args: readonly string[] };
 }
 
 /** What the v2 agent advertised that the translation depends on (H §2.4). */
@@ -60,4 +72,6 @@ export interface EngineA {
   known(sessionId: unknown): SessionA | undefined;
   /** The engine core's writer, for what an answer callback produces. */
   write(out: readonly Outgoing[]): void;
+  /** The editor's MCP servers, when the bridge offers them (editor.ts). */
+  readonly editor: EditorGlue | undefined;
 }

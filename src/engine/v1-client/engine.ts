@@ -18,6 +18,7 @@ import type { ExitInfo } from "../translator.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
+import { EditorGlue, editorTransport } from "./editor.js";
 import { elicitation, permission } from "./agent-requests.js";
 import { setConfigOption, setMode, setModel } from "./config-options.js";
 import type { AConfig, AgentFlagsA, EngineA } from "./context.js";
@@ -41,6 +42,8 @@ export class DirectionA extends TranslatingMode {
   private readonly toAgent: ConvertOptions;
   /** What the handler modules share (context.ts). */
   private readonly a: EngineA;
+  /** The editor's MCP servers offered to the agent (editor.ts), if any. */
+  private readonly editor: EditorGlue | undefined;
 
   constructor(
     client: Link,
@@ -80,6 +83,26 @@ export class DirectionA extends TranslatingMode {
       agent: agentFlags.bridge === true && this.toAgent.stash !== "off",
     });
     const sessions = this.sessions;
+    const transport = editorTransport(config.editorTools, clientFlags, agentFlags);
+    const editor =
+      transport === undefined || config.editorTools === undefined
+        ? undefined
+        : new EditorGlue(
+            transport,
+            config.editorTools,
+            {
+              fsRead: clientFlags.fsRead === true,
+              fsWrite: clientFlags.fsWrite === true,
+              terminals: clientFlags.terminals === true,
+            },
+            client,
+            agent,
+            config.platform,
+            config.log,
+          );
+    if (editor)
+      config.log.info(`offering the client's files and terminals to the agent as an MCP server (${transport})`);
+    this.editor = editor;
     this.a = {
       config,
       clientFlags,
@@ -93,6 +116,7 @@ export class DirectionA extends TranslatingMode {
       session: (sessionId) => this.session(sessionId),
       known: (sessionId) => (typeof sessionId === "string" ? sessions.get(sessionId) : undefined),
       write: (out) => this.write(out),
+      editor,
     };
   }
 
@@ -145,8 +169,11 @@ export class DirectionA extends TranslatingMode {
 
   private readonly agentNotifications = this.notificationRoutes<"a", "agent", Obj | undefined>("a", "agent", {
     "session/update": (msg, params, line) => this.write(this.sessionUpdate(msg, params, line)),
-    // Already answered (e.g. the client answered `cancelled` itself): dropped by the route.
-    "$/cancel_request": (_msg, params) => this.up.cancel(params?.requestId, params?._meta),
+    // Already answered (e.g. the client answered `cancelled` itself): dropped by the route. One for
+    // the editor's own MCP server goes to it.
+    "$/cancel_request": (_msg, params) => {
+      if (!this.editor?.cancel(params?.requestId)) this.up.cancel(params?.requestId, params?._meta);
+    },
   });
 
   protected clientRequest(msg: RequestMessage): void {
@@ -183,6 +210,8 @@ export class DirectionA extends TranslatingMode {
 
   protected agentRequest(msg: RequestMessage): void {
     const method = msg.method;
+    // MCP-over-ACP for the editor's server is the bridge's to answer; other servers are the client's.
+    if (method === "mcp/message" && msg.id !== null && this.editor?.agentRequest(msg.id, msg.params)) return;
     const handle = this.agentRequests.get(method);
     if (handle) return handle(msg, isObject(msg.params) ? msg.params : undefined);
     const row = methodRow(1, method);
@@ -231,6 +260,7 @@ export class DirectionA extends TranslatingMode {
   }
 
   agentGone(info: ExitInfo): void {
+    this.editor?.closeAll();
     // T §1.2-9: every pending prompt fails visibly; no invented stop reason.
     const error = agentExitedToV1(info.code, this.toClient);
     for (const s of this.sessions.values()) {

@@ -28,6 +28,8 @@ import { noSessionId, NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import type { Answer } from "../relay.js";
 import { failedConv, malformed, objectResult } from "../translating.js";
 import { flushSession, updateToV1 } from "./updates/index.js";
+import { contained } from "../barrier.js";
+import type { EditorSession } from "../../editor/host.js";
 import type { EngineA } from "./context.js";
 
 export function lifecycle(
@@ -64,13 +66,25 @@ export function lifecycle(
     existing.lifecycle.resumeStarted();
   }
   const entry = a.down.local(msg);
-  entry.outboundId = a.agent.request(method, out, (resp) => {
-    // A turn the reload found ended is answered first (T §1.2-8), whatever becomes of the request.
-    if (existing) a.write(existing.lifecycle.resumeEnded(!resp.error));
-    if (entry.answered) return;
-    a.down.reply(entry, lifecycleAnswer(a, raw, kind, method, resp));
-  });
+  const send = (editor: EditorSession | undefined): void => {
+    entry.outboundId = a.agent.request(method, editor ? withServer(out, editor.declaration) : out, (resp) => {
+      // A turn the reload found ended is answered first (T §1.2-8), whatever becomes of the request.
+      if (existing) a.write(existing.lifecycle.resumeEnded(!resp.error));
+      if (entry.answered) return editor?.close();
+      a.down.reply(entry, lifecycleAnswer(a, raw, kind, method, resp, editor));
+    });
+  };
+  // The editor's MCP server (H §6.5) is declared with the request: it listens before the agent learns of it.
+  if (a.editor === undefined) send(undefined);
+  else void a.editor.open(raw).then((editor) => contained(a.config.log, `the ${method} request`, () => send(editor))());
   return NOTHING;
+}
+
+/** The converted params with the editor's server after the client's own (H §6.5). */
+function withServer(params: unknown, declaration: Obj): unknown {
+  if (!isObject(params)) return params;
+  const servers: unknown[] = Array.isArray(params.mcpServers) ? params.mcpServers : [];
+  return { ...params, mcpServers: [...servers, declaration] };
 }
 
 /** The client's answer to a session lifecycle request, and the update v1 gets after it. */
@@ -80,6 +94,21 @@ function lifecycleAnswer(
   kind: "new" | "load" | "resume" | "fork",
   method: string,
   resp: ResponseMessage,
+  editor?: EditorSession,
+): Answer {
+  // The editor's server lives as long as the session it was declared for (H §6.5).
+  const answer = lifecycleAnswerFor(a, raw, kind, method, resp, editor);
+  if (editor && !editor.attached) editor.close();
+  return answer;
+}
+
+function lifecycleAnswerFor(
+  a: EngineA,
+  raw: Obj,
+  kind: "new" | "load" | "resume" | "fork",
+  method: string,
+  resp: ResponseMessage,
+  editor: EditorSession | undefined,
 ): Answer {
   if (resp.error) return { error: resp.error };
   const ctx1 = { booleanOptions: a.clientFlags.booleanOptions };
@@ -105,6 +134,7 @@ function lifecycleAnswer(
   const s = sessionId !== undefined ? a.session(sessionId) : undefined;
   if (!s) return { result };
   s.closed = false;
+  if (editor) s.attachEditor(editor);
   s.configOptions = isObject(resp.result) ? resp.result.configOptions : undefined;
   s.cwd = typeof raw.cwd === "string" ? raw.cwd : s.cwd;
   // Validated by the request's converter: strings only.

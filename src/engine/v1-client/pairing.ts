@@ -21,6 +21,9 @@ function clientFlagsA(params: Obj): ClientFlags {
     plan: f.plan,
     bridgePeer: bridgeMarkerOf(params._meta) !== undefined,
     terminalOutput: f.terminalOutput,
+    fsRead: f.fsRead,
+    fsWrite: f.fsWrite,
+    terminals: f.terminals,
   };
 }
 

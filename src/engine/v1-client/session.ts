@@ -2,6 +2,7 @@
 // was shown of each message, materialized tool calls, terminals, plans, the config cache. Bounded.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type { PlansMap } from "../../convert/plan.js";
+import type { EditorSession } from "../../editor/host.js";
 import type { TerminalState } from "../../convert/terminal.js";
 import { limits } from "../../../mappings/limits.js";
 import { LruMap } from "../bounded.js";
@@ -88,7 +89,19 @@ export class SessionA {
     this.plans = new Map();
   }
 
+  /** The editor's MCP server declared for this session (H §6.5): closed with it. */
+  editor: EditorSession | undefined;
+
+  /** The server a lifecycle request declared; one a reload replaces is closed. */
+  attachEditor(editor: EditorSession): void {
+    if (this.editor !== editor) this.editor?.close();
+    this.editor = editor;
+    editor.attach(this.sessionId);
+  }
+
   dispose(): void {
+    this.editor?.close();
+    this.editor = undefined;
     for (const t of this.toolCalls.fullEntries()) if (t.flushTimer) clearTimeout(t.flushTimer);
     for (const t of this.terminals.values()) if (t.flushTimer) clearTimeout(t.flushTimer);
   }

@@ -46,6 +46,10 @@ export interface ClientFlags {
   readonly bridgePeer: boolean;
   /** The client renders the `_meta` terminal convention (`_meta.terminal_output`, T §2.5). */
   readonly terminalOutput?: boolean;
+  /** The client serves `fs/read_text_file`, `fs/write_text_file`, `terminal/*` (the editor's tools, H §6.5). */
+  readonly fsRead?: boolean;
+  readonly fsWrite?: boolean;
+  readonly terminals?: boolean;
 }
 
 export interface UpdateContext {

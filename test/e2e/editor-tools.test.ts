@@ -1,0 +1,154 @@
+// End to end, the editor's tools (issue 20, H §6.5): the BUILT CLI between a v1 SDK client that
+// serves fs and terminals (an editor with an unsaved buffer) and a v2 SDK agent that calls the
+// bridge's `editor` MCP server with the official MCP client, over each transport.
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkWire, spawnWithClient, tsxArgs, type SpawnedClient } from "../support/peers.js";
+
+const TIMEOUT = 60_000;
+const AGENT = [process.execPath, ...tsxArgs("test/support/editor-agent.ts")];
+
+interface Editor {
+  readonly dir: string;
+  readonly buffers: Map<string, string>;
+  readonly writes: { path: string; content: string; sessionId: string }[];
+  readonly requests: { method: string; params: any }[];
+  readonly terminals: Map<
+    string,
+    { output: string; exit?: { exitCode: number | null; signal: string | null }; done: Promise<void> }
+  >;
+}
+
+const peers: SpawnedClient<1>[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const p of peers.splice(0)) {
+    p.kill("SIGKILL");
+    await p.exit;
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function editor(): Editor {
+  const dir = mkdtempSync(join(tmpdir(), "acp-bridge-editor-e2e-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "notes.txt"), "on disk\n");
+  return {
+    dir,
+    buffers: new Map([[join(dir, "notes.txt"), "unsaved buffer text\n"]]),
+    writes: [],
+    requests: [],
+    terminals: new Map(),
+  };
+}
+
+function spawn(ed: Editor, mode: string, bridgeArgs: string[] = []) {
+  const peer = spawnWithClient(
+    1,
+    process.execPath,
+    ["bin/acp-bridge.js", "--log-level", "error", ...bridgeArgs, "--", ...AGENT],
+    {
+      env: { EDITOR_AGENT_MCP: mode },
+      handlers: {
+        readTextFile: (p) => {
+          ed.requests.push({ method: "fs/read_text_file", params: p });
+          const text = ed.buffers.get(p.path) ?? readFileSync(p.path, "utf8");
+          return { content: text };
+        },
+        writeTextFile: (p) => {
+          ed.requests.push({ method: "fs/write_text_file", params: p });
+          ed.writes.push({ path: p.path, content: p.content, sessionId: p.sessionId });
+          ed.buffers.set(p.path, p.content);
+          return {};
+        },
+        terminal: {
+          create: (p) => {
+            ed.requests.push({ method: "terminal/create", params: p });
+            const id = `term-${ed.terminals.size + 1}`;
+            const t: Editor["terminals"] extends Map<string, infer T> ? T : never = {
+              output: "",
+              done: Promise.resolve(),
+            };
+            t.done = new Promise<void>((resolve) => {
+              const child = execFile(p.command, p.args ?? [], { cwd: p.cwd, shell: (p.args ?? []).length === 0 }, () =>
+                resolve(),
+              );
+              child.stdout?.on("data", (d) => (t.output += String(d)));
+              child.on("exit", (code, signal) => (t.exit = { exitCode: code, signal }));
+            });
+            ed.terminals.set(id, t);
+            return { terminalId: id };
+          },
+          output: (p) => {
+            ed.requests.push({ method: "terminal/output", params: p });
+            const t = ed.terminals.get(p.terminalId)!;
+            return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit } : {}) };
+          },
+          wait_for_exit: async (p) => {
+            ed.requests.push({ method: "terminal/wait_for_exit", params: p });
+            const t = ed.terminals.get(p.terminalId)!;
+            await t.done;
+            return t.exit ?? { exitCode: null, signal: null };
+          },
+          kill: (p) => (ed.requests.push({ method: "terminal/kill", params: p }), {}),
+          release: (p) => (ed.requests.push({ method: "terminal/release", params: p }), {}),
+        },
+      },
+    },
+  );
+  peers.push(peer);
+  return peer;
+}
+
+async function open(peer: SpawnedClient<1>, cwd: string, caps = { fs: true, terminal: true }) {
+  await peer.ctx.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: caps.fs, writeTextFile: caps.fs }, terminal: caps.terminal },
+  });
+  const s = await peer.ctx.request("session/new", { cwd, mcpServers: [] });
+  return s.sessionId;
+}
+
+function messages(peer: SpawnedClient<1>): string {
+  return peer.updates
+    .filter((u) => u.update.sessionUpdate === "agent_message_chunk")
+    .map((u) => (u.update as any).content.text as string)
+    .join("\n");
+}
+
+async function play(peer: SpawnedClient<1>, sessionId: string, lines: string[]) {
+  const r = await peer.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: lines.join("\n") }] });
+  expect(r.stopReason).toBe("end_turn");
+  return messages(peer);
+}
+
+describe.each(["http", "stdio", "acp"])("the editor's tools over %s (built CLI, SDK peers)", (mode) => {
+  it(
+    "reads the editor's buffer, writes through the editor and runs a command in its terminal",
+    async () => {
+      const ed = editor();
+      const peer = spawn(ed, mode);
+      const sessionId = await open(peer, ed.dir);
+      const out = await play(peer, sessionId, [
+        "servers",
+        `call read_text_file ${JSON.stringify({ path: join(ed.dir, "notes.txt") })}`,
+        `call write_text_file ${JSON.stringify({ path: join(ed.dir, "new.txt"), content: "from the agent\n" })}`,
+        `call run_in_terminal ${JSON.stringify({ command: "echo terminal-ok" })}`,
+      ]);
+      expect(out).toContain("read_text_file: unsaved buffer text");
+      expect(out).toContain("write_text_file: Wrote 15 bytes");
+      expect(out).toContain("run_in_terminal: terminal-ok");
+      expect(ed.writes).toEqual([{ path: join(ed.dir, "new.txt"), content: "from the agent\n", sessionId }]);
+      expect(existsSync(join(ed.dir, "new.txt"))).toBe(false);
+      expect(ed.requests.map((r) => r.method)).toContain("terminal/create");
+      expect(ed.requests.every((r) => r.params.sessionId === sessionId)).toBe(true);
+      await peer.close();
+      checkWire(1, peer.wire);
+    },
+    TIMEOUT,
+  );
+});
