@@ -520,6 +520,14 @@ export class Bridge {
   }
 
   /** The agent process ended or its stdout closed. */
+  /**
+   * The client left (its stdin ended): what the bridge still awaits from it can never come. Each such
+   * request is answered with an error: the agent's relayed requests, and the editor's tools' (H §6.5).
+   */
+  clientGone(): void {
+    this.client.abandon(rpcErrors.internal("Client connection closed", { reason: "client_gone" }));
+  }
+
   agentGone(info: ExitInfo): void {
     if (this.phase === "closed") return;
     const data = {

@@ -113,6 +113,7 @@ export async function run(opts: RunOptions): Promise<number> {
   void clientGone.then(() => {
     fromClient.end();
     clientEnded = true;
+    bridge.clientGone();
     toAgent.flush();
     void toAgent.end();
     later(grace, () => terminate("agent still running after the client left"));

@@ -146,6 +146,17 @@ describe.each(["http", "stdio", "acp"])("the editor's tools over %s (built CLI, 
       expect(existsSync(join(ed.dir, "new.txt"))).toBe(false);
       expect(ed.requests.map((r) => r.method)).toContain("terminal/create");
       expect(ed.requests.every((r) => r.params.sessionId === sessionId)).toBe(true);
+      // The terminal shows on the agent's tool call for run_in_terminal, as a v1 agent shows it.
+      const shown = peer.updates
+        .map((u) => u.update as any)
+        .filter((u) => u.toolCallId !== undefined && (u.content ?? []).some((c: any) => c.type === "terminal"));
+      expect(shown.length).toBeGreaterThan(0);
+      expect(shown.at(-1).content[0]).toEqual({ type: "terminal", terminalId: "term-1" });
+      const done = peer.updates
+        .map((u) => u.update as any)
+        .filter((u) => u.status === "completed")
+        .at(-1);
+      expect(done.content[0]).toEqual({ type: "terminal", terminalId: "term-1" });
       await peer.close();
       checkWire(1, peer.wire);
     },

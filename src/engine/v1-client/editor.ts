@@ -4,10 +4,13 @@
 // a bridge that offers nothing never loads the MCP SDK.
 import { EDITOR_SERVER_FALLBACK_NAME, EDITOR_SERVER_NAME } from "../../../mappings/editor-tools.js";
 import { isObject, type Obj } from "../../base/json.js";
-import type { EditorHost, EditorSession, EditorTransport } from "../../editor/host.js";
+import type { EditorHost, EditorSession, EditorTerminal, EditorTransport } from "../../editor/host.js";
 import type { ClientAnswer, EditorCapabilities } from "../../editor/tools.js";
 import type { Logger } from "../../log.js";
+import { LruMap } from "../bounded.js";
 import type { Link } from "../link.js";
+import type { Outgoing } from "../outgoing.js";
+import type { SessionA } from "./session.js";
 import type { AgentFlagsA, EditorToolsConfig } from "./context.js";
 import type { ClientFlags } from "./updates/index.js";
 
@@ -130,4 +133,99 @@ export class EditorGlue {
     this.closed = true;
     this.loaded?.closeAll();
   }
+}
+
+// ---------------------------------------------------------------- the editor sees its terminals
+
+/** Terminals kept per session waiting for their tool call, and tool calls showing one. */
+const EDITOR_TERMINAL_MEMORY = 64;
+
+/** What a session knows of the terminals the client created through the editor's tools. */
+export class EditorTerminals {
+  /** Tool call id → the client's terminals shown on it (as v1 `{type:"terminal"}` items). */
+  readonly byToolCall = new LruMap<string, string[]>(EDITOR_TERMINAL_MEMORY);
+  /** Created before their tool call was seen (or matched): matched on its later updates. */
+  unmatched: EditorTerminal[] = [];
+
+  get empty(): boolean {
+    return this.byToolCall.size === 0 && this.unmatched.length === 0;
+  }
+}
+
+/** The tool call id an agent names in an MCP request's `_meta` (Claude Code, Codex). */
+function metaToolCallId(meta: unknown): string | undefined {
+  if (!isObject(meta)) return undefined;
+  for (const key of ["claudecode/toolUseId", "callId"]) if (typeof meta[key] === "string") return meta[key];
+  return undefined;
+}
+
+/** The tool input in a tool call's `rawInput`: itself, or its `arguments`/`input` (Codex: `{server, tool, arguments}`). */
+function inputOf(rawInput: unknown): Obj | undefined {
+  if (!isObject(rawInput)) return undefined;
+  for (const key of ["arguments", "input"]) if (isObject(rawInput[key])) return rawInput[key];
+  return rawInput;
+}
+
+/** Whether the tool call `view` is the one whose MCP call created `t`. */
+function matches(view: Obj, t: EditorTerminal): boolean {
+  if (view.toolCallId === metaToolCallId(t.requestMeta)) return true;
+  if (metaToolCallId(t.requestMeta) !== undefined) return false;
+  const input = inputOf(view.rawInput);
+  return (
+    input !== undefined &&
+    input.command === t.input.command &&
+    JSON.stringify(input.args ?? []) === JSON.stringify(t.input.args ?? []) &&
+    !(typeof view.status === "string" && ["completed", "failed", "cancelled"].includes(view.status))
+  );
+}
+
+function attach(s: SessionA, toolCallId: string, terminalId: string): void {
+  const ids = s.editorTerminals.byToolCall.get(toolCallId) ?? [];
+  if (!ids.includes(terminalId)) s.editorTerminals.byToolCall.set(toolCallId, [...ids, terminalId]);
+}
+
+/**
+ * A terminal the client created through a tool: shown on its tool call at once when the client has
+ * that call (a v1 `tool_call_update` whose content leads with it), else kept for the call's first
+ * sighting.
+ */
+export function editorTerminalCreated(
+  s: SessionA,
+  t: EditorTerminal,
+  show: (toolCallId: string) => readonly Outgoing[],
+): readonly Outgoing[] {
+  const byId = metaToolCallId(t.requestMeta);
+  const view =
+    (byId !== undefined ? s.toolCalls.peek(byId) : undefined) ??
+    s.toolCalls.fullEntries().find((c) => matches(c.view, t));
+  if (view === undefined || typeof view.view.toolCallId !== "string") {
+    s.editorTerminals.unmatched = [...s.editorTerminals.unmatched.slice(1 - EDITOR_TERMINAL_MEMORY), t];
+    return [];
+  }
+  attach(s, view.view.toolCallId, t.terminalId);
+  return view.announced ? show(view.view.toolCallId) : [];
+}
+
+/**
+ * `toolCall` (a v1 `tool_call` or `tool_call_update` about to go to the client) with the client's
+ * terminals of that call first in its content: a `tool_call` always, an update when it sets content
+ * (v1 replaces the whole content). A terminal still waiting for its call is matched here.
+ */
+export function withEditorTerminals(s: SessionA, view: Obj | undefined, toolCall: Obj): Obj {
+  const terms = s.editorTerminals;
+  const id = toolCall.toolCallId;
+  if (terms.empty || typeof id !== "string") return toolCall;
+  if (view !== undefined && terms.unmatched.length > 0) {
+    const found = terms.unmatched.filter((t) => matches(view, t));
+    if (found.length > 0) {
+      terms.unmatched = terms.unmatched.filter((t) => !found.includes(t));
+      for (const t of found) attach(s, id, t.terminalId);
+    }
+  }
+  const ids = terms.byToolCall.get(id);
+  if (ids === undefined || (toolCall.sessionUpdate !== "tool_call" && !Array.isArray(toolCall.content)))
+    return toolCall;
+  const content: unknown[] = Array.isArray(toolCall.content) ? toolCall.content : [];
+  const own = ids.filter((tid) => !content.some((c) => isObject(c) && c.type === "terminal" && c.terminalId === tid));
+  return { ...toolCall, content: [...own.map((terminalId) => ({ type: "terminal", terminalId })), ...content] };
 }

@@ -28,6 +28,8 @@ import { noSessionId, NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import type { Answer } from "../relay.js";
 import { failedConv, malformed, objectResult } from "../translating.js";
 import { flushSession, updateToV1 } from "./updates/index.js";
+import { reshowToolCall } from "./updates/tool-calls.js";
+import { editorTerminalCreated } from "./editor.js";
 import { contained } from "../barrier.js";
 import type { EditorSession } from "../../editor/host.js";
 import type { EngineA } from "./context.js";
@@ -134,7 +136,13 @@ function lifecycleAnswerFor(
   const s = sessionId !== undefined ? a.session(sessionId) : undefined;
   if (!s) return { result };
   s.closed = false;
-  if (editor) s.attachEditor(editor);
+  if (editor) {
+    s.attachEditor(editor);
+    editor.onTerminal = (t) =>
+      contained(a.config.log, "showing an editor terminal", () =>
+        a.write(editorTerminalCreated(s, t, (id) => reshowToolCall(s, id, a.updates))),
+      )();
+  }
   s.configOptions = isObject(resp.result) ? resp.result.configOptions : undefined;
   s.cwd = typeof raw.cwd === "string" ? raw.cwd : s.cwd;
   // Validated by the request's converter: strings only.

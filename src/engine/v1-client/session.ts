@@ -9,6 +9,7 @@ import { LruMap } from "../bounded.js";
 import { MessageKinds } from "../message-kinds.js";
 import { SentMessages } from "./state/messages.js";
 import { ToolCallTable } from "./state/tool-calls.js";
+import { EditorTerminals } from "./editor.js";
 import { PromptLifecycle, type LifecycleOptions } from "./prompt-lifecycle.js";
 
 /** Messages whose v1 rendering is remembered for later whole-message upserts (T §2.2). */
@@ -91,6 +92,8 @@ export class SessionA {
 
   /** The editor's MCP server declared for this session (H §6.5): closed with it. */
   editor: EditorSession | undefined;
+  /** The client's terminals its tools created, shown on the agent's tool calls (H §6.5). */
+  readonly editorTerminals = new EditorTerminals();
 
   /** The server a lifecycle request declared; one a reload replaces is closed. */
   attachEditor(editor: EditorSession): void {

@@ -16,6 +16,7 @@ import {
   terminalToV1Item,
 } from "../../../convert/terminal.js";
 import { NOTHING, type Outgoing } from "../../outgoing.js";
+import { withEditorTerminals } from "../editor.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "../session.js";
 import { type UpdateContext, clientUpdate } from "./index.js";
 import { emitToolCall, flushToolCall, referencedTerminals, terminalFor } from "./tool-calls.js";
@@ -144,6 +145,8 @@ export function showing(
   unshown: TerminalEntry[],
   meta: unknown,
 ): readonly Outgoing[] {
+  // The client's own terminals of this call, created through the editor's tools (H §6.5).
+  toolCall = withEditorTerminals(s, s.toolCalls.peek(toolCallId)?.view, toolCall);
   const key = outputKey(ctx);
   if (unshown.length === 0 || key === undefined) return [clientUpdate(s.sessionId, toolCall, meta)];
   const own = isObject(toolCall._meta) ? toolCall._meta : {};

@@ -253,6 +253,9 @@ export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateCon
   if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return undefined;
   const id = u.string("toolCallId");
   if (id === undefined) return undefined;
+  // A client terminal to show on it, or one waiting for its call (H §6.5): the full path.
+  const editor = s.editorTerminals;
+  if (!editor.empty && (editor.unmatched.length > 0 || editor.byToolCall.peek(id) !== undefined)) return undefined;
   const calls = s.toolCalls;
   const slot = calls.find(id);
   // A compact entry is announced, not synthetic, without content or anything pending.
@@ -351,6 +354,16 @@ export function flushPendingTools(s: SessionA, ctx: UpdateContext, except: unkno
   const out: Outgoing[] = [];
   for (const t of [...s.pendingTools]) if (t.view.toolCallId !== except) out.push(...flushToolCall(s, t, ctx));
   return out;
+}
+
+/** An announced tool call's whole content again (v1 replaces it): to show a client terminal added to it (H §6.5). */
+export function reshowToolCall(s: SessionA, toolCallId: string, ctx: UpdateContext): readonly Outgoing[] {
+  const t = s.toolCalls.peek(toolCallId);
+  if (t === undefined || !t.announced) return NOTHING;
+  const content: unknown = Array.isArray(t.view.content) ? t.view.content : [];
+  // Pending chunks go out with the whole content anyway (and the terminal with it).
+  const flushed = flushToolCall(s, t, ctx);
+  return flushed.length > 0 ? flushed : emitToolCall(s, t, { toolCallId, content }, ctx, undefined);
 }
 
 /** A tool call the v1 client has (for permission requests). */
