@@ -43,13 +43,16 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        resolve(undefined);
-        req.destroy();
-      } else chunks.push(c);
-    });
+      if (size <= max) return void chunks.push(c);
+      // Answered 413 at once; the rest is read and discarded, never kept.
+      req.off("data", onData);
+      req.resume();
+      resolve(undefined);
+    };
+    if (Number(req.headers["content-length"] ?? 0) > max) return void onData(Buffer.alloc(max + 1));
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
@@ -110,7 +113,7 @@ export async function listenHttp(factory: () => McpServer, limits: EndpointLimit
     let body: Buffer | undefined;
     if (req.method === "POST") {
       body = await readBody(req, limits.maxBytes + ENVELOPE_BYTES);
-      if (body === undefined) return plain(res, 413, "request body too large");
+      if (body === undefined) return plain(res, 413, "request body too large", { connection: "close" });
     }
     const request = new Request(probe.url, {
       method: req.method ?? "GET",

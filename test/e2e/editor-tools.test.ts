@@ -4,7 +4,8 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { connect as netConnect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkWire, spawnWithClient, tsxArgs, type SpawnedClient } from "../support/peers.js";
 
@@ -159,6 +160,72 @@ describe.each(["http", "stdio", "acp"])("the editor's tools over %s (built CLI, 
       expect(done.content[0]).toEqual({ type: "terminal", terminalId: "term-1" });
       await peer.close();
       checkWire(1, peer.wire);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("the editor's tools leave nothing behind (built CLI)", () => {
+  const refused = (url: string) =>
+    new Promise<boolean>((resolve) => {
+      const u = new URL(url);
+      const s = netConnect(Number(u.port), u.hostname);
+      s.on("connect", () => (s.destroy(), resolve(false)));
+      s.on("error", () => resolve(true));
+    });
+
+  it.each(["http", "stdio"])(
+    "over %s: once the bridge exited, nothing listens and no socket file is left",
+    async (mode) => {
+      const ed = editor();
+      const peer = spawn(ed, mode);
+      const sessionId = await open(peer, ed.dir);
+      const out = await play(peer, sessionId, [
+        "servers",
+        `call read_text_file ${JSON.stringify({ path: join(ed.dir, "notes.txt") })}`,
+      ]);
+      const decl = (JSON.parse(out.split("\n")[0]!) as any[]).find((d) => d.name === "editor");
+      const where: string =
+        mode === "http" ? decl.url : decl.env.find((e: any) => e.name === "ACP_BRIDGE_EDITOR_SOCKET").value;
+      if (mode === "http") expect(await refused(where)).toBe(false);
+      else expect(existsSync(where)).toBe(true);
+      const exit = await peer.close();
+      expect(exit.code).toBe(0);
+      if (mode === "http") expect(await refused(where)).toBe(true);
+      else expect(existsSync(dirname(where))).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "refuses a path outside the session's directories without asking the editor",
+    async () => {
+      const ed = editor();
+      const peer = spawn(ed, "http");
+      const sessionId = await open(peer, ed.dir);
+      const out = await play(peer, sessionId, [`call read_text_file ${JSON.stringify({ path: "/etc/hostname" })}`]);
+      expect(out).toContain("ERROR read_text_file: Refused by acp-bridge: the path is outside");
+      expect(ed.requests).toEqual([]);
+      await peer.close();
+      checkWire(1, peer.wire);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "offers nothing to the agent with --editor-tools off, or for a client without fs and terminals",
+    async () => {
+      for (const [args, caps] of [
+        [["--editor-tools", "off"], { fs: true, terminal: true }],
+        [[], { fs: false, terminal: false }],
+      ] as const) {
+        const ed = editor();
+        const peer = spawn(ed, "http", [...args]);
+        const sessionId = await open(peer, ed.dir, caps);
+        const out = await play(peer, sessionId, ["servers"]);
+        expect(out).toBe("[]");
+        await peer.close();
+      }
     },
     TIMEOUT,
   );
