@@ -51,8 +51,8 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
       req.resume();
       resolve(undefined);
     };
-    if (Number(req.headers["content-length"] ?? 0) > max) return void onData(Buffer.alloc(max + 1));
     req.on("data", onData);
+    if (Number(req.headers["content-length"] ?? 0) > max) onData(Buffer.alloc(max + 1));
     req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
