@@ -20,6 +20,11 @@ const Row = z.object({
   paths: z.array(z.string()),
   /** What the model reads: says the call goes through the user's editor. */
   description: z.string(),
+  /**
+   * MCP tool annotations, honest ones (agents decide approvals from them): only reads are
+   * read-only; a write replaces a file; a command may do anything.
+   */
+  annotations: z.object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean(), openWorldHint: z.boolean() }),
 });
 
 export type EditorToolRow = z.output<typeof Row>;
@@ -36,6 +41,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     paths: ["path"],
     description:
       "Read a text file through the user's editor. Returns the editor's current buffer, unsaved edits included, which may differ from the file on disk. `path` must be absolute; `line` (1-based) and `limit` select lines.",
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   },
   {
     tool: "write_text_file",
@@ -44,6 +50,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     paths: ["path"],
     description:
       "Write a text file through the user's editor, which updates its open buffer and its undo history. Replaces the whole file with `content`. `path` must be absolute.",
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   },
   {
     tool: "run_in_terminal",
@@ -52,6 +59,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     paths: ["cwd"],
     description:
       "Run a command in a terminal of the user's editor, where the user sees it, wait for it to exit and return its output and exit status. `args` are passed without a shell when given; `timeoutMs` kills the command when it runs longer.",
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   },
   {
     tool: "terminal_create",
@@ -60,6 +68,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     paths: ["cwd"],
     description:
       "Start a command in a new terminal of the user's editor, where the user sees it, without waiting. Returns its terminalId for terminal_output, terminal_wait_for_exit, terminal_kill and terminal_release.",
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   },
   {
     tool: "terminal_output",
@@ -67,6 +76,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     needs: "terminals",
     paths: [],
     description: "The output so far of a terminal started with terminal_create, and its exit status once it exited.",
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   },
   {
     tool: "terminal_wait_for_exit",
@@ -75,6 +85,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     paths: [],
     description:
       "Wait for a terminal started with terminal_create to exit and return its exit status; with `timeoutMs`, stop waiting after that long (the command keeps running).",
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   },
   {
     tool: "terminal_kill",
@@ -82,6 +93,7 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     needs: "terminals",
     paths: [],
     description: "Kill the command of a terminal started with terminal_create; the terminal stays for terminal_output.",
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   },
   {
     tool: "terminal_release",
@@ -90,5 +102,6 @@ export const editorTools = defineTable("editor-tools", z.array(Row), [
     paths: [],
     description:
       "Release a terminal started with terminal_create: its command is killed if still running and its terminalId becomes invalid. Release every terminal you create.",
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   },
 ]);

@@ -288,8 +288,10 @@ export function editorServerFactory(
     for (const row of tools) {
       // One schema type for the registration: the handlers narrow the parsed input per tool.
       const inputSchema = INPUTS[row.tool as keyof typeof INPUTS] as unknown as z.ZodObject<z.ZodRawShape>;
-      server.registerTool(row.tool, { description: row.description, inputSchema }, (args: Args, ctx) =>
-        handlers.run(row, args, ctx.mcpReq._meta),
+      server.registerTool(
+        row.tool,
+        { description: row.description, inputSchema, annotations: row.annotations },
+        (args: Args, ctx) => handlers.run(row, args, ctx.mcpReq._meta),
       );
     }
     return server;

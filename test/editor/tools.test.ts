@@ -2,7 +2,11 @@
 // v1 request, and the tool errors the bridge answers instead of asking or instead of waiting.
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { pathProblem } from "../../src/editor/paths.js";
+import { anyString } from "../support/arbitrary.js";
+import { numRuns } from "../support/properties.js";
 import { editorServerFactory, type ClientAnswer, type EditorPort } from "../../src/editor/tools.js";
 
 const ALL = { fsRead: true, fsWrite: true, terminals: true };
@@ -162,6 +166,42 @@ describe("the editor's tools", () => {
     const listed = await c.listTools();
     expect(listed.tools.map((t) => t.name)).toEqual(["read_text_file"]);
     expect(listed.tools[0]!.description).toContain("user's editor");
+    expect(listed.tools[0]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     await c.close();
+  });
+});
+
+describe("the editor's tools on any input (fuzzed strings)", () => {
+  it("always answer a result, and ask the client only for an absolute path inside the roots", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          anyString,
+          anyString.map((s) => `/work/${s}`),
+          anyString.map((s) => `/${s}`),
+        ),
+        fc.constantFrom("read_text_file", "write_text_file", "terminal_create", "run_in_terminal"),
+        anyString,
+        async (path, tool, text) => {
+          const { port, asked } = scripted((m) =>
+            m === "terminal/create"
+              ? { result: { terminalId: text } }
+              : { result: { content: text, output: text, exitCode: 0 } },
+          );
+          const args =
+            tool === "read_text_file"
+              ? { path }
+              : tool === "write_text_file"
+                ? { path, content: text }
+                : { command: text === "" ? "x" : text, cwd: path };
+          const r = await call(port, tool, args);
+          expect(typeof r.text).toBe("string");
+          const allowed = pathProblem(path, port.roots, "posix", false) === undefined;
+          if (!allowed) expect(asked).toEqual([]);
+          if (asked.length > 0) expect(allowed).toBe(true);
+        },
+      ),
+      { numRuns: numRuns() },
+    );
   });
 });

@@ -3,11 +3,13 @@
 // answers instead, its lifecycle, and that nothing changes where it is not offered.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { connect as netConnect } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import fc from "fast-check";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
+import { numRuns } from "../support/properties.js";
 import type { BridgeOptions } from "../../src/engine/config.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "acp-bridge-editor-engine-"));
@@ -436,5 +438,65 @@ describe("where the editor's MCP server is not offered (H §6.5)", () => {
       "acp-bridge": { bridge: { name: "acp-bridge", version: "0" }, clientProtocol: 2, agentProtocol: 1 },
     };
     expect((await plainNew(FULL, HTTP, {}, marker)).mcpServers).toEqual([]);
+  });
+});
+
+describe("the editor's MCP servers over any lifecycle (property)", () => {
+  const Op = fc.oneof(
+    fc.record({ op: fc.constant("new" as const), ok: fc.boolean() }),
+    fc.record({ op: fc.constantFrom("load" as const, "close" as const), at: fc.nat(5) }),
+  );
+
+  it("never leave a socket behind: a failed, closed, replaced or forgotten session's goes, and all go when the agent exits", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(Op, { maxLength: 8 }), async (ops) => {
+        const { lifecycle, h } = await connect(FULL, { session: { mcp: { stdio: {} } } }, { maxSessions: 2 });
+        const socketOf = (params: any): string =>
+          editorOf(params).env.find((e: any) => e.name === "ACP_BRIDGE_EDITOR_SOCKET").value;
+        const ids: string[] = [];
+        const latest = new Map<string, string>();
+        const gone = new Set<string>();
+        const all = new Set<string>();
+        let n = 0;
+        for (const o of ops) {
+          if (o.op === "new") {
+            const sessionId = `p${++n}`;
+            const r = await lifecycle(
+              "session/new",
+              { cwd: ROOT, mcpServers: [] },
+              o.ok ? { sessionId } : { error: { code: -32603, message: "no" } },
+            );
+            const path = socketOf(r.sent.params);
+            all.add(path);
+            if (o.ok) {
+              ids.push(sessionId);
+              latest.set(sessionId, path);
+            } else gone.add(path);
+          } else if (ids.length > 0) {
+            const sessionId = ids[o.at % ids.length]!;
+            if (o.op === "load") {
+              const r = await lifecycle("session/load", { sessionId, cwd: ROOT, mcpServers: [] }, {});
+              const path = socketOf(r.sent.params);
+              all.add(path);
+              gone.add(latest.get(sessionId)!);
+              latest.set(sessionId, path);
+            } else {
+              await lifecycle("session/close", { sessionId }, {});
+              gone.add(latest.get(sessionId)!);
+              latest.delete(sessionId);
+              ids.splice(ids.indexOf(sessionId), 1);
+            }
+          }
+          await h.settle(2);
+          for (const p of gone) expect(existsSync(p)).toBe(false);
+          // Forgotten sessions (past --max-sessions 2) took theirs with them.
+          expect([...all].filter((p) => existsSync(p)).length).toBeLessThanOrEqual(2);
+        }
+        h.bridge.agentGone({ code: 0, signal: null });
+        await h.settle(2);
+        expect([...all].filter((p) => existsSync(p))).toEqual([]);
+      }),
+      { numRuns: Math.min(numRuns(), 50) },
+    );
   });
 });

@@ -117,6 +117,8 @@ export class EditorGlue {
         if (id !== 0) this.client.notify("$/cancel_request", { requestId: id });
         resolve({ error: { code: TIMED_OUT, message: `the editor did not answer within ${timeoutMs} ms` } });
       }, timeoutMs);
+      // A wait for the client never keeps the bridge alive once everything else is over.
+      timer.unref();
     });
   }
 
