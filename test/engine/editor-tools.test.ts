@@ -500,3 +500,119 @@ describe("the editor's MCP servers over any lifecycle (property)", () => {
     );
   });
 });
+
+describe("the editor sees the terminals its tools create (H §6.5)", () => {
+  const update = (h: Harness, update: object) =>
+    h.agent({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update } });
+
+  it("shows the terminal on the agent's tool call matched by its input (Codex's {server, tool, arguments})", async () => {
+    const { lifecycle, mcp, client, h } = await connect();
+    const c = await mcp(editorOf((await lifecycle("session/new", { cwd: ROOT, mcpServers: [] })).sent.params));
+    const rawInput = { server: "editor", tool: "run_in_terminal", arguments: { command: "make" } };
+    update(h, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      title: "mcp.editor.run_in_terminal",
+      kind: "execute",
+      status: "in_progress",
+      rawInput,
+    });
+    const announced = await client((m) => m.params?.update?.sessionUpdate === "tool_call", "the v1 tool_call");
+    expect(announced.params.update.content ?? []).toEqual([]);
+    const call = c.callTool({ name: "run_in_terminal", arguments: { command: "make" } });
+    const create = await client((m) => m.method === "terminal/create", "terminal/create");
+    h.client({ jsonrpc: "2.0", id: create.id, result: { terminalId: "term-7" } });
+    const shown = await client(
+      (m) => m.params?.update?.sessionUpdate === "tool_call_update",
+      "the terminal on the tool call",
+    );
+    expect(shown.params.update).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      content: [{ type: "terminal", terminalId: "term-7" }],
+    });
+    for (const [method, result] of [
+      ["terminal/wait_for_exit", { exitCode: 0, signal: null }],
+      ["terminal/output", { output: "ok", truncated: false, exitStatus: { exitCode: 0, signal: null } }],
+      ["terminal/release", {}],
+    ] as const) {
+      const req = await client((m) => m.method === method, method);
+      h.client({ jsonrpc: "2.0", id: req.id, result });
+    }
+    await call;
+    update(h, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "ok" } }],
+    });
+    const done = await client((m) => m.params?.update?.status === "completed", "the completion");
+    expect(done.params.update.content).toEqual([
+      { type: "terminal", terminalId: "term-7" },
+      { type: "content", content: { type: "text", text: "ok" } },
+    ]);
+  });
+
+  it("keeps a terminal created before its tool call was seen for the call's first sighting, found by the _meta id", async () => {
+    const { lifecycle, mcp, client, h } = await connect();
+    const c = await mcp(editorOf((await lifecycle("session/new", { cwd: ROOT, mcpServers: [] })).sent.params));
+    const call = c.callTool({
+      name: "terminal_create",
+      arguments: { command: "ls" },
+      _meta: { "claudecode/toolUseId": "toolu_9" },
+    });
+    const create = await client((m) => m.method === "terminal/create", "terminal/create");
+    h.client({ jsonrpc: "2.0", id: create.id, result: { terminalId: "term-9" } });
+    await call;
+    update(h, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "toolu_9",
+      title: "mcp__editor__terminal_create",
+      kind: "other",
+      status: "in_progress",
+      rawInput: {},
+    });
+    const announced = await client((m) => m.params?.update?.sessionUpdate === "tool_call", "the v1 tool_call");
+    expect(announced.params.update.content).toEqual([{ type: "terminal", terminalId: "term-9" }]);
+  });
+
+  it("shows nothing on a tool call that the terminal's command does not match", async () => {
+    const { lifecycle, mcp, client, h } = await connect();
+    const c = await mcp(editorOf((await lifecycle("session/new", { cwd: ROOT, mcpServers: [] })).sent.params));
+    update(h, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "other",
+      title: "Read",
+      kind: "read",
+      status: "in_progress",
+      rawInput: { path: "/x" },
+    });
+    await client((m) => m.params?.update?.sessionUpdate === "tool_call", "the v1 tool_call");
+    const call = c.callTool({ name: "terminal_create", arguments: { command: "ls" } });
+    const create = await client((m) => m.method === "terminal/create", "terminal/create");
+    h.client({ jsonrpc: "2.0", id: create.id, result: { terminalId: "term-1" } });
+    await call;
+    update(h, { sessionUpdate: "tool_call_update", toolCallId: "other", status: "completed" });
+    const done = await client((m) => m.params?.update?.status === "completed", "the completion");
+    expect(JSON.stringify(done)).not.toContain("term-1");
+  });
+});
+
+describe("the editor's MCP server in the other modes (H §6.5)", () => {
+  it("is not offered in pass-through: a v1 agent gets the client's own fs and terminal", async () => {
+    const h = harness({ editorTools: "auto", agentProtocol: 1 });
+    h.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: FULL } });
+    await h.settle();
+    const [init] = h.takeAgent();
+    expect(init.params.clientCapabilities).toEqual(FULL);
+    h.agent({
+      jsonrpc: "2.0",
+      id: init.id,
+      result: { protocolVersion: 1, agentCapabilities: { mcpCapabilities: { http: true } } },
+    });
+    await h.settle();
+    h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: ROOT, mcpServers: [] } });
+    await h.settle();
+    expect(h.takeAgent()[0].params.mcpServers).toEqual([]);
+  });
+});
