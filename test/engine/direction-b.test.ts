@@ -2,6 +2,7 @@
 // expectations, every message the bridge writes schema-checked (T §9 cases 15-19, H §9).
 import { afterEach, describe, expect, it } from "vitest";
 import { harness, type Harness } from "../support/harness.js";
+import { expectValid } from "../support/schema.js";
 
 const S = "s1";
 let current: Harness | undefined;
@@ -592,5 +593,30 @@ describe("direction B: the `_meta` terminal convention of v1 agents (T §2.5 B�
     const [u] = updates(h);
     expect(JSON.stringify(u)).toContain("[terminal term-9: output not available]");
     expect(u.content.map((c: { type: string }) => c.type)).toEqual(["content"]);
+  });
+});
+
+describe("MCP-over-ACP servers toward a v1 agent (B)", () => {
+  const acpServer = { type: "acp", name: "tools", serverId: "srv-1" };
+
+  it("passes a v2 client's acp server on to a v1 agent that advertises mcpCapabilities.acp", async () => {
+    const h = await connect({ agentCaps: { ...FULL, mcpCapabilities: { acp: true } } });
+    h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w", mcpServers: [acpServer] } });
+    const [req] = h.takeAgent();
+    expect(req.params.mcpServers).toEqual([acpServer]);
+    // Valid under the unstable v1 schema the agent's `mcpCapabilities.acp` speaks (the harness checks
+    // the stable one).
+    expectValid("v1u", "NewSessionRequest", req.params);
+    expect(h.violations.every((v) => v.includes("session/new params"))).toBe(true);
+    current = undefined;
+  });
+
+  it("refuses it, naming the server, toward a v1 agent that does not", async () => {
+    const h = await connect();
+    h.client({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/w", mcpServers: [acpServer] } });
+    await h.settle();
+    expect(h.takeAgent()).toEqual([]);
+    const [answer] = h.takeClient();
+    expect(answer.error).toMatchObject({ code: -32602, data: { type: "acp", name: "tools" } });
   });
 });

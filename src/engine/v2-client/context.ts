@@ -66,6 +66,6 @@ export function roots(b: EngineB): { platform: Platform; agentSupportsDirectorie
 }
 
 /** The MCP transports the v1 agent takes. */
-export function mcp(b: EngineB): { agentMcp: { stdio: boolean; http: boolean; sse: boolean } } {
-  return { agentMcp: { stdio: true, http: b.flags.mcpHttp, sse: b.flags.mcpSse } };
+export function mcp(b: EngineB): { agentMcp: { stdio: boolean; http: boolean; sse: boolean; acp: boolean } } {
+  return { agentMcp: { stdio: true, http: b.flags.mcpHttp, sse: b.flags.mcpSse, acp: b.flags.mcpAcp } };
 }
