@@ -1,7 +1,7 @@
 // End to end, the editor's tools (issue 20, H §6.5): the BUILT CLI between a v1 SDK client that
 // serves fs and terminals (an editor with an unsaved buffer) and a v2 SDK agent that calls the
 // bridge's `editor` MCP server with the official MCP client, over each transport.
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -229,4 +229,30 @@ describe("the editor's tools leave nothing behind (built CLI)", () => {
     },
     TIMEOUT,
   );
+});
+
+describe("acp-bridge editor-mcp (built CLI)", () => {
+  it("refuses to run outside a bridge's declaration: status 2, a message on stderr, nothing on stdout", () => {
+    const r = spawnSync(process.execPath, ["bin/acp-bridge.js", "editor-mcp"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("ACP_BRIDGE_EDITOR_SOCKET");
+  });
+
+  it("exits 1 when the bridge's socket is gone", () => {
+    const r = spawnSync(process.execPath, ["bin/acp-bridge.js", "editor-mcp"], {
+      encoding: "utf8",
+      input: "",
+      env: {
+        PATH: process.env.PATH,
+        ACP_BRIDGE_EDITOR_SOCKET: join(tmpdir(), "acp-bridge-no-such.sock"),
+        ACP_BRIDGE_EDITOR_TOKEN: "x",
+      },
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("unreachable");
+  });
 });
