@@ -51,6 +51,8 @@ export class EditorSession implements EditorPort {
   constructor(
     readonly roots: Roots,
     private readonly config: EditorHostConfig,
+    /** The host forgets it once closed. */
+    private readonly released: (s: EditorSession) => void,
   ) {}
 
   declaration: Record<string, unknown> = {};
@@ -77,7 +79,7 @@ export class EditorSession implements EditorPort {
     this.onTerminal?.({ terminalId, input, requestMeta });
   }
 
-  /** @internal */
+  /** How its endpoint is closed (the host sets it once the endpoint is up). */
   setCloser(close: () => unknown): void {
     this.closer = close;
   }
@@ -90,6 +92,7 @@ export class EditorSession implements EditorPort {
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.released(this);
     void Promise.resolve()
       .then(() => this.closer?.())
       .catch((e: unknown) => this.config.log.debug(`closing the editor's MCP server: ${String(e)}`));
@@ -100,6 +103,7 @@ export class EditorHost {
   private acp: Promise<AcpMcpHost> | undefined;
   private acpHost: AcpMcpHost | undefined;
   private readonly sessions = new Set<EditorSession>();
+  private ended = false;
   private readonly endpointLimits: EndpointLimits;
 
   constructor(private readonly config: EditorHostConfig) {
@@ -112,7 +116,7 @@ export class EditorHost {
 
   /** A server for a session being opened, with its declaration named `name`. */
   async open(name: string, roots: Roots): Promise<EditorSession> {
-    const s = new EditorSession(roots, this.config);
+    const s = new EditorSession(roots, this.config, (gone) => this.sessions.delete(gone));
     const factory = editorServerFactory(s, this.config.caps, this.config.tools);
     switch (this.config.transport) {
       case "acp": {
@@ -152,11 +156,8 @@ export class EditorHost {
       }
     }
     this.sessions.add(s);
-    const close = s.close.bind(s);
-    s.close = () => {
-      this.sessions.delete(s);
-      close();
-    };
+    // The connection ended while the endpoint was starting: it goes at once.
+    if (this.ended) s.close();
     return s;
   }
 
@@ -174,6 +175,7 @@ export class EditorHost {
 
   /** The connection is over: every server goes. */
   closeAll(): void {
+    this.ended = true;
     for (const s of [...this.sessions]) s.close();
     this.acpHost?.close();
   }
