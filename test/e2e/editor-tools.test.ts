@@ -5,8 +5,8 @@ import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { connect as netConnect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { refusesConnections } from "../support/net.js";
 import { checkWire, spawnWithClient, tsxArgs, type SpawnedClient } from "../support/peers.js";
 
 const TIMEOUT = 60_000;
@@ -166,13 +166,7 @@ describe.each(["http", "stdio", "acp"])("the editor's tools over %s (built CLI, 
 });
 
 describe("the editor's tools leave nothing behind (built CLI)", () => {
-  const refused = (url: string) =>
-    new Promise<boolean>((resolve) => {
-      const u = new URL(url);
-      const s = netConnect(Number(u.port), u.hostname);
-      s.on("connect", () => (s.destroy(), resolve(false)));
-      s.on("error", () => resolve(true));
-    });
+  const refused = refusesConnections;
 
   it.each(["http", "stdio"])(
     "over %s: once the bridge exited, nothing listens and no socket file is left",

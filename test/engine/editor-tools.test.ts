@@ -2,13 +2,13 @@
 // when the server is declared and over which transport, what it asks the v1 client, the errors it
 // answers instead, its lifecycle, and that nothing changes where it is not offered.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { connect as netConnect } from "node:net";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import fc from "fast-check";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { harness, type Harness } from "../support/harness.js";
+import { handshakeA, harness, type Harness } from "../support/harness.js";
+import { refusesConnections } from "../support/net.js";
 import { numRuns } from "../support/properties.js";
 import type { BridgeOptions } from "../../src/engine/config.js";
 
@@ -45,29 +45,16 @@ async function connect(
   options: Partial<BridgeOptions> = {},
   agentMeta?: object,
 ) {
-  const h = harness({ editorTools: "auto", agentProtocol: 2, ...options });
+  const h = harness({ editorTools: "auto", ...options });
   const state = { h, clients: [] as Client[], agentSeen: [] as any[], clientSeen: [] as any[] };
   open.push(state);
-  h.client({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: 1, clientCapabilities: clientCaps },
-  });
-  await h.settle();
-  const [init] = h.takeAgent();
-  h.agent({
-    jsonrpc: "2.0",
-    id: init.id,
-    result: {
-      protocolVersion: 2,
-      info: { name: "agent", version: "1" },
-      capabilities: agentCaps,
-      ...(agentMeta ? { _meta: agentMeta } : {}),
-    },
-  });
-  await h.settle();
-  expect(h.takeClient()[0].result.protocolVersion).toBe(1);
+  const init = await handshakeA(
+    h,
+    clientCaps as Record<string, unknown>,
+    agentCaps as Record<string, unknown>,
+    agentMeta as Record<string, unknown> | undefined,
+  );
+  expect(init.result.protocolVersion).toBe(1);
   const agent = (pred: (m: any) => boolean, what: string) =>
     until(
       h,
@@ -349,13 +336,7 @@ describe("the editor's MCP server in direction A (H §6.5)", () => {
 });
 
 describe("the editor's MCP server's lifecycle (H §6.5)", () => {
-  const refused = (url: string) =>
-    new Promise<boolean>((resolve) => {
-      const u = new URL(url);
-      const s = netConnect(Number(u.port), u.hostname);
-      s.on("connect", () => (s.destroy(), resolve(false)));
-      s.on("error", () => resolve(true));
-    });
+  const refused = refusesConnections;
 
   it("stops listening on session/close", async () => {
     const { lifecycle, h } = await connect();

@@ -106,6 +106,8 @@ export async function handshakeA(
   h: Harness,
   clientCaps: Record<string, unknown>,
   agentCaps: Record<string, unknown>,
+  /** The initialize result's `_meta` (a bridge marker, say). */
+  agentMeta?: Record<string, unknown>,
 ): Promise<any> {
   h.client({
     jsonrpc: "2.0",
@@ -125,7 +127,13 @@ export async function handshakeA(
   h.agent({
     jsonrpc: "2.0",
     id: probe2.id,
-    result: { protocolVersion: 2, info: { name: "agent", version: "1.0" }, capabilities: agentCaps, authMethods: [] },
+    result: {
+      protocolVersion: 2,
+      info: { name: "agent", version: "1.0" },
+      capabilities: agentCaps,
+      authMethods: [],
+      ...(agentMeta ? { _meta: agentMeta } : {}),
+    },
   });
   await h.settle();
   return h.takeClient()[0];
