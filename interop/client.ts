@@ -3,6 +3,8 @@
 // no fs/terminal capabilities (as Zed-like editors do when they render agent-run terminals), answers
 // permission requests with the first allow option, still answers fs/terminal requests properly if
 // an agent sends them, and plays initialize -> session/new -> session/prompt -> turn end.
+// With `editor` (the editor scenario, v1 only), it advertises fs and terminals and plays an editor
+// with unsaved buffers: reads see the buffer before the disk, writes go to the buffer, never to disk.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -33,12 +35,22 @@ export interface ClientOptions {
   readonly timeoutMs: number;
   /** How long to keep listening after the turn ended, for trailing title/usage updates (1500 ms). */
   readonly settleMs?: number;
+  /** Play an editor: advertise fs and terminals, keep these buffers (absolute path -> text). */
+  readonly editor?: { readonly buffers: Readonly<Record<string, string>>; readonly prompt: string };
 }
 
 interface Terminal {
   output: string;
   exit?: { exitCode: number | null; signal: string | null };
   done: Promise<void>;
+}
+
+/** `text` from 1-based `line`, at most `limit` lines (fs/read_text_file's selection). */
+function lines(text: string, line: unknown, limit: unknown): string {
+  if (typeof line !== "number" && typeof limit !== "number") return text;
+  const all = text.split(/(?<=\n)/);
+  const from = typeof line === "number" ? Math.max(0, line - 1) : 0;
+  return all.slice(from, typeof limit === "number" ? from + limit : undefined).join("");
 }
 
 /** Run the scenario's turn against one agent process (direct, or the bridge in front of one). */
@@ -63,6 +75,7 @@ export async function runClient(opts: ClientOptions): Promise<ClientRun> {
   child.on("exit", (code, signal) => exited?.(`agent exited (code ${String(code)}, signal ${String(signal)})`));
   child.on("error", (e) => exited?.(`spawn failed: ${e.message}`));
   const terminals = new Map<string, Terminal>();
+  const buffers = new Map(Object.entries(opts.editor?.buffers ?? {}));
 
   const send = (msg: Json): void => {
     wire.push({ dir: "out", msg });
@@ -90,11 +103,16 @@ export async function runClient(opts: ClientOptions): Promise<ClientRun> {
         );
         return;
       }
-      case "fs/read_text_file":
-        answer(id, { content: await readFile(String(params.path), "utf8") });
+      case "fs/read_text_file": {
+        const path = String(params.path);
+        const text = buffers.get(path) ?? (await readFile(path, "utf8"));
+        answer(id, { content: opts.editor ? lines(text, params.line, params.limit) : text });
         return;
+      }
       case "fs/write_text_file":
-        await writeFile(String(params.path), String(params.content));
+        // An editor updates its buffer (the user saves later); the plain client writes the disk.
+        if (opts.editor) buffers.set(String(params.path), String(params.content));
+        else await writeFile(String(params.path), String(params.content));
         answer(id, {});
         return;
       case "terminal/create": {
@@ -184,8 +202,8 @@ export async function runClient(opts: ClientOptions): Promise<ClientRun> {
         ? {
             protocolVersion: 1,
             clientCapabilities: {
-              fs: { readTextFile: false, writeTextFile: false },
-              terminal: false,
+              fs: { readTextFile: !!opts.editor, writeTextFile: !!opts.editor },
+              terminal: !!opts.editor,
               _meta: { terminal_output: true },
             },
             clientInfo,
@@ -200,7 +218,7 @@ export async function runClient(opts: ClientOptions): Promise<ClientRun> {
     const idle = new Promise<void>((resolve) => (turnEnded = resolve));
     const prompted = await request("session/prompt", {
       sessionId,
-      prompt: [{ type: "text", text: SCENARIO.prompt }],
+      prompt: [{ type: "text", text: opts.editor?.prompt ?? SCENARIO.prompt }],
     });
     if (!isObject(prompted.result)) return `session/prompt failed: ${JSON.stringify(prompted.error)}`;
     if (version === 2) await idle;

@@ -2,9 +2,13 @@
 // agent recipe and ACP version play SCENARIO (a) directly with a same-version client and (b) through
 // the built bridge with the other-version client, fold the wires into version-neutral views,
 // compare and classify the differences, print the fidelity table and write interop/last-result.md.
-// Exit status 1 when the bridge lost something, a message broke its schema or a turn failed.
+// Then the editor scenario (interop/editor-scenario.ts) for each agent with a v2 build: a v1 editor
+// client → bridge → v2 agent using the bridge's `editor` MCP server.
+// Exit status 1 when the bridge lost something, a message broke its schema, a turn failed or an
+// editor check failed.
 //
-// Options: INTEROP_AGENTS=claude,codex (default all), INTEROP_TIMEOUT_MS (default 180000).
+// Options: INTEROP_AGENTS=claude,codex (default all), INTEROP_TIMEOUT_MS (default 180000),
+// INTEROP_SCENARIO=editor|main (default both), INTEROP_DUMP_DIR (the editor runs' model requests).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -16,6 +20,7 @@ import { compareRuns, renderReport, type AgentResult, type RunOutcome } from "./
 import { fold, spokenVersion, stashCount, wireFromTrace } from "./fold.js";
 import { bridgeLaunch, versionFailures } from "./launch.js";
 import { checkFiles, prepareWorkspace, removeWorkspace } from "./workspace.js";
+import { editorFailed, playEditor, renderEditorSection, type EditorOutcome } from "./editor-run.js";
 
 const ROOT = resolve(INTEROP_DIR, "..");
 const RUNS = join(INTEROP_DIR, ".runs");
@@ -96,9 +101,11 @@ async function main(): Promise<void> {
   if (build.status !== 0) throw new Error("npm run build failed");
   mkdirSync(RUNS, { recursive: true });
   const only = process.env.INTEROP_AGENTS?.split(",").filter((s) => s !== "");
+  const scenario = process.env.INTEROP_SCENARIO ?? "all";
+  if (!["all", "main", "editor"].includes(scenario)) throw new Error(`INTEROP_SCENARIO=${scenario}: main or editor`);
   const results: AgentResult[] = [];
   for (const recipe of RECIPES) {
-    if (only && !only.includes(recipe.name)) continue;
+    if (scenario === "editor" || (only && !only.includes(recipe.name))) continue;
     const direct = new Map<AcpVersion, RunOutcome>();
     for (const v of recipe.versions) direct.set(v, await play(recipe, v, v, cache));
     const bridged: RunOutcome[] = [];
@@ -108,10 +115,23 @@ async function main(): Promise<void> {
     }
     results.push(compareRuns(recipe.name, direct, bridged));
   }
-  const report = renderReport(results);
+  const editorRuns: EditorOutcome[] = [];
+  for (const recipe of RECIPES) {
+    if (scenario === "main" || (only && !only.includes(recipe.name)) || recipe.editor === undefined) continue;
+    const ctx = { bin: join(ROOT, "bin/acp-bridge.js"), cache, runs: RUNS, baseEnv, timeoutMs: TIMEOUT_MS };
+    editorRuns.push(await playEditor(recipe, recipe.editor, ctx));
+  }
+  const report = [
+    scenario === "editor"
+      ? `# Interop with real agents: editor scenario only (${new Date().toISOString()})`
+      : renderReport(results).trimEnd(),
+    ...(editorRuns.length > 0 ? [renderEditorSection(editorRuns)] : []),
+  ].join("\n\n");
   process.stdout.write(report + "\n");
   writeFileSync(join(INTEROP_DIR, "last-result.md"), report + "\n");
-  const bad = results.some((r) => r.rows.some((row) => row.bridgeLost > 0 || row.schema > 0 || row.failed));
+  const bad =
+    results.some((r) => r.rows.some((row) => row.bridgeLost > 0 || row.schema > 0 || row.failed)) ||
+    editorRuns.some(editorFailed);
   process.exitCode = bad ? 1 : 0;
 }
 

@@ -5,7 +5,7 @@
 // would otherwise run unasked.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { startAnthropicMock } from "../mocks/anthropic.js";
+import { editorResults, editorScript, startAnthropicMock } from "../mocks/anthropic.js";
 import type { AgentRecipe } from "./recipe.js";
 
 export const claude: AgentRecipe = {
@@ -13,6 +13,15 @@ export const claude: AgentRecipe = {
   versions: [1, 2],
   versionForcedByLaunch: true,
   startMock: (ws) => startAnthropicMock(ws.cwd),
+  editor: {
+    async startMock(ws) {
+      const mock = await startAnthropicMock(ws.cwd, editorScript);
+      return { ...mock, editorResults: () => editorResults(mock.results()) };
+    },
+    // Claude Code defers MCP tools behind ToolSearch by default; `false` offers them directly (the
+    // script also plays the deferred way, one ToolSearch call first: both were seen to pass).
+    env: { ENABLE_TOOL_SEARCH: "false" },
+  },
   async launch(version, ws, mock) {
     const dir = join(ws.home, ".claude");
     await mkdir(dir, { recursive: true });

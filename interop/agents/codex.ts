@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startOpenAiResponsesMock } from "../mocks/openai-responses.js";
+import { codexEditorPicker, codexEditorResults, offeredTools } from "../mocks/openai-editor.js";
 import type { AgentRecipe } from "./recipe.js";
 
 const PROVIDER = "interop-mock";
@@ -14,6 +15,19 @@ export const codex: AgentRecipe = {
   versions: [1, 2],
   versionForcedByLaunch: false,
   startMock: () => startOpenAiResponsesMock(),
+  editor: {
+    async startMock(ws) {
+      const mock = await startOpenAiResponsesMock(codexEditorPicker(ws.cwd));
+      const turns = (): unknown[] =>
+        mock.log.filter((r) => r.method === "POST" && offeredTools(r.body).length > 0).map((r) => r.body);
+      return { ...mock, editorResults: () => codexEditorResults(turns().at(-1)), bodies: turns };
+    },
+    // The editor's tools carry no annotations, so Codex asks approval for every call; codex-acp
+    // 2.6.0 cannot send that approval on ACP v2 (its permission request has no title: "'session/
+    // request_permission' request has no title to send on ACP v2") and cancels the call. Full
+    // access (approval policy never) runs MCP calls unasked; the script calls nothing else.
+    env: { INITIAL_AGENT_MODE: "agent-full-access" },
+  },
   async launch(_version, ws, mock) {
     const codexHome = join(ws.home, ".codex");
     await mkdir(codexHome, { recursive: true });

@@ -1,5 +1,6 @@
 // What the interop harness needs from each real agent: how to start its loopback model mock and
 // how to launch the agent (from the interop cache) speaking a given ACP version.
+import type { EditorResults } from "../editor-scenario.js";
 
 export type AcpVersion = 1 | 2;
 
@@ -42,4 +43,20 @@ export interface AgentRecipe {
   startMock(ws: Workspace): Promise<ModelMock>;
   /** Prepare HOME/config files if the agent needs them, and say how to launch it. */
   launch(version: AcpVersion, ws: Workspace, mock: ModelMock): Promise<Launch>;
+  /** How the agent plays the editor scenario (its v2 build behind the bridge); absent: not played. */
+  readonly editor?: EditorRecipe;
+}
+
+export interface EditorMock extends ModelMock {
+  /** What the model got back for each scripted editor call, from the last turn request. */
+  editorResults(): EditorResults;
+  /** The turn requests' bodies, for diagnostics (INTEROP_DUMP_DIR). */
+  bodies(): readonly unknown[];
+}
+
+export interface EditorRecipe {
+  /** Start the model mock that plays EDITOR_SCENARIO in this agent's names for the editor's tools. */
+  startMock(ws: Workspace): Promise<EditorMock>;
+  /** Added to the launch environment for this scenario. */
+  readonly env: Readonly<Record<string, string>>;
 }

@@ -2,11 +2,20 @@
 // adapter runs Claude Code, which calls `POST /v1/messages` (streamed as SSE) with the whole
 // conversation each time: the mock finds which scripted tool calls already have results in the
 // request and answers with the next step. Requests that offer no `Read` tool are side queries
-// (title, topic detection); they get a short text answer.
+// (title, topic detection); they get a short text answer. `editorScript` plays the editor scenario
+// (interop/editor-scenario.ts) instead, in the editor MCP server's tools as Claude Code names them.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { ModelMock } from "../agents/recipe.js";
 import { SCENARIO } from "../scenario.js";
+import {
+  EDITOR_SCENARIO,
+  EDITOR_STEP_TOOL,
+  EDITOR_STEPS,
+  editorStepInput,
+  findEditorTool,
+  type EditorResults,
+} from "../editor-scenario.js";
 import { isObject } from "../../src/base/json.js";
 
 export const MODEL = "claude-interop-mock";
@@ -59,6 +68,8 @@ export interface AnthropicMock extends ModelMock {
   results(): readonly ToolResultSeen[];
   /** One line per request: path and what was answered. */
   log(): readonly string[];
+  /** The parsed body of every turn request (for diagnostics). */
+  bodies(): readonly unknown[];
 }
 
 type Json = Record<string, unknown>;
@@ -83,8 +94,13 @@ export function toolResults(body: Json): ToolResultSeen[] {
   return out;
 }
 
+function toolNamesOf(body: Json): string[] {
+  if (!Array.isArray(body.tools)) return [];
+  return body.tools.flatMap((t) => (isObject(t) && typeof t.name === "string" ? [t.name] : []));
+}
+
 function offersTool(body: Json, name: string): boolean {
-  return Array.isArray(body.tools) && body.tools.some((t) => isObject(t) && t.name === name);
+  return toolNamesOf(body).includes(name);
 }
 
 /** The content blocks of the next answer: the first scripted step without a result, or the final text. */
@@ -94,6 +110,51 @@ export function nextBlocks(body: Json, cwd: string): Json[] {
   if (next === undefined) return [{ type: "text", text: SCENARIO.steps.answer }];
   return [{ type: "tool_use", id: next.id, name: next.name, input: next.input }];
 }
+
+/** Which turn a mock plays: `isTurn` tells the turn's requests from side queries. */
+export interface AnthropicScript {
+  isTurn(body: Json): boolean;
+  next(body: Json, cwd: string): Json[];
+}
+
+const scenarioScript: AnthropicScript = { isTurn: (body) => offersTool(body, "Read"), next: nextBlocks };
+
+const editorId = (step: string): string => `toolu_editor_${step}`;
+
+/**
+ * The editor scenario's next answer: each step calls the editor tool the request offers under its
+ * Claude Code name (`mcp__editor__…`). Tools deferred behind ToolSearch are loaded by one
+ * ToolSearch call first; a tool still missing ends the turn with a text saying so.
+ */
+export function editorBlocks(body: Json, cwd: string): Json[] {
+  const done = new Set(toolResults(body).map((r) => r.id));
+  const names = toolNamesOf(body);
+  for (const step of EDITOR_STEPS) {
+    if (done.has(editorId(step))) continue;
+    const tool = EDITOR_STEP_TOOL[step];
+    const name = findEditorTool(names, tool);
+    if (name !== undefined) return [{ type: "tool_use", id: editorId(step), name, input: editorStepInput(step, cwd) }];
+    if (offersTool(body, "ToolSearch") && !done.has(editorId("search"))) {
+      const all = EDITOR_STEPS.map((s) => `mcp__editor__${EDITOR_STEP_TOOL[s]}`).join(",");
+      return [{ type: "tool_use", id: editorId("search"), name: "ToolSearch", input: { query: `select:${all}` } }];
+    }
+    return [{ type: "text", text: `mock: the request offers no editor tool ${tool}` }];
+  }
+  return [{ type: "text", text: EDITOR_SCENARIO.steps.answer }];
+}
+
+/** What the model got back for each editor step, from a request's tool_result blocks. */
+export function editorResults(results: readonly ToolResultSeen[]): EditorResults {
+  const of = (step: string): string | undefined => results.find((r) => r.id === editorId(step))?.text;
+  const out: { -readonly [K in keyof EditorResults]: EditorResults[K] } = {};
+  for (const step of EDITOR_STEPS) {
+    const text = of(step);
+    if (text !== undefined) out[step] = text;
+  }
+  return out;
+}
+
+export const editorScript: AnthropicScript = { isTurn: (body) => offersTool(body, "Read"), next: editorBlocks };
 
 const USAGE = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
@@ -158,11 +219,15 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Start the mock on 127.0.0.1; `cwd` is the session's workspace (the scripted paths are absolute). */
-export async function startAnthropicMock(cwd: string): Promise<AnthropicMock> {
+export async function startAnthropicMock(
+  cwd: string,
+  script: AnthropicScript = scenarioScript,
+): Promise<AnthropicMock> {
   let served = 0;
   let seq = 0;
   let lastResults: ToolResultSeen[] = [];
   const log: string[] = [];
+  const bodies: unknown[] = [];
   const server = createServer((req, res) => {
     void (async () => {
       const raw = await readBody(req);
@@ -178,9 +243,10 @@ export async function startAnthropicMock(cwd: string): Promise<AnthropicMock> {
       const body = isObject(parsed) ? parsed : {};
       const id = `msg_interop_${++seq}`;
       let blocks: Json[];
-      if (offersTool(body, "Read")) {
+      if (script.isTurn(body)) {
         lastResults = toolResults(body);
-        blocks = nextBlocks(body, cwd);
+        bodies.push(body);
+        blocks = script.next(body, cwd);
       } else {
         blocks = [{ type: "text", text: "Interop scenario" }];
       }
@@ -217,6 +283,7 @@ export async function startAnthropicMock(cwd: string): Promise<AnthropicMock> {
     requests: () => served,
     results: () => lastResults,
     log: () => log,
+    bodies: () => bodies,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -147,10 +147,14 @@ export function outputItem(body: unknown, step: CodexStep | "side"): Obj {
   }
 }
 
+/** The output item a request gets (one scripted turn). */
+export type ItemPicker = (body: unknown) => Obj;
+
+const scenarioItem: ItemPicker = (body) => outputItem(body, nextStep(body));
+
 /** The SSE events of one streamed response (created, the item with text deltas, completed with usage). */
-export function responseEvents(body: unknown, id: string): SseEvent[] {
-  const step = nextStep(body);
-  const item = outputItem(body, step);
+export function responseEvents(body: unknown, id: string, pick: ItemPicker = scenarioItem): SseEvent[] {
+  const item = pick(body);
   const response = {
     id,
     object: "response",
@@ -195,10 +199,10 @@ export function responseEvents(body: unknown, id: string): SseEvent[] {
 }
 
 /** Route one request; `seq` numbers the responses (`resp_<seq>`). */
-export function handleResponsesRequest(req: MockRequest, seq: number): MockReply {
+export function handleResponsesRequest(req: MockRequest, seq: number, pick: ItemPicker = scenarioItem): MockReply {
   const path = req.url.split("?")[0] ?? "";
   if (req.method === "POST" && path.endsWith("/responses")) {
-    return { kind: "sse", events: responseEvents(req.body, `resp_${seq}`) };
+    return { kind: "sse", events: responseEvents(req.body, `resp_${seq}`, pick) };
   }
   // Codex may list models at start; an empty list keeps its built-in defaults.
   if (req.method === "GET" && path.endsWith("/models"))
@@ -212,8 +216,8 @@ export interface ResponsesMock extends ModelMock {
 }
 
 /** Start the mock; its `url` ends in `/v1`, the provider's `base_url`. */
-export async function startOpenAiResponsesMock(): Promise<ResponsesMock> {
+export async function startOpenAiResponsesMock(pick: ItemPicker = scenarioItem): Promise<ResponsesMock> {
   let seq = 0;
-  const server = await startMockServer((req) => handleResponsesRequest(req, ++seq));
+  const server = await startMockServer((req) => handleResponsesRequest(req, ++seq, pick));
   return { url: `${server.url}/v1`, requests: () => server.requests(), close: () => server.close(), log: server.log };
 }

@@ -1,7 +1,7 @@
 // The interop suite's raw client (interop/client.ts) against scripted fake agents: it plays the
 // turn, answers permission requests with the first allow option, answers fs/terminal requests
 // although it did not advertise them, detects the turn end of each version, and reports timeouts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -77,6 +77,37 @@ describe("interop raw client", () => {
       { exitCode: 0, signal: null },
       "hi\n",
     ]);
+  });
+
+  it("as an editor: advertises fs and terminals, reads the unsaved buffer before the disk, and writes only the buffer", async () => {
+    const cwd = workspace();
+    const turn = `
+      const buffered = await ask("fs/read_text_file", { sessionId: "s", path: process.cwd() + "/a.txt" });
+      const lines = await ask("fs/read_text_file", { sessionId: "s", path: process.cwd() + "/a.txt", line: 2, limit: 1 });
+      await ask("fs/write_text_file", { sessionId: "s", path: process.cwd() + "/b.txt", content: "new\\n" });
+      const back = await ask("fs/read_text_file", { sessionId: "s", path: process.cwd() + "/b.txt" });
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify([buffered.result.content, lines.result.content, back.result.content]) } });
+      send({ id: m.id, result: { stopReason: "end_turn" } });`;
+    const run = await runClient({
+      version: 1,
+      launch: { command: process.execPath, args: ["-e", fakeAgent(1, turn)], env: {} },
+      env,
+      cwd,
+      timeoutMs: 20_000,
+      settleMs: 0,
+      editor: { buffers: { [join(cwd, "a.txt")]: "one\ntwo\nthree\n" }, prompt: "edit" },
+    });
+    expect(run.failure).toBe("");
+    expect(run.problems).toEqual([]);
+    expect((run.wire[0]!.msg as any).params.clientCapabilities).toEqual({
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+      _meta: { terminal_output: true },
+    });
+    const said = run.wire.find((e) => (e.msg as any).params?.update?.sessionUpdate === "agent_message_chunk");
+    expect(JSON.parse((said!.msg as any).params.update.content.text)).toEqual(["one\ntwo\nthree\n", "two\n", "new\n"]);
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n");
+    expect(existsSync(join(cwd, "b.txt"))).toBe(false);
   });
 
   it("v2: waits for the idle state_update after the prompt response", async () => {
