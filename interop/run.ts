@@ -128,7 +128,9 @@ async function main(): Promise<void> {
     ...(editorRuns.length > 0 ? [renderEditorSection(editorRuns)] : []),
   ].join("\n\n");
   process.stdout.write(report + "\n");
-  writeFileSync(join(INTEROP_DIR, "last-result.md"), report + "\n");
+  // A partial run (one scenario, some agents) never replaces the committed full result.
+  const partial = scenario !== "all" || only !== undefined;
+  writeFileSync(partial ? join(RUNS, "last-partial-result.md") : join(INTEROP_DIR, "last-result.md"), report + "\n");
   const bad =
     results.some((r) => r.rows.some((row) => row.bridgeLost > 0 || row.schema > 0 || row.failed)) ||
     editorRuns.some(editorFailed);
