@@ -3,7 +3,7 @@
 // refuses, a path outside the roots, a size or concurrency bound, a timeout or a client that is
 // gone all come back as tool errors (`isError: true`) saying so, and the editor is asked nothing it
 // would have to refuse.
-import { McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { editorTools, type EditorCapability, type EditorToolRow } from "../../mappings/editor-tools.js";
 import type { Platform } from "../convert/directories.js";
@@ -36,6 +36,27 @@ export interface EditorToolOptions {
   readonly maxConcurrent: number;
   /** `--editor-tools-timeout-ms`: the longest wait for one editor answer, and run_in_terminal's default. */
   readonly timeoutMs: number;
+  /** How often a call that asked for progress gets some while it waits (30 s by default). */
+  readonly progressMs?: number;
+}
+
+/**
+ * MCP clients give up on a call that reports nothing for a while (Claude Code: 300 s over HTTP): a
+ * call that sent a `progressToken` gets a progress notification this often while the editor works
+ * (a long build in `run_in_terminal`).
+ */
+const PROGRESS_MS = 30_000;
+
+function heartbeat(ctx: ServerContext, everyMs: number): () => void {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return () => undefined;
+  let progress = 0;
+  const timer = setInterval(() => {
+    const params = { progressToken: token, progress: ++progress, message: "waiting for the editor" };
+    ctx.mcpReq.notify({ method: "notifications/progress", params }).catch(() => undefined);
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The client capabilities the tools need (mappings/editor-tools.ts `needs`). */
@@ -119,7 +140,7 @@ class Handlers {
   ) {}
 
   /** Bounds, session and paths checked before the editor is asked; the handler's own errors contained. */
-  async run(row: EditorToolRow, args: Args, meta: unknown): Promise<CallToolResult> {
+  async run(row: EditorToolRow, args: Args, meta: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     const sessionId = this.port.sessionId;
     if (sessionId === undefined) return toolError("The editor session is not open yet; try again.");
     for (const field of row.paths) {
@@ -132,7 +153,7 @@ class Handlers {
       return toolError(`Refused by acp-bridge: ${this.opts.maxConcurrent} editor tool calls are already in flight.`);
     this.inFlight++;
     try {
-      return await this.dispatch(row.tool, sessionId, args, meta);
+      return await this.dispatch(row.tool, sessionId, args, meta, signal);
     } catch (e) {
       return toolError(`acp-bridge could not complete ${row.tool}: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
@@ -140,7 +161,13 @@ class Handlers {
     }
   }
 
-  private dispatch(tool: string, sessionId: string, args: Args, meta: unknown): Promise<CallToolResult> {
+  private dispatch(
+    tool: string,
+    sessionId: string,
+    args: Args,
+    meta: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult> {
     switch (tool) {
       case "read_text_file":
         return this.read(sessionId, args as Inputs["read_text_file"]);
@@ -158,7 +185,7 @@ class Handlers {
       case "terminal_release":
         return this.simple(tool, sessionId, (args as Inputs["terminal_kill"]).terminalId);
       case "run_in_terminal":
-        return this.runInTerminal(sessionId, args as Inputs["run_in_terminal"], meta);
+        return this.runInTerminal(sessionId, args as Inputs["run_in_terminal"], meta, signal);
       default:
         return Promise.resolve(toolError(`unknown tool ${tool}`));
     }
@@ -253,13 +280,23 @@ class Handlers {
   }
 
   /** create, wait (killing it past the timeout), output, release: what a model mostly wants. */
-  private async runInTerminal(sessionId: string, a: Inputs["run_in_terminal"], meta: unknown): Promise<CallToolResult> {
+  private async runInTerminal(
+    sessionId: string,
+    a: Inputs["run_in_terminal"],
+    meta: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult> {
     const { timeoutMs: limit, ...create } = a;
     const created = await this.create(sessionId, create, meta);
     if ("failed" in created) return created.failed;
     const id = created.terminalId;
     try {
-      const waited = await this.waitFor(sessionId, id, limit ?? this.opts.timeoutMs);
+      // The agent cancelling the call (MCP cancellation) ends the command as its timeout would.
+      const cancelled = new Promise<"timeout">((resolve) => {
+        if (signal?.aborted) resolve("timeout");
+        signal?.addEventListener("abort", () => resolve("timeout"), { once: true });
+      });
+      const waited = await Promise.race([this.waitFor(sessionId, id, limit ?? this.opts.timeoutMs), cancelled]);
       if (waited === "timeout") await this.port.ask("terminal/kill", { sessionId, terminalId: id });
       const out = await this.port.ask("terminal/output", { sessionId, terminalId: id });
       if ("error" in out)
@@ -291,7 +328,14 @@ export function editorServerFactory(
       server.registerTool(
         row.tool,
         { description: row.description, inputSchema, annotations: row.annotations },
-        (args: Args, ctx) => handlers.run(row, args, ctx.mcpReq._meta),
+        async (args: Args, ctx) => {
+          const stop = heartbeat(ctx, opts.progressMs ?? PROGRESS_MS);
+          try {
+            return await handlers.run(row, args, ctx.mcpReq._meta, ctx.mcpReq.signal);
+          } finally {
+            stop();
+          }
+        },
       );
     }
     return server;

@@ -171,6 +171,66 @@ describe("the editor's tools", () => {
   });
 });
 
+describe("the editor's tools while the editor works", () => {
+  it("send progress to a call that asked for it, so that its client does not give up, and stop when answered", async () => {
+    let answer!: (a: ClientAnswer) => void;
+    const { port } = scripted(() => new Promise<ClientAnswer>((r) => (answer = r)));
+    const server = editorServerFactory(port, ALL, { ...OPTS, progressMs: 20 })();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const c = new Client({ name: "t", version: "0" });
+    await c.connect(b);
+    const seen: number[] = [];
+    const call = c.callTool(
+      { name: "terminal_wait_for_exit", arguments: { terminalId: "t" } },
+      { onprogress: (p) => void seen.push(p.progress) },
+    );
+    await new Promise((r) => setTimeout(r, 110));
+    answer({ result: { exitCode: 0, signal: null } });
+    const r: any = await call;
+    expect(r.content[0].text).toBe("Exited: exit code 0.");
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual(seen.map((_, i) => i + 1));
+    const after = seen.length;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(seen.length).toBe(after);
+    await c.close();
+  });
+});
+
+describe("run_in_terminal cancelled by the agent", () => {
+  it("kills and releases the command's terminal, as its timeout would", async () => {
+    const { port, asked } = scripted((m) =>
+      m === "terminal/create"
+        ? { result: { terminalId: "t1" } }
+        : m === "terminal/wait_for_exit"
+          ? new Promise<ClientAnswer>(() => undefined)
+          : { result: { output: "", truncated: false } },
+    );
+    const server = editorServerFactory(port, ALL, OPTS)();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const c = new Client({ name: "t", version: "0" });
+    await c.connect(b);
+    const abort = new AbortController();
+    const call = c.callTool({ name: "run_in_terminal", arguments: { command: "sleep 99" } }, { signal: abort.signal });
+    for (let i = 0; i < 100 && !asked.some((x) => x.method === "terminal/wait_for_exit"); i++)
+      await new Promise((r) => setTimeout(r, 5));
+    abort.abort();
+    await call.catch(() => undefined);
+    for (let i = 0; i < 100 && !asked.some((x) => x.method === "terminal/release"); i++)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(asked.map((x) => x.method)).toEqual([
+      "terminal/create",
+      "terminal/wait_for_exit",
+      "terminal/kill",
+      "terminal/output",
+      "terminal/release",
+    ]);
+    await c.close();
+  });
+});
+
 describe("the editor's tools on any input (fuzzed strings)", () => {
   it("always answer a result, and ask the client only for an absolute path inside the roots", async () => {
     await fc.assert(
