@@ -15,10 +15,14 @@
 // (request rate; seconds of each one's first window per round), BENCH_STEADY_S (seconds of the
 // steady window per round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS
 // (extra node flags for the bridge, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_DEBUG (each
-// latency round's percentiles and CPU per request).
+// latency round's percentiles and CPU per request), BENCH_MIX (the throughput runs' traffic: own,
+// the bench's own mix; real, the mix derived from recorded agent turns; replay, the recorded
+// agent-side updates; a comma-separated list, or all, the default: see bench/traffic/README.md),
+// BENCH_SLOW_MIX (the slow client's traffic, default own), BENCH_THROUGHPUT_ONLY=1 (throughput alone).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Mix } from "./traffic/pool.js";
 
 const here = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
 const NODE = process.execPath;
@@ -41,6 +45,18 @@ const SLOW_UPDATES = Number(process.env.BENCH_SLOW_UPDATES ?? 1_000_000);
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+const MIX_LABEL: Record<Mix, string> = {
+  own: "bench's own mix",
+  real: "real-derived mix",
+  replay: "replay of recorded turns",
+};
+const MIXES: Mix[] = (process.env.BENCH_MIX ?? "all")
+  .split(",")
+  .flatMap((m): Mix[] => (m === "all" ? ["own", "real", "replay"] : m in MIX_LABEL ? [m as Mix] : []));
+if (MIXES.length === 0) throw new Error("BENCH_MIX: own, real, replay or all");
+const SLOW_MIX = (process.env.BENCH_SLOW_MIX ?? "own") as Mix;
+/** Throughput alone: no start-up, latency, noise floor or slow client (profiling, development). */
+const THROUGHPUT_ONLY = process.env.BENCH_THROUGHPUT_ONLY === "1";
 
 interface Target {
   readonly name: string;
@@ -213,8 +229,8 @@ function cpuMs(pid: number): number {
 }
 
 /** Updates per second, and the relaying process's CPU µs per update (steadier on a loaded machine). */
-async function throughput(t: Target): Promise<{ rate: number; cpuUs: number }> {
-  const d = new Driver(t);
+async function throughput(t: Target, mix: Mix): Promise<{ rate: number; cpuUs: number }> {
+  const d = new Driver(t, { BENCH_MIX: mix });
   const sid = await d.handshake();
   await d.turn(sid, 2000); // warm-up
   const cpu0 = cpuMs(d.child.pid!);
@@ -313,7 +329,7 @@ async function start(t: Target): Promise<{ ms: number; cpuMs: number; rssMiB: nu
 /** The bridge's RSS growth while a client reads slowly and the agent floods. */
 async function slowClient(t: Target, n: number): Promise<{ growthMiB: number; ms: number }> {
   // The issue's load: a tool call per ten lines (100,000 over 1,000,000 updates).
-  const d = new Driver(t, { BENCH_TOOL_SPAN: "10" });
+  const d = new Driver(t, { BENCH_TOOL_SPAN: "10", BENCH_MIX: SLOW_MIX });
   const sid = await d.handshake();
   const pid = d.child.pid!;
   const base = rssKiB(pid);
@@ -345,10 +361,21 @@ const out = (s: string) => process.stdout.write(s);
 const x = (r: number) => `${r.toFixed(2)}×`;
 const fixed = (n: number, d = 0) => n.toFixed(d);
 
-interface Row {
-  readonly path: Path;
+interface Throughput {
+  readonly mix: Mix;
   readonly rates: { raw: number; parse: number; bridge: number };
   readonly cpu: { raw: number; parse: number; bridge: number };
+}
+
+interface Row {
+  readonly path: Path;
+  /** One per mix of BENCH_MIX, in its order. */
+  readonly throughput: readonly Throughput[];
+  /** Requests and start-up (none with BENCH_THROUGHPUT_ONLY). */
+  readonly latency: Latencies | undefined;
+}
+
+interface Latencies {
   /** Steady state: the p99 and p50 of all rounds' samples pooled (the p99 is the budget's figure). */
   readonly p99: { raw: number; bridge: number };
   readonly p50: { raw: number; bridge: number };
@@ -396,18 +423,45 @@ async function latencyRounds(a: Target, b: Target, withCold = true): Promise<[La
   return [figures(0), figures(1)];
 }
 
-async function measure(path: Path): Promise<Row> {
+/** Throughput of the three targets on one traffic, ROUNDS rounds interleaved, medians. */
+async function throughputRounds(path: Path, mix: Mix): Promise<Throughput> {
   const samples = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
   const cpu = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
-  const inits = { raw: [] as number[], bridge: [] as number[] };
-  const initCpu = { raw: [] as number[], bridge: [] as number[] };
-  const rss = { raw: [] as number[], bridge: [] as number[] };
   for (let r = 0; r < ROUNDS; r++)
     for (const k of ["raw", "parse", "bridge"] as const) {
-      const m = await throughput(path[k]);
+      const m = await throughput(path[k], mix);
       samples[k].push(m.rate);
       cpu[k].push(m.cpuUs);
     }
+  return {
+    mix,
+    rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
+    cpu: { raw: median(cpu.raw), parse: median(cpu.parse), bridge: median(cpu.bridge) },
+  };
+}
+
+async function measure(path: Path): Promise<Row> {
+  const tp = await throughputs(path);
+  return { path, throughput: tp, latency: THROUGHPUT_ONLY ? undefined : await latencies(path) };
+}
+
+async function throughputs(path: Path): Promise<Throughput[]> {
+  const tp: Throughput[] = [];
+  for (const mix of MIXES) {
+    const t = await throughputRounds(path, mix);
+    tp.push(t);
+    out(
+      `${path.label}, ${MIX_LABEL[mix]}: ${fixed(t.rates.bridge / 1000)}k updates/s (raw relay ${fixed(t.rates.raw / 1000)}k, parse+stringify ${fixed(t.rates.parse / 1000)}k); ` +
+        `CPU per update ${fixed(t.cpu.bridge, 2)} µs (raw relay ${fixed(t.cpu.raw, 2)}, parse+stringify ${fixed(t.cpu.parse, 2)})\n`,
+    );
+  }
+  return tp;
+}
+
+async function latencies(path: Path): Promise<Latencies> {
+  const inits = { raw: [] as number[], bridge: [] as number[] };
+  const initCpu = { raw: [] as number[], bridge: [] as number[] };
+  const rss = { raw: [] as number[], bridge: [] as number[] };
   // Start-up interleaved too: the machine's load drifts.
   for (let r = 0; r < PAIRED_ROUNDS; r++)
     for (const k of ["raw", "bridge"] as const) {
@@ -422,9 +476,6 @@ async function measure(path: Path): Promise<Row> {
   // share of the tail. The noise floor (`main`: a relay against a relay) shows the scatter left.
   const lat = await latencyRounds(path.raw, path.bridge);
   return {
-    path,
-    rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
-    cpu: { raw: median(cpu.raw), parse: median(cpu.parse), bridge: median(cpu.bridge) },
     p99: { raw: lat[0].p99, bridge: lat[1].p99 },
     p50: { raw: lat[0].p50, bridge: lat[1].p50 },
     coldP99: { raw: lat[0].coldP99, bridge: lat[1].coldP99 },
@@ -446,34 +497,47 @@ async function main(): Promise<void> {
     if (only && only !== path.key) continue;
     const row = await measure(path);
     rows.push(row);
+    const l = row.latency;
+    if (!l) continue;
     out(
-      `${path.label}: ${fixed(row.rates.bridge / 1000)}k updates/s (raw relay ${fixed(row.rates.raw / 1000)}k, parse+stringify ${fixed(row.rates.parse / 1000)}k); ` +
-        `p50/p99 ${fixed(row.p50.bridge, 2)}/${fixed(row.p99.bridge, 2)} ms (relay ${fixed(row.p50.raw, 2)}/${fixed(row.p99.raw, 2)} ms), ` +
-        `CPU per request ${fixed(row.reqCpu.bridge, 1)} µs (relay ${fixed(row.reqCpu.raw, 1)}), ` +
-        `first ${LATENCY_S} s p99 ${fixed(row.coldP99.bridge, 2)} ms (relay ${fixed(row.coldP99.raw, 2)} ms, ${x(row.coldP99.bridge / row.coldP99.raw)}); ` +
-        `CPU per update ${fixed(row.cpu.bridge, 2)} µs (raw relay ${fixed(row.cpu.raw, 2)}, parse+stringify ${fixed(row.cpu.parse, 2)})\n`,
+      `${path.label}: p50/p99 ${fixed(l.p50.bridge, 2)}/${fixed(l.p99.bridge, 2)} ms (relay ${fixed(l.p50.raw, 2)}/${fixed(l.p99.raw, 2)} ms), ` +
+        `CPU per request ${fixed(l.reqCpu.bridge, 1)} µs (relay ${fixed(l.reqCpu.raw, 1)}), ` +
+        `first ${LATENCY_S} s p99 ${fixed(l.coldP99.bridge, 2)} ms (relay ${fixed(l.coldP99.raw, 2)} ms, ${x(l.coldP99.bridge / l.coldP99.raw)})\n`,
     );
   }
   // The noise floor: the same steady windows with a second raw relay in the bridge's place (v1
   // agent); the first seconds are skipped, for time (the bench's five minutes).
-  const floor = only === "none" ? undefined : await latencyRounds(paths[2]!.raw, paths[2]!.raw, false);
+  const floor =
+    only === "none" || THROUGHPUT_ONLY ? undefined : await latencyRounds(paths[2]!.raw, paths[2]!.raw, false);
   if (floor)
     out(
       `noise floor: raw relay against a second raw relay, same rounds: p50/p99 ${fixed(floor[1].p50, 2)}/${fixed(floor[1].p99, 2)} ms against ${fixed(floor[0].p50, 2)}/${fixed(floor[0].p99, 2)} ms, ${x(floor[1].p99 / floor[0].p99)}\n`,
     );
+  // Throughput per traffic (each row against the relays of the same run and traffic).
   out(
-    "\n| path | throughput vs raw line relay | vs parse+stringify relay | request p99 at " +
-      `${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start | CPU per update vs raw relay |\n|---|---|---|---|---|---|---|\n`,
+    "\n| path | traffic | throughput vs raw line relay | vs parse+stringify relay | CPU per update vs raw relay | updates/s: bridge (raw relay, parse+stringify) |\n|---|---|---|---|---|---|\n",
   );
   for (const r of rows)
+    for (const t of r.throughput)
+      out(
+        `| ${r.path.label} | ${MIX_LABEL[t.mix]} | ${x(t.rates.bridge / t.rates.raw)} | ${x(t.rates.bridge / t.rates.parse)} | ` +
+          `${x(t.cpu.bridge / t.cpu.raw)} | ${fixed(t.rates.bridge / 1000)}k (${fixed(t.rates.raw / 1000)}k, ${fixed(t.rates.parse / 1000)}k) |\n`,
+      );
+  // Requests and start-up: no flood, so no traffic.
+  if (!THROUGHPUT_ONLY) {
     out(
-      `| ${r.path.label} | ${x(r.rates.bridge / r.rates.raw)} | ${x(r.rates.bridge / r.rates.parse)} | ` +
-        `${x(r.p99.bridge / r.p99.raw)} | ${fixed(r.init.bridge)} ms (relay ${fixed(r.init.raw)} ms), ` +
-        `CPU ${fixed(r.initCpu.bridge)} ms (relay ${fixed(r.initCpu.raw)}) | ` +
-        `${fixed(r.rss.bridge)} MiB (relay ${fixed(r.rss.raw)}) | ${x(r.cpu.bridge / r.cpu.raw)} |\n`,
+      `\n| path | request p99 at ${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start |\n|---|---|---|---|\n`,
     );
+    for (const r of rows)
+      if (r.latency)
+        out(
+          `| ${r.path.label} | ${x(r.latency.p99.bridge / r.latency.p99.raw)} | ${fixed(r.latency.init.bridge)} ms (relay ${fixed(r.latency.init.raw)} ms), ` +
+            `CPU ${fixed(r.latency.initCpu.bridge)} ms (relay ${fixed(r.latency.initCpu.raw)}) | ` +
+            `${fixed(r.latency.rss.bridge)} MiB (relay ${fixed(r.latency.rss.raw)}) |\n`,
+        );
+  }
   out("\n");
-  if (SLOW_UPDATES > 0) {
+  if (SLOW_UPDATES > 0 && !THROUGHPUT_ONLY) {
     // The raw relay's growth under the same load is node's own share (young generation, buffers).
     const relayGrowth = await slowClient(paths[0]!.raw, SLOW_UPDATES);
     // `BENCH_ONLY=none`: the slow client alone, on every path.
