@@ -22,6 +22,10 @@ export interface AcpRegistration {
 }
 
 export class AcpMcpHost {
+  /**
+   * Every server id the bridge declared on this connection, closed ones included: a request for a
+   * closed one is still the bridge's to answer (the provider's -33001), never the client's.
+   */
   private readonly servers = new Set<string>();
   private constructor(
     /** Ids of the agent's requests the connection is serving. */
@@ -71,7 +75,6 @@ export class AcpMcpHost {
     return {
       declaration: registration.declaration,
       dispose: async () => {
-        this.servers.delete(registration.serverId);
         await registration.dispose();
         await adapter.close();
       },

@@ -190,6 +190,26 @@ describe("the editor's MCP server in direction A (H §6.5)", () => {
     expect(forwarded.params.serverId).toBe("the-clients");
   });
 
+  it("answers the agent's mcp/message for a closed session's server itself (-33001), never the client", async () => {
+    const { h, lifecycle, agent } = await connect(FULL, { session: { mcp: { acp: {} } } });
+    const decl = editorOf((await lifecycle("session/new", { cwd: ROOT, mcpServers: [] })).sent.params);
+    await lifecycle("session/close", { sessionId: "s1" }, {});
+    await h.settle(10);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    h.agent({
+      jsonrpc: "2.0",
+      id: 950,
+      method: "mcp/message",
+      params: { serverId: decl.serverId, requestId: "r9", method: "tools/list", params: { _meta: meta } },
+    });
+    const answer = await agent((m) => m.id === 950, "the answer");
+    expect(answer.error.code).toBe(-33001);
+    expect(h.takeClient().filter((m) => m.method === "mcp/message")).toEqual([]);
+  });
+
   it("reads the client's buffer through fs/read_text_file with the session's id", async () => {
     const { lifecycle, client, h, mcp } = await connect();
     const decl = editorOf((await lifecycle("session/new", { cwd: ROOT, mcpServers: [] })).sent.params);
