@@ -12,6 +12,7 @@ import { silentLogger } from "../support/log.js";
 import { arb, jsonValue } from "../support/arbitrary.js";
 import { handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
+import { applyRealEdit, numberSpelling, realEdit, realText } from "../support/real-traffic.js";
 
 /** A mode with no fast update of its own: only what fastPathFor reads. */
 function stubTranslator(mode: Translator["mode"]): Translator {
@@ -26,7 +27,10 @@ const sdkUpdate = fc
       fc.record({
         sessionUpdate: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"),
         messageId: fc.constantFrom("m1", 'm"2'),
-        content: fc.record({ type: fc.constantFrom("text", "image"), text: fc.string({ maxLength: 40 }) }),
+        content: fc.record({
+          type: fc.constantFrom("text", "image"),
+          text: fc.oneof(fc.string({ maxLength: 40 }), realText),
+        }),
       }),
       fc.record(
         {
@@ -60,8 +64,12 @@ const line = fc
     update,
     fc.option(fc.tuple(fc.nat(), fc.constantFrom("", "}", '"', ",", "\\", '"id":9,', "\u00ff"))),
     fc.option(fc.constantFrom("}", " ", "x", ",{}")),
+    // The spellings real traffic has (test/support/real-traffic.ts); invalid UTF-8 bytes included.
+    realEdit,
+    numberSpelling,
   )
-  .map(([m, edit, tail]) => {
+  .map(([m, edit, tail, real, number]): string | Buffer => {
+    if (real !== "none" && edit === null && tail === null) return applyRealEdit(JSON.stringify(m), real, number);
     let s = JSON.stringify(m);
     if (edit) {
       const at = edit[0] % s.length;
@@ -165,7 +173,7 @@ async function opened(mode: CallMode, full: boolean, maxPendingRequests?: number
 }
 
 /** The same line, from the same side, to each of the twin bridges. */
-function feedBoth(twins: readonly Harness[], fromClient: boolean, text: string): void {
+function feedBoth(twins: readonly Harness[], fromClient: boolean, text: string | Buffer): void {
   for (const h of twins)
     if (fromClient) h.bridge.clientLine(Buffer.from(text));
     else h.bridge.agentLine(Buffer.from(text));

@@ -12,6 +12,7 @@ import type { SessionA } from "../../src/engine/v1-client/session.js";
 import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
+import { applyRealEdit, numberSpelling, rawInput, realEdit, realText } from "../support/real-traffic.js";
 import { wireProblems } from "../support/wire-schema.js";
 import type { Obj } from "../../src/base/json.js";
 
@@ -69,7 +70,7 @@ function wire(full: boolean): Wired {
 }
 
 /** Feeds both bridges the same line from the same side. */
-function both(ws: readonly Wired[], side: "client" | "agent", line: string): void {
+function both(ws: readonly Wired[], side: "client" | "agent", line: string | Buffer): void {
   for (const w of ws)
     if (side === "client") w.bridge.clientLine(Buffer.from(line));
     else w.bridge.agentLine(Buffer.from(line));
@@ -145,6 +146,8 @@ async function handshake(ws: readonly Wired[], clientCapabilities: Obj = {}): Pr
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.constantFrom('say "hi"', "a\\b", "line\nbreak\ttab", "\u0001\u001f", "é ü 漢字 🙂", "\u2028\u2029", ""),
+  // What real agents stream (issue 21 item 3): per-token text, lone surrogates, huge strings.
+  realText,
 );
 const messageId = fc.constantFrom("m1", "m2", "m3");
 const toolCallId = fc.constantFrom("t1", "t2");
@@ -173,6 +176,23 @@ const update: fc.Arbitrary<Obj> = fc.oneof(
           [{ type: "content", content: { type: "text", text: "out" } }],
           [{ type: "terminal", terminalId: "term1" }],
         ),
+      },
+      { requiredKeys: ["sessionUpdate", "toolCallId"] },
+    ),
+  },
+  {
+    // A tool call as real agents announce it: rawInput (large too), locations, fields v2 may add later.
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        sessionUpdate: fc.constant("tool_call_update"),
+        toolCallId,
+        title: text,
+        kind,
+        status,
+        rawInput,
+        locations: fc.constant([{ path: "/work/a.ts", line: 3 }]),
+        futureField: fc.constant({ x: 1 }),
       },
       { requiredKeys: ["sessionUpdate", "toolCallId"] },
     ),
@@ -238,10 +258,22 @@ function spell(u: Obj, how: string): string {
 }
 
 type Step =
-  { kind: "agent"; update: Obj; how: string } | { kind: "prompt" } | { kind: "cancel" } | { kind: "time"; ms: number };
+  | { kind: "agent"; update: Obj; how: string; edit: string; number: string }
+  | { kind: "prompt" }
+  | { kind: "cancel" }
+  | { kind: "time"; ms: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 12, arbitrary: fc.record({ kind: fc.constant("agent" as const), update, how: spelling }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant("agent" as const),
+      update,
+      how: spelling,
+      edit: realEdit,
+      number: numberSpelling,
+    }),
+  },
   { weight: 1, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
   { weight: 1, arbitrary: fc.constant<Step>({ kind: "cancel" }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("time" as const), ms: fc.constantFrom(10, 60, 500) }) },
@@ -274,8 +306,8 @@ describe("direction A fast path", () => {
         let id = 2;
         for (const s of steps) {
           if (s.kind === "agent") {
-            const line = spell(s.update, s.how);
-            if (scanUpdate(Buffer.from(line), 64) !== undefined) taken++;
+            const line = applyRealEdit(spell(s.update, s.how), s.edit, s.number);
+            if (scanUpdate(line, 64) !== undefined) taken++;
             both(ws, "agent", line);
           } else if (s.kind === "prompt")
             both(

@@ -11,6 +11,7 @@ import { STASH_KEY, STASH_VERSION } from "../../src/convert/stash.js";
 import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
+import { applyRealEdit, numberSpelling, rawInput, realEdit, realText } from "../support/real-traffic.js";
 import { wireProblems } from "../support/wire-schema.js";
 import type { Obj } from "../../src/base/json.js";
 
@@ -99,6 +100,8 @@ const text = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 6 }),
   fc.string({ unit: "binary", maxLength: 6 }),
   fc.constantFrom('say "hi"', "back\\slash", "line\nfeed\ttab", "ctl \u0001\u001f\u007f", "é ✓ 😀", "\u2028/</", ""),
+  // What real agents stream (issue 21 item 3): per-token text, lone surrogates, huge strings.
+  realText,
 );
 const messageId = fc.option(fc.constantFrom("m1", "m2", "th1", `acpb:${S}:a:1`, `acpb:${S}:t:7`, "u1"), {
   nil: undefined,
@@ -155,6 +158,17 @@ const otherUpdate = fc.oneof(
   fc
     .tuple(toolCallId, text, toolFields)
     .map(([id, title, fields]): Obj => ({ sessionUpdate: "tool_call", toolCallId: id, ...fields, title })),
+  // As real agents announce them: rawInput (large too), locations, a field a later v1 may add.
+  fc.tuple(toolCallId, text, rawInput).map(([id, title, input]): Obj => ({
+    sessionUpdate: "tool_call",
+    toolCallId: id,
+    title,
+    kind: "execute",
+    status: "pending",
+    rawInput: input,
+    locations: [{ path: "/work/a.ts", line: 3 }],
+    futureField: { x: 1 },
+  })),
   toolCallId.map((id): Obj => ({
     sessionUpdate: "tool_call_update",
     toolCallId: id,
@@ -235,14 +249,17 @@ const updateLine = fc
     session: fc.oneof({ weight: 9, arbitrary: fc.constant(S) }, { weight: 1, arbitrary: fc.constant("other") }),
     // One line in five edited.
     edit: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: edit }),
+    // And the spellings real traffic has (test/support/real-traffic.ts).
+    real: realEdit,
+    number: numberSpelling,
   })
-  .map(({ update: u, session, edit: e }) => {
+  .map(({ update: u, session, edit: e, real, number }) => {
     const text = JSON.stringify({
       jsonrpc: "2.0",
       method: "session/update",
       params: { sessionId: session, update: u },
     });
-    return e === undefined ? Buffer.from(text) : applyEdit(text, e);
+    return e === undefined ? applyRealEdit(text, real, number) : applyEdit(text, e);
   });
 
 type Step =
