@@ -18,16 +18,16 @@ describe("real-traffic line edits", () => {
     fc.assert(
       fc.property(realText, numberSpelling, (text, n) => {
         const line = lineOf(text);
-        const same = JSON.parse(line) as any;
+        const same = JSON.parse(line);
         for (const e of ["key-order", "whitespace", "escape-every-char"])
           expect(JSON.parse(applyRealEdit(line, e, n).toString("utf8"))).toEqual(same);
-        const pair = JSON.parse(applyRealEdit(line, "surrogate-pair-escape", n).toString("utf8")) as any;
+        const pair = JSON.parse(applyRealEdit(line, "surrogate-pair-escape", n).toString("utf8"));
         expect(pair.params.update.content.text).toBe(`\u{1f600}${text}`);
-        const lone = JSON.parse(applyRealEdit(line, "lone-surrogate-escape", n).toString("utf8")) as any;
+        const lone = JSON.parse(applyRealEdit(line, "lone-surrogate-escape", n).toString("utf8"));
         expect(lone.params.update.content.text).toBe(`\udc00${text}`);
-        const num = JSON.parse(applyRealEdit(line, "number-forms", n).toString("utf8")) as any;
+        const num = JSON.parse(applyRealEdit(line, "number-forms", n).toString("utf8"));
         expect(num.params.n).toBe(JSON.parse(n));
-        const meta = JSON.parse(applyRealEdit(line, "update-meta", n).toString("utf8")) as any;
+        const meta = JSON.parse(applyRealEdit(line, "update-meta", n).toString("utf8"));
         expect(meta.params.update._meta).toEqual({ trace: "x" });
         expect(applyRealEdit(line, "invalid-utf8", n).includes(Buffer.from([0xc3, 0x28, 0xff]))).toBe(true);
       }),
