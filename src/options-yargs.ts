@@ -11,7 +11,10 @@ export async function parseFull(argv: readonly string[]): Promise<Parsed> {
   let usageError: string | undefined;
   let parser = yargs([...argv])
     .scriptName("acp-bridge")
-    .usage("$0 [options] -- <agent command> [args...]\n\nTranslates the Agent Client Protocol between v1 and v2 peers.")
+    .usage(
+      "$0 [options] -- <agent command> [args...]\n\nTranslates the Agent Client Protocol between v1 and v2 peers.\n" +
+        "(`$0 editor-mcp` is the stdio face of the editor's tools, which the bridge declares to its agent.)",
+    )
     // Values reach readOptions as typed (yargs would read `1e3`, `0x10` or `abc` as numbers, NaN
     // included), without defaults (readOptions applies them), and a repeated option as an array.
     .parserConfiguration({ "populate--": true, "parse-numbers": false, "duplicate-arguments-array": true });
