@@ -17,7 +17,7 @@ import {
 } from "./content.js";
 import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "./diff.js";
 import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "./diff-options.js";
-import { isObject, isString, jsonEqual, metaOf, type Obj, setOwn } from "../base/json.js";
+import { isObject, isString, jsonEqual, metaOf, omit, type Obj, setOwn } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -245,8 +245,7 @@ function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markU
   const src = expectObject(u, []);
   checkToolCallShape(src, creation);
   const { meta: srcMeta, env } = unstash(src._meta, 2);
-  const out: Obj = { ...src };
-  delete out._meta;
+  const out: Obj = omit(src, "_meta");
   const stash = new Stash(1, ctx.opts);
   const nulls: string[] = [];
   const lost: Loss[] = [];
@@ -343,8 +342,7 @@ export function toolCallMessageToV2(m: V1ToolCallMessage, ctx: ToolCallMessageTo
     const src = expectObject(m, []);
     const tag = src.sessionUpdate;
     if (tag !== "tool_call" && tag !== "tool_call_update") invalid(["sessionUpdate"], "unknown_variant");
-    const body: Obj = { ...src };
-    delete body.sessionUpdate;
+    const body: Obj = omit(src, "sessionUpdate");
     const { env } = unstash(body._meta, 2);
     if (isSynthetic(env, "toolCall"))
       return ok([], [{ path: [], reason: "bridge-made tool call of a permission subject" }]);

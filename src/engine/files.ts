@@ -7,7 +7,7 @@
 // `maxBytes` each (`--diff-file-max-bytes`), UTF-8 without NUL bytes; anything else reads as absent
 // and the converters fall back to the hunk texts.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { diffFilePaths, type FileTexts } from "../convert/diff.js";
 
 const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
@@ -18,6 +18,9 @@ function readTextFile(path: string, maxBytes: number): string | undefined {
   if (maxBytes <= 0) return undefined;
   let fd: number;
   try {
+    // A missing file (often: the agent's workspace is elsewhere) costs no exception: a failed
+    // `openSync` builds one, ten times the cost of the syscall. The fstat below still decides.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
     fd = openSync(path, constants.O_RDONLY | NON_BLOCKING);
   } catch {
     return undefined;

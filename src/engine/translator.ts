@@ -2,6 +2,7 @@
 import type { Received } from "../wire/jsonrpc.js";
 import type { ScannedCall } from "../wire/call-scan.js";
 import type { ScannedUpdate } from "../wire/update-scan.js";
+import type { ScannedCommands } from "../wire/commands-scan.js";
 import type { Link } from "./link.js";
 import type { RequestRoute } from "./relay.js";
 
@@ -31,6 +32,8 @@ export interface Translator {
    * changed nothing, and the full path takes the line.
    */
   fastUpdate?(u: ScannedUpdate): boolean;
+  /** The same for an agent's `available_commands_update` of the shape commands-scan.ts proves. */
+  fastCommands?(c: ScannedCommands): boolean;
   /**
    * The fast path of a call whose translation only maps its id (fast-lines.ts): a request or result
    * `line` the scan proved, handled as the full path would handle its parse, and true; or false,

@@ -12,6 +12,7 @@ import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 import { applyRealEdit, numberSpelling, rawInput, realEdit, realText } from "../support/real-traffic.js";
+import { anyString } from "../support/arbitrary.js";
 import { wireProblems } from "../support/wire-schema.js";
 import type { Obj } from "../../src/base/json.js";
 
@@ -31,6 +32,8 @@ interface Wired {
 }
 
 const line = (m: unknown): Buffer => Buffer.from(JSON.stringify(m));
+/** A written line as the bytes that go out (`String` of a Buffer would hide an invalid byte behind U+FFFD). */
+const bytes = (l: string | Buffer): string => (typeof l === "string" ? Buffer.from(l) : l).toString("latin1");
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function lastRequest(out: readonly (string | Buffer)[], method: string): Obj | undefined {
@@ -200,10 +203,77 @@ const otherUpdate = fc.oneof(
   })),
 );
 
+/**
+ * Command texts: mostly what adapters write (any graphemes, quotes and backslashes, emoji), else
+ * every escape, surrogate pairs and lone surrogates, controls (a list with one such takes the full path).
+ */
+const commandText = fc.oneof(
+  { weight: 30, arbitrary: fc.string({ unit: "grapheme", maxLength: 16 }) },
+  { weight: 6, arbitrary: fc.constantFrom('say "hi"', "back\\slash", "a/b", "é ✓ 😀", "\u2028/</", "") },
+  { weight: 1, arbitrary: text },
+  { weight: 1, arbitrary: anyString },
+);
+
+/** A v1 command: its keys in any order, its input in every form, now and then a member the scan refuses. */
+const command = fc
+  .record({
+    name: fc.option(commandText, { freq: 40, nil: undefined }),
+    description: fc.option(commandText, { freq: 40, nil: undefined }),
+    input: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(undefined) },
+      { weight: 6, arbitrary: fc.constant(null) },
+      { weight: 6, arbitrary: commandText.map((hint): unknown => ({ hint })) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<unknown>(
+          { hint: "h", _meta: { k: 1 } },
+          { hint: 7 },
+          { type: "text", hint: "h" },
+          {},
+          "x",
+        ),
+      },
+    ),
+    // Mostly none; now and then a `_meta`, a number of any form, an unknown key.
+    extra: fc.oneof(
+      { weight: 20, arbitrary: fc.constant<Obj>({}) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Obj>(
+          { _meta: { trace: 1 } },
+          { _meta: null },
+          { n: 1.5e300 },
+          { n: -0 },
+          { n: 2 ** 60 },
+          { n: 0.1 },
+          { other: "x" },
+          JSON.parse('{"__proto__":"p"}') as Obj,
+        ),
+      },
+    ),
+  })
+  .chain(({ name, description, input, extra }) =>
+    maybeShuffled({
+      ...(name === undefined ? {} : { name }),
+      ...(description === undefined ? {} : { description }),
+      ...(input === undefined ? {} : { input }),
+      ...extra,
+    }),
+  );
+
+const commandsUpdate = fc
+  .tuple(fc.array(command, { maxLength: 5 }), fc.nat(4))
+  .chain(([list, shape]) =>
+    shape > 0
+      ? fc.constant<Obj>({ sessionUpdate: "available_commands_update", availableCommands: list })
+      : maybeShuffled({ sessionUpdate: "available_commands_update", availableCommands: list, _meta: { k: 1 } }),
+  );
+
 const update = fc.oneof(
   { weight: 5, arbitrary: chunk },
   { weight: 3, arbitrary: toolCallUpdate },
   { weight: 2, arbitrary: otherUpdate },
+  { weight: 2, arbitrary: commandsUpdate },
 );
 
 /** A byte edit the scan must refuse (or see through): whitespace, escapes, order, extra members. */
@@ -216,6 +286,20 @@ const edit = fc.constantFrom(
   "raw-ff",
   "truncate",
   "upper-hex",
+);
+
+/** Byte edits of a command list's line. */
+const commandsEdit = fc.constantFrom(
+  "escape-name",
+  "raw-ff-description",
+  "duplicate-name",
+  "space-in-list",
+  "number-forms",
+  "input-space",
+  "params-meta",
+  "method-last",
+  "truncate",
+  "trailing-space",
 );
 
 function applyEdit(text: string, e: string): Buffer {
@@ -237,30 +321,53 @@ function applyEdit(text: string, e: string): Buffer {
     }
     case "truncate":
       return Buffer.from(text.slice(0, -1));
+    case "escape-name":
+      return Buffer.from(text.replace('"name":"', '"name":"\\u0041'));
+    case "raw-ff-description": {
+      const b = Buffer.from(text);
+      const at = b.indexOf('"description":"');
+      return at < 0 ? b : Buffer.concat([b.subarray(0, at + 15), Buffer.from([0xff]), b.subarray(at + 15)]);
+    }
+    case "duplicate-name":
+      return Buffer.from(text.replace(/([{,])"name":/, '$1"name":"dup","name":'));
+    case "space-in-list":
+      return Buffer.from(text.replace('"availableCommands":[', '"availableCommands": ['));
+    case "number-forms":
+      return Buffer.from(text.replace('{"name":', '{"n":1.0E+5,"name":'));
+    case "trailing-space":
+      return Buffer.from(text + " ");
+    case "input-space":
+      return Buffer.from(text.replace('"input":{', '"input": {'));
     default:
       // JSON.stringify writes lowercase hex for a control character.
       return Buffer.from(text.replace("\\u001f", "\\u001F"));
   }
 }
 
-const updateLine = fc
-  .record({
-    update,
-    session: fc.oneof({ weight: 9, arbitrary: fc.constant(S) }, { weight: 1, arbitrary: fc.constant("other") }),
-    // One line in five edited.
-    edit: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: edit }),
-    // And the spellings real traffic has (test/support/real-traffic.ts).
-    real: realEdit,
-    number: numberSpelling,
-  })
-  .map(({ update: u, session, edit: e, real, number }) => {
-    const text = JSON.stringify({
-      jsonrpc: "2.0",
-      method: "session/update",
-      params: { sessionId: session, update: u },
+/**
+ * Lines of `updates`: one in ten for another session, one in `1 + unedited` edited by one of `edits`,
+ * the others spelled as real traffic spells them (test/support/real-traffic.ts).
+ */
+const linesOf = (updates: fc.Arbitrary<Obj>, edits: fc.Arbitrary<string>, unedited = 4): fc.Arbitrary<Buffer> =>
+  fc
+    .record({
+      update: updates,
+      session: fc.oneof({ weight: 9, arbitrary: fc.constant(S) }, { weight: 1, arbitrary: fc.constant("other") }),
+      // One line in five edited.
+      edit: fc.oneof({ weight: unedited, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: edits }),
+      real: realEdit,
+      number: numberSpelling,
+    })
+    .map(({ update: u, session, edit: e, real, number }) => {
+      const text = JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId: session, update: u },
+      });
+      return e === undefined ? applyRealEdit(text, real, number) : applyEdit(text, e);
     });
-    return e === undefined ? applyRealEdit(text, real, number) : applyEdit(text, e);
-  });
+
+const updateLine = linesOf(update, edit);
 
 type Step =
   | { readonly kind: "update"; readonly line: Buffer }
@@ -370,6 +477,7 @@ afterEach(() => {
 describe("direction B fast path (issue 9)", () => {
   it("writes exactly what the full path writes, to both peers, for any conversation", async () => {
     const fast = vi.spyOn(DirectionB.prototype, "fastUpdate");
+    const commands = vi.spyOn(DirectionB.prototype, "fastCommands");
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 40 }), settings, async (steps, setup) => {
         const withFast = await wire(false, setup);
@@ -377,13 +485,86 @@ describe("direction B fast path (issue 9)", () => {
         play(withFast, steps);
         play(full, steps);
         await tick();
-        expect(withFast.toClient.map(String)).toEqual(full.toClient.map(String));
-        expect(withFast.toAgent.map(String)).toEqual(full.toAgent.map(String));
+        expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
+        expect(withFast.toAgent.map(bytes)).toEqual(full.toAgent.map(bytes));
       }),
       { numRuns: numRuns() },
     );
     // Not vacuous: the fast path took lines.
     expect(fast.mock.results.some((r) => r.value === true)).toBe(true);
+    expect(commands.mock.results.some((r) => r.value === true)).toBe(true);
+  });
+
+  it("writes exactly what the full path writes for command lists of any text and shape, and a local resume", async () => {
+    const commands = vi.spyOn(DirectionB.prototype, "fastCommands");
+    const lists = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: linesOf(commandsUpdate, commandsEdit, 1).map((l): Step => ({ kind: "update", line: l })),
+      },
+      { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: "resume" }, { kind: "loaded" }) },
+      { weight: 2, arbitrary: step },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(lists, { minLength: 1, maxLength: 12 }), settings, async (steps, setup) => {
+        const withFast = await wire(false, setup);
+        const full = await wire(true, setup);
+        // A first line acks the prompt `play` sends: the lists after it may take the fast path.
+        const first: Step = {
+          kind: "update",
+          line: line({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: S, update: { sessionUpdate: "plan", entries: [] } },
+          }),
+        };
+        play(withFast, [first, ...steps]);
+        play(full, [first, ...steps]);
+        await tick();
+        expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
+        expect(withFast.toAgent.map(bytes)).toEqual(full.toAgent.map(bytes));
+      }),
+      { numRuns: numRuns() },
+    );
+    // Not vacuous: the fast path took lists (a fifth of the lines are edited, a quarter of the setups stash).
+    expect(commands.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(numRuns() / 10);
+  });
+
+  it("takes an adapter's command list: the full path's bytes, the list a local resume answers with", async () => {
+    const commands = vi.spyOn(DirectionB.prototype, "fastCommands");
+    const list = [
+      { name: "review", description: 'Review "the" code — carefully… ✓ 😀\n', input: null },
+      { name: "init", description: "Set up", input: { hint: "path\tto" } },
+      { description: "no input", name: "compact" },
+    ];
+    const l = line({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: S, update: { sessionUpdate: "available_commands_update", availableCommands: list } },
+    });
+    const resume = line({ jsonrpc: "2.0", id: "r", method: "session/resume", params: { sessionId: S, cwd: "/w" } });
+    const withFast = await wire(false);
+    const full = await wire(true);
+    for (const w of [withFast, full]) {
+      w.agent(l);
+      w.client(resume);
+      await tick();
+    }
+    expect(commands.mock.results.map((r) => r.value)).toEqual([true]);
+    expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
+    const out = withFast.toClient.map((m) => JSON.parse(String(m)) as Obj);
+    const v2List = [
+      { type: "command", name: "review", description: list[0]?.description, input: null },
+      { type: "command", name: "init", description: "Set up", input: { type: "text", hint: "path\tto" } },
+      { type: "command", description: "no input", name: "compact" },
+    ];
+    expect((out[0]?.params as { update: Obj }).update).toEqual({
+      sessionUpdate: "available_commands_update",
+      availableCommands: v2List,
+    });
+    const answer = out.find((m) => m.id === "r") as { result: Obj };
+    expect(answer.result.availableCommands).toEqual(v2List);
+    expect(wireProblems("v2", out[0] as Obj, () => undefined)).toBeUndefined();
   });
 
   it("takes the bench's lines itself: chunks with an id as their very bytes, id-less ones spliced", async () => {

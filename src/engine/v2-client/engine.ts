@@ -31,6 +31,7 @@ import { SessionB } from "./session.js";
 import { LocalTurns, type TurnStrategy } from "./turns.js";
 import { clientUpdate, fastUpdateToV2, updateToV2, type UpdateContextB } from "./updates/index.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
+import type { ScannedCommands } from "../../wire/commands-scan.js";
 
 export { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
 
@@ -256,15 +257,34 @@ export class DirectionB extends TranslatingMode {
 
   /** The fast path (fast-lines.ts): what updates.ts proves the full path writes, written as bytes. */
   fastUpdate(u: ScannedUpdate): boolean {
-    if (this.fastOff || !this.client.takesProven) return false;
-    const sessionId = u.string("sessionId");
-    const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
-    // T §1.4-2 (a): an update that acks a prompt takes the full path.
-    if (s === undefined || s.closed || s.prompts.awaitsAck) return false;
+    const s = this.fastSession(u.string("sessionId"));
+    if (s === undefined) return false;
     const bytes = fastUpdateToV2(s, u);
     if (bytes === undefined) return false;
     this.client.writeProven(bytes);
     return true;
+  }
+
+  /**
+   * The fast path of a v1 `available_commands_update` (commands-scan.ts): the line the full path
+   * writes, and the list it records (kept as its text until read: a list is rarely read again).
+   */
+  fastCommands(c: ScannedCommands): boolean {
+    const s = this.fastSession(c.sessionId);
+    // A list during a suppressed replay, and a chained A's follow-up (it has a `_meta`), take the full path.
+    if (s === undefined || s.suppressHistory) return false;
+    s.rememberCommandsText(c.list);
+    this.client.writeProven(c.v2);
+    return true;
+  }
+
+  /** The session of an update a fast path may take: known, open, its prompt's ack not pending. */
+  private fastSession(sessionId: string | undefined): SessionB | undefined {
+    if (this.fastOff || !this.client.takesProven) return undefined;
+    const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    // T §1.4-2 (a): an update that acks a prompt takes the full path.
+    if (s === undefined || s.closed || s.prompts.awaitsAck) return undefined;
+    return s;
   }
 
   agentGone(info: ExitInfo): void {

@@ -48,7 +48,8 @@ export class SessionB {
   plans: PlansMap = new Map();
   config: AgentConfig = {};
   costForwarded = false;
-  availableCommands: unknown[] | undefined;
+  /** The client's latest list of commands (H §4.4), or its v2 JSON text as a fast path wrote it. */
+  private commands: unknown[] | Buffer | undefined;
   closed = false;
   /** The lifecycle parameters last applied, to answer a resume locally (H §2.3). */
   params: { cwd?: unknown; additionalDirectories?: unknown; mcpServers?: unknown } = {};
@@ -70,6 +71,21 @@ export class SessionB {
       mcpServers: params.mcpServers,
     };
     this.closed = false;
+  }
+
+  /** The client's latest list of commands; one a fast path wrote is parsed when first read. */
+  get availableCommands(): unknown[] | undefined {
+    if (Buffer.isBuffer(this.commands)) this.commands = JSON.parse(this.commands.toString("utf8")) as unknown[];
+    return this.commands;
+  }
+
+  set availableCommands(list: unknown[] | undefined) {
+    this.commands = list;
+  }
+
+  /** The list a fast path wrote the client, as its JSON text (commands-scan.ts proved it). */
+  rememberCommandsText(list: Buffer): void {
+    this.commands = list;
   }
 
   /** The commands a v2 result gave the client: the session's latest list (H §4.4 reuses it). */

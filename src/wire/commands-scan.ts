@@ -1,0 +1,127 @@
+// The scan behind direction B's fast path for a v1 `available_commands_update` (issue 21): the
+// longest line an agent sends (a list of tens of commands, kilobytes of descriptions), whose v2 form
+// only tags each command `"type":"command"` and each input `"type":"text"` (T §2.8). One pass
+// proves what JSON.parse would read and JSON.stringify of the full path's result would write, and
+// where the tags go. Only the shape the adapters write is taken:
+// `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":{"sessionUpdate":
+// "available_commands_update","availableCommands":[…]}}}`, no whitespace, each command of `name`
+// and `description` (canonical strings) and an optional `input` (`null` or `{"hint":…}`), in any
+// order, no key twice. Anything else (a `_meta`, another key, an escape JSON.stringify would not
+// write) returns undefined, and the full path decides.
+import { isUtf8 } from "node:buffer";
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, literalEnd } from "./bytes.js";
+import { lastHadEscape, stringEnd } from "./json-string.js";
+import { allocLine } from "./writer.js";
+
+const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+const LIST = Buffer.from(',"update":{"sessionUpdate":"available_commands_update","availableCommands":[');
+const TAIL = Buffer.from("]}}}");
+const NAME = Buffer.from('"name":');
+const DESCRIPTION = Buffer.from('"description":');
+const INPUT = Buffer.from('"input":');
+const NULL = Buffer.from("null");
+const HINT = Buffer.from('{"hint":');
+/** What v2 adds at the start of each command, and of each input object (T §2.8). */
+const COMMAND_TAG = Buffer.from('"type":"command",');
+const INPUT_TAG = Buffer.from('"type":"text",');
+/** The message, params, the update, the list, a command, its input. */
+const DEPTH = 6;
+
+export interface ScannedCommands {
+  /** The `sessionId` as JSON.parse reads it. */
+  readonly sessionId: string;
+  /** The v2 line the full path writes for it (a client that gets no stash). */
+  readonly v2: Buffer;
+  /** The v2 list's bytes within `v2` (`[` … `]`). */
+  readonly list: Buffer;
+}
+
+/** `i` at a string's opening quote: the index after it, or -1 unless JSON.stringify of its value writes these bytes. */
+function canonicalStringAt(line: Buffer, i: number): number {
+  return line[i] === QUOTE ? stringEnd(line, i, true) : -1;
+}
+
+/**
+ * One command at `i` (its `{`): the index after it, or -1. Pushes where its tag goes (after the
+ * `{`, as a positive index) and where its input's goes (as a negative one, `-(index + 1)`).
+ */
+function command(line: Buffer, i: number, inserts: number[]): number {
+  if (line[i] !== OPEN_OBJECT) return -1;
+  inserts.push(i + 1);
+  i++;
+  let name = false;
+  let description = false;
+  let input = false;
+  for (;;) {
+    let end: number;
+    let at: number;
+    if ((at = literalEnd(line, i, NAME)) >= 0 && !name) {
+      name = true;
+      end = canonicalStringAt(line, at);
+    } else if ((at = literalEnd(line, i, DESCRIPTION)) >= 0 && !description) {
+      description = true;
+      end = canonicalStringAt(line, at);
+    } else if ((at = literalEnd(line, i, INPUT)) >= 0 && !input) {
+      input = true;
+      end = literalEnd(line, at, NULL);
+      if (end < 0 && (end = literalEnd(line, at, HINT)) >= 0) {
+        inserts.push(-(at + 2));
+        end = canonicalStringAt(line, end);
+        end = end >= 0 && line[end] === CLOSE_OBJECT ? end + 1 : -1;
+      }
+    } else return -1;
+    if (end < 0) return -1;
+    if (line[end] === CLOSE_OBJECT) return name && description ? end + 1 : -1;
+    if (line[end] !== COMMA) return -1;
+    i = end + 1;
+  }
+}
+
+/**
+ * The `available_commands_update` a line holds, if the scan proves it has the shape above and is
+ * valid UTF-8 nested within `maxDepth`, with the v2 line the full path writes for it (B↓, no
+ * stash); undefined otherwise (which says nothing of the line).
+ */
+export function scanCommands(line: Buffer, maxDepth: number): ScannedCommands | undefined {
+  if (maxDepth < DEPTH) return undefined;
+  const idStart = literalEnd(line, 0, HEAD);
+  if (idStart < 0) return undefined;
+  const idEnd = canonicalStringAt(line, idStart);
+  if (idEnd < 0) return undefined;
+  const idEscaped = lastHadEscape();
+  let i = literalEnd(line, idEnd, LIST);
+  if (i < 0) return undefined;
+  const listStart = i - 1;
+  const inserts: number[] = [];
+  if (line[i] !== CLOSE_ARRAY)
+    for (;;) {
+      i = command(line, i, inserts);
+      if (i < 0) return undefined;
+      if (line[i] === CLOSE_ARRAY) break;
+      if (line[i] !== COMMA) return undefined;
+      i++;
+    }
+  const listEnd = i + 1;
+  if (literalEnd(line, i, TAIL) !== line.length) return undefined;
+  // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
+  if (!isUtf8(line)) return undefined;
+
+  let added = 0;
+  for (const at of inserts) added += at >= 0 ? COMMAND_TAG.length : INPUT_TAG.length;
+  const out = allocLine(line.length + added);
+  let from = 0;
+  let to = 0;
+  for (const mark of inserts) {
+    const at = mark >= 0 ? mark : -mark - 1;
+    const tag = mark >= 0 ? COMMAND_TAG : INPUT_TAG;
+    to += line.copy(out, to, from, at);
+    out.set(tag, to);
+    to += tag.length;
+    from = at;
+  }
+  line.copy(out, to, from);
+  const sessionId = idEscaped
+    ? (JSON.parse(line.toString("utf8", idStart, idEnd)) as string)
+    : line.toString("utf8", idStart + 1, idEnd - 1);
+  return { sessionId, v2: out, list: out.subarray(listStart, listEnd + added) };
+}

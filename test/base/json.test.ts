@@ -1,0 +1,38 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { omit } from "../../src/base/json.js";
+import { anyJson, anyKey } from "../support/arbitrary.js";
+
+/** What `omit` did before it built its copy key by key: a spread, then a delete of each key. */
+function spreadThenDelete(o: object, keys: string[]): Record<string, unknown> {
+  const out = { ...o } as Record<string, unknown>;
+  for (const k of keys) Reflect.deleteProperty(out, k);
+  return out;
+}
+
+const anyObject = fc
+  .array(fc.tuple(fc.oneof(anyKey, fc.constantFrom("0", "7", "42", "-1", "01", "_meta")), anyJson), { maxLength: 8 })
+  .map((entries) => Object.fromEntries(entries) as Record<string, unknown>);
+
+describe("omit", () => {
+  it("gives the spread-and-delete copy: the same own keys, in the same order, with the same values", () => {
+    fc.assert(
+      fc.property(anyObject, fc.array(fc.oneof(anyKey, fc.constantFrom("0", "_meta")), { maxLength: 3 }), (o, keys) => {
+        const expected = spreadThenDelete(o, keys);
+        const got = omit(o, ...keys) as Record<string, unknown>;
+        expect(Reflect.ownKeys(got)).toEqual(Reflect.ownKeys(expected));
+        for (const k of Object.keys(expected)) expect(got[k]).toBe(expected[k]);
+        expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+        expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+      }),
+    );
+  });
+
+  it("copies an own __proto__ key as a key, never as the copy's prototype", () => {
+    const o = JSON.parse('{"a":1,"__proto__":{"polluted":true},"b":2}') as Record<string, unknown>;
+    const got = omit(o, "a") as Record<string, unknown>;
+    expect(Object.keys(got)).toEqual(["__proto__", "b"]);
+    expect((got as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(JSON.stringify(got)).toBe('{"__proto__":{"polluted":true},"b":2}');
+  });
+});
