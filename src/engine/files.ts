@@ -7,7 +7,7 @@
 // `maxBytes` each (`--diff-file-max-bytes`), UTF-8 without NUL bytes; anything else reads as absent
 // and the converters fall back to the hunk texts.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { diffFilePaths, type FileTexts } from "../convert/diff.js";
 
 const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
@@ -16,6 +16,16 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /** The file's text, or `undefined` when it is not a readable UTF-8 text file of at most `maxBytes`. */
 function readTextFile(path: string, maxBytes: number): string | undefined {
   if (maxBytes <= 0) return undefined;
+  // A path that names no regular file of at most `maxBytes` is known without opening it: a failed
+  // `openSync` costs an exception (several µs), `statSync` without throwing a fraction of that. The
+  // fstat after the open still decides (the file may change in between).
+  let pre;
+  try {
+    pre = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (pre === undefined || !pre.isFile() || pre.size > maxBytes) return undefined;
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | NON_BLOCKING);
