@@ -7,6 +7,7 @@ import { Literal, scanUpdate, type ScannedUpdate } from "../wire/update-scan.js"
 import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
+import { scanMembers } from "../wire/member-scan.js";
 
 /** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
 export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
@@ -52,6 +53,8 @@ export function fastPathFor(
 ): FastPath | undefined {
   const fastUpdate = translator.fastUpdate?.bind(translator);
   const fastCall = translator.fastCall?.bind(translator);
+  const fastMembers = translator.fastMembers?.bind(translator);
+  const memberTags = translator.memberTags ?? [];
   /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
   const call = (from: Link, line: Buffer): boolean | undefined => {
     if (fastCall === undefined) return undefined;
@@ -64,6 +67,8 @@ export function fastPathFor(
       if (from === agent) {
         const u = scanUpdate(line, maxDepth);
         if (u !== undefined) return fastUpdate(u);
+        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags);
+        if (m !== undefined) return fastMembers?.(m) === true;
       }
       return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;
     };

@@ -10,7 +10,7 @@ import { sessionInfoToV1 } from "../../../convert/session-info.js";
 import { isObject, type Obj } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../../convert/plan.js";
-import type { ConvertOptions } from "../../../convert/stash.js";
+import { STASH_KEY, type ConvertOptions } from "../../../convert/stash.js";
 import { usageToV1 } from "../../../convert/usage.js";
 import type { DiffRendering } from "../../../convert/diff-options.js";
 import { BRIDGE_METHOD_PREFIX } from "../../../../mappings/methods.js";
@@ -21,6 +21,7 @@ import type { SessionA } from "../session.js";
 import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import type { ScannedMembers } from "../../../wire/member-scan.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -132,6 +133,61 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   const text = u.string("content.text");
   if (id === undefined || text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
   return u.line;
+}
+
+/** The tags `fastMembersToV1` renders, as `scanMembers` compares them: the index is the tag's. */
+export const MEMBER_TAGS: readonly Buffer[] = [Buffer.from("usage_update"), Buffer.from("session_info_update")];
+const USAGE = 0;
+const SESSION_INFO = 1;
+/** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
+const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
+const OPEN_OBJECT = 0x7b;
+const QUOTE = 0x22;
+const NULL_START = 0x6e;
+
+/** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
+function plainMeta(m: ScannedMembers, k: number): boolean {
+  return k < 0 || (m.startsWith(k, OPEN_OBJECT) && !m.holds(k, STASH_KEY_BYTES));
+}
+
+/** Member `k` is absent, a string or `null` (canonical bytes: `"` or `n` starts them). */
+function textOrNull(m: ScannedMembers, k: number): boolean {
+  return k < 0 || m.startsWith(k, QUOTE) || m.startsWith(k, NULL_START);
+}
+
+/**
+ * The fast path's share of `updateToV1` for an update `scanMembers` proved canonical: a
+ * `usage_update` or `session_info_update` whose v1 form is its own bytes (T §2.9), or a usage
+ * update that gets the last cost again (`usageToV1`: the cost member added last). Undefined, having
+ * changed nothing, for anything the full path must decide (a cost, a stash, a field of the wrong type).
+ */
+export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateContext): Buffer | undefined {
+  if (s.pendingTools.size > 0) return undefined;
+  if (m.tag === SESSION_INFO) {
+    // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
+    if (!textOrNull(m, m.indexOf("title")) || !textOrNull(m, m.indexOf("updatedAt"))) return undefined;
+    return plainMeta(m, m.indexOf("_meta")) ? m.line : undefined;
+  }
+  if (m.tag !== USAGE || m.indexOf("cost") >= 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
+  // `checkUsage`: safe non-negative integers (a canonical integer has at most 15 digits, no sign).
+  for (const key of ["used", "size"]) {
+    const k = m.indexOf(key);
+    if (k < 0 || !isDigitAt(m, k)) return undefined;
+  }
+  const cost = s.lastCost;
+  if (cost === undefined) return m.line;
+  // The last cost again, invented: a stash would mark it (Stash.invented), so only with none.
+  if (ctx.opts.stash !== "off") return undefined;
+  if (cost !== costShown.cost) costShown = { cost, bytes: Buffer.from(`,"cost":${JSON.stringify(cost)}`) };
+  return m.withLastMember(costShown.bytes);
+}
+
+/** The member last added for a cost (the same cost object, held by a session, goes on many updates). */
+let costShown: { cost: unknown; bytes: Buffer } = { cost: undefined, bytes: Buffer.alloc(0) };
+
+function isDigitAt(m: ScannedMembers, k: number): boolean {
+  const b = m.line[m.starts[k] ?? -1];
+  return b !== undefined && b >= 0x30 && b <= 0x39;
 }
 
 /**
