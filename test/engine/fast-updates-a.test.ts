@@ -317,6 +317,71 @@ const textish = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 5, {}) },
 );
 
+/** Entries in the order generated, one moved to the front, reversed or rotated. */
+const reordered = (entries: [string, unknown][], n: number): Obj => {
+  if (entries.length > 1 && n % 4 === 1) entries.unshift(...entries.splice(n % entries.length, 1));
+  if (n % 4 === 2) entries.reverse();
+  if (n % 4 === 3) entries.push(...entries.splice(0, Math.floor(n / 4) % entries.length));
+  return Object.fromEntries<unknown>(entries);
+};
+/** Mostly what the scan takes (a lone surrogate is escaped, which it leaves to the full path), else any string. */
+const commandText = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: "grapheme", maxLength: 12 }) },
+  { weight: 1, arbitrary: anyString },
+);
+const shortText = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 5) },
+);
+const commandInput = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ type: fc.constant("text"), hint: commandText }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.constantFrom<unknown>("text", "other", 1), hint: shortText, _meta: meta },
+      { requiredKeys: [] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(null, "x", [], { type: "text" }, { type: "text", hint: 5 }, { hint: "h" }),
+  },
+);
+/** A command as an agent may list it: mostly well formed, now and then of another type or shape. */
+const command = fc
+  .tuple(
+    fc.oneof(
+      {
+        weight: 5,
+        arbitrary: fc.record({ type: fc.constant("command"), name: commandText, description: commandText }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record(
+          { type: fc.constantFrom<unknown>("command", "skill", null), name: shortText, description: shortText },
+          { requiredKeys: [] },
+        ),
+      },
+    ),
+    fc.option(commandInput),
+    fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: meta }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constant<[string, unknown][]>([]) },
+      { weight: 1, arbitrary: fc.array(fc.tuple(anyKey, anyJson), { minLength: 1, maxLength: 1 }) },
+    ),
+    fc.nat(),
+  )
+  .map(([base, input, m, extra, n]) => {
+    const entries: [string, unknown][] = [...Object.entries(base), ...extra];
+    if (input !== null) entries.push(["input", input]);
+    if (m !== null) entries.push(["_meta", m]);
+    return reordered(entries, n);
+  });
+const commands = fc.oneof(
+  { weight: 5, arbitrary: fc.array(command, { maxLength: 4 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, {}, "x") },
+);
+
 /** An update's members as [key, value] in the order written, the tag first (the scan's shape) or not. */
 const memberUpdate: fc.Arbitrary<[string, unknown][]> = fc
   .tuple(
@@ -340,6 +405,13 @@ const memberUpdate: fc.Arbitrary<[string, unknown][]> = fc
         arbitrary: fc.tuple(
           fc.constant("session_info_update"),
           fc.record({ title: textish, updatedAt: textish, _meta: meta }, { requiredKeys: [] }),
+        ),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.tuple(
+          fc.constant("available_commands_update"),
+          fc.record({ availableCommands: commands, _meta: meta }, { requiredKeys: ["availableCommands"] }),
         ),
       },
       // Any tag with any of these members (another variant's lines too).
@@ -533,6 +605,64 @@ describe("direction A fast path", () => {
       );
       expect(taken).toBeGreaterThan(0);
     });
+
+  it("writes exactly what the full path writes for command lists, whatever their commands", async () => {
+    let taken = 0;
+    const line = fc.record({
+      members: fc.tuple(commands, fc.option(meta), fc.nat()).map(([list, m, n]): [string, unknown][] => [
+        ["sessionUpdate", "available_commands_update"],
+        ...Object.entries(
+          reordered(
+            m === null
+              ? [["availableCommands", list]]
+              : [
+                  ["availableCommands", list],
+                  ["_meta", m],
+                ],
+            n,
+          ),
+        ),
+      ]),
+      how: fc.constant([0]),
+      damage: fc.constant(0),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 4 }), async (lines) => {
+        const ws = [wire(false), wire(true)];
+        await handshake(ws);
+        const seen = ws.map((w) => w.toAgent.length);
+        both(
+          ws,
+          "client",
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+        );
+        await settle();
+        answerAgentRequests(ws, seen);
+        await settle();
+        // The session's state opens on the full path.
+        both(
+          ws,
+          "agent",
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: "s1", update: { sessionUpdate: "state_update", state: "running" } },
+          }),
+        );
+        for (const l of lines) {
+          const bytes = memberLine(l.members, l.how, l.damage);
+          const before = ws[0]?.toClient.length ?? 0;
+          for (const w of ws) w.bridge.agentLine(bytes);
+          if (scanMembers(bytes, 64, MEMBER_TAGS) !== undefined && (ws[0]?.toClient.length ?? 0) > before) taken++;
+        }
+        const [fast, full] = ws as [Wired, Wired];
+        expect(fast.toClient).toEqual(full.toClient);
+        for (const l of fast.toClient) expect(wireProblems("v1", JSON.parse(l), methodOfClientId)).toBeUndefined();
+      }),
+      { numRuns: numRuns() },
+    );
+    expect(taken).toBeGreaterThan(0);
+  });
 
   it("takes the bench's chunk, tool-call update, usage and session info lines without parsing", async () => {
     const [w] = [wire(false)];

@@ -21,7 +21,7 @@ import type { SessionA } from "../session.js";
 import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
-import type { ScannedMembers } from "../../../wire/member-scan.js";
+import { arrayItems, objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -136,9 +136,14 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
 }
 
 /** The tags `fastMembersToV1` renders, as `scanMembers` compares them: the index is the tag's. */
-export const MEMBER_TAGS: readonly Buffer[] = [Buffer.from("usage_update"), Buffer.from("session_info_update")];
+export const MEMBER_TAGS: readonly Buffer[] = [
+  Buffer.from("usage_update"),
+  Buffer.from("session_info_update"),
+  Buffer.from("available_commands_update"),
+];
 const USAGE = 0;
 const SESSION_INFO = 1;
+const COMMANDS = 2;
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 const OPEN_OBJECT = 0x7b;
@@ -168,6 +173,11 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
     if (!textOrNull(m, m.indexOf("title")) || !textOrNull(m, m.indexOf("updatedAt"))) return undefined;
     return plainMeta(m, m.indexOf("_meta")) ? m.line : undefined;
   }
+  if (m.tag === COMMANDS) {
+    const k = m.indexOf("availableCommands");
+    if (k < 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
+    return commandsToV1Bytes(m.line, m.starts[k] ?? -1);
+  }
   if (m.tag !== USAGE || m.indexOf("cost") >= 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
   // `checkUsage`: safe non-negative integers (a canonical integer has at most 15 digits, no sign).
   for (const key of ["used", "size"]) {
@@ -184,6 +194,108 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
 
 /** The member last added for a cost (the same cost object, held by a session, goes on many updates). */
 let costShown: { cost: unknown; bytes: Buffer } = { cost: undefined, bytes: Buffer.alloc(0) };
+
+const TYPE_KEY = Buffer.from('"type"');
+const NAME_KEY = Buffer.from('"name"');
+const DESCRIPTION_KEY = Buffer.from('"description"');
+const META_KEY = Buffer.from('"_meta"');
+const INPUT_KEY = Buffer.from('"input"');
+const HINT_KEY = Buffer.from('"hint"');
+const COMMAND_TYPE = Buffer.from('"command"');
+const TEXT_TYPE = Buffer.from('"text"');
+
+function bytesAre(line: Buffer, start: number, end: number, bytes: Buffer): boolean {
+  return end - start === bytes.length && line.compare(bytes, 0, bytes.length, start, end) === 0;
+}
+
+/**
+ * `availableCommandsToV1` on the bytes of a proven list (at `at`): every command of type `command`
+ * loses its `type` member, and its text input (of a string `hint`) the input's; the rest is copied
+ * in order (T §2.8 A↓), `_meta` too when it holds no stash key. The line with those members cut, or
+ * undefined for anything else (another type, a field of the wrong type, a stash): the full path.
+ */
+function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
+  const items: number[] = [];
+  if (!arrayItems(line, at, items)) return undefined;
+  // Byte ranges to cut, in order.
+  const cuts: number[] = [];
+  for (let c = 0; c < items.length; c += 2) {
+    const ms: number[] = [];
+    if (!objectMembers(line, items[c] ?? -1, ms)) return undefined;
+    let type = -1;
+    let name = false;
+    let description = false;
+    let input = -1;
+    for (let k = 0; k < ms.length; k += 3) {
+      const key = ms[k] ?? -1;
+      const value = ms[k + 1] ?? -1;
+      const end = ms[k + 2] ?? -1;
+      const keyEnd = value - 1;
+      if (bytesAre(line, key, keyEnd, TYPE_KEY)) {
+        if (!bytesAre(line, value, end, COMMAND_TYPE)) return undefined;
+        type = k;
+      } else if (bytesAre(line, key, keyEnd, NAME_KEY)) name = line[value] === QUOTE;
+      else if (bytesAre(line, key, keyEnd, DESCRIPTION_KEY)) description = line[value] === QUOTE;
+      else if (bytesAre(line, key, keyEnd, META_KEY)) {
+        if (line[value] !== NULL_START && !(line[value] === OPEN_OBJECT && !holdsStash(line, value, end)))
+          return undefined;
+      } else if (bytesAre(line, key, keyEnd, INPUT_KEY) && line[value] !== NULL_START) input = k;
+    }
+    if (type < 0 || !name || !description) return undefined;
+    cutMember(ms, type, cuts);
+    if (input >= 0) {
+      const ins: number[] = [];
+      if (!objectMembers(line, ms[input + 1] ?? -1, ins)) return undefined;
+      let inputType = -1;
+      let hint = false;
+      for (let k = 0; k < ins.length; k += 3) {
+        const key = ins[k] ?? -1;
+        const value = ins[k + 1] ?? -1;
+        const end = ins[k + 2] ?? -1;
+        const keyEnd = value - 1;
+        if (bytesAre(line, key, keyEnd, TYPE_KEY)) {
+          if (!bytesAre(line, value, end, TEXT_TYPE)) return undefined;
+          inputType = k;
+        } else if (bytesAre(line, key, keyEnd, HINT_KEY)) hint = line[value] === QUOTE;
+        else if (bytesAre(line, key, keyEnd, META_KEY) && line[value] !== NULL_START && line[value] !== OPEN_OBJECT)
+          return undefined;
+      }
+      if (inputType < 0 || !hint) return undefined;
+      // The input comes after the command's type or before it: its cut joins the list in order.
+      const inputCuts: number[] = [];
+      cutMember(ins, inputType, inputCuts);
+      if (input < type) cuts.splice(cuts.length - 2, 0, ...inputCuts);
+      else cuts.push(...inputCuts);
+    }
+  }
+  if (cuts.length === 0) return line;
+  let size = line.length;
+  for (let k = 0; k < cuts.length; k += 2) size -= (cuts[k + 1] ?? 0) - (cuts[k] ?? 0);
+  const out = Buffer.allocUnsafe(size);
+  let from = 0;
+  let to = 0;
+  for (let k = 0; k < cuts.length; k += 2) {
+    to += line.copy(out, to, from, cuts[k]);
+    from = cuts[k + 1] ?? from;
+  }
+  line.copy(out, to, from);
+  return out;
+}
+
+/** The bytes of member `k` (of `members`, triples) and one comma beside it, as a cut range. */
+function cutMember(members: readonly number[], k: number, cuts: number[]): void {
+  const count = members.length / 3;
+  const index = k / 3;
+  if (index + 1 < count) cuts.push(members[k] ?? 0, members[k + 3] ?? 0);
+  else if (index > 0) cuts.push(members[k - 1] ?? 0, members[k + 2] ?? 0);
+  // The only member: `{}` is left.
+  else cuts.push(members[k] ?? 0, members[k + 2] ?? 0);
+}
+
+function holdsStash(line: Buffer, start: number, end: number): boolean {
+  const at = line.indexOf(STASH_KEY_BYTES, start);
+  return at >= 0 && at + STASH_KEY_BYTES.length <= end;
+}
 
 function isDigitAt(m: ScannedMembers, k: number): boolean {
   const b = m.line[m.starts[k] ?? -1];
