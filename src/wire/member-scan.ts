@@ -7,17 +7,7 @@
 // first, so a line of another variant costs a few bytes' look); anything else returns undefined and
 // the full path decides.
 import { isUtf8 } from "node:buffer";
-import {
-  CLOSE_ARRAY,
-  CLOSE_OBJECT,
-  COLON,
-  COMMA,
-  OPEN_ARRAY,
-  OPEN_OBJECT,
-  QUOTE,
-  isDigit,
-  literalEnd,
-} from "./bytes.js";
+import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
@@ -152,31 +142,19 @@ export function scanMembers(line: Buffer, maxDepth: number, tags: readonly Uint8
 /**
  * The members of the object at `i` (its `{`) of a line `scanMembers` proved, in order: for each,
  * the index of its key's opening quote, of its value, and after its value, pushed onto `out`.
- * False (and `out` as it was) when the value at `i` is not an object.
+ * Returns the index after the object, or -1 (and `out` as it was) when the value at `i` is not one.
  */
-export function objectMembers(line: Uint8Array, i: number, out: number[]): boolean {
-  if (line[i] !== OPEN_OBJECT) return false;
+export function objectMembers(line: Uint8Array, i: number, out: number[]): number {
+  if (line[i] !== OPEN_OBJECT) return -1;
   i++;
-  if (line[i] === CLOSE_OBJECT) return true;
+  if (line[i] === CLOSE_OBJECT) return i + 1;
   for (;;) {
     const key = i;
     const colon = stringEnd(line, i, true);
     const valueEnd = canonicalEnd(line, colon + 1, MAX_SCAN_DEPTH);
     out.push(key, colon + 1, valueEnd);
-    if (line[valueEnd] !== COMMA) return true;
+    // Proven canonical: after a value, a comma or the object's end.
+    if (line[valueEnd] !== COMMA) return valueEnd + 1;
     i = valueEnd + 1;
-  }
-}
-
-/** The items of the array at `i` (its `[`) of a line `scanMembers` proved: start and end of each, pushed onto `out`. */
-export function arrayItems(line: Uint8Array, i: number, out: number[]): boolean {
-  if (line[i] !== OPEN_ARRAY) return false;
-  i++;
-  if (line[i] === CLOSE_ARRAY) return true;
-  for (;;) {
-    const end = canonicalEnd(line, i, MAX_SCAN_DEPTH);
-    out.push(i, end);
-    if (line[end] !== COMMA) return true;
-    i = end + 1;
   }
 }

@@ -21,7 +21,8 @@ import type { SessionA } from "../session.js";
 import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
-import { arrayItems, objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
+import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
+import { CLOSE_ARRAY, COMMA, isDigit, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -146,8 +147,6 @@ const SESSION_INFO = 1;
 const COMMANDS = 2;
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
-const OPEN_OBJECT = 0x7b;
-const QUOTE = 0x22;
 const NULL_START = 0x6e;
 
 /** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
@@ -215,13 +214,16 @@ function bytesAre(line: Buffer, start: number, end: number, bytes: Buffer): bool
  * undefined for anything else (another type, a field of the wrong type, a stash): the full path.
  */
 function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
-  const items: number[] = [];
-  if (!arrayItems(line, at, items)) return undefined;
+  if (line[at] !== OPEN_ARRAY) return undefined;
   // Byte ranges to cut, in order.
   const cuts: number[] = [];
-  for (let c = 0; c < items.length; c += 2) {
-    const ms: number[] = [];
-    if (!objectMembers(line, items[c] ?? -1, ms)) return undefined;
+  const ms: number[] = [];
+  for (let i = at + 1; line[i] !== CLOSE_ARRAY;) {
+    while (ms.length > 0) ms.pop();
+    const end = objectMembers(line, i, ms);
+    if (end < 0) return undefined;
+    // Proven canonical: a comma or the list's end after each item.
+    i = line[end] === COMMA ? end + 1 : end;
     let type = -1;
     let name = false;
     let description = false;
@@ -245,7 +247,7 @@ function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
     cutMember(ms, type, cuts);
     if (input >= 0) {
       const ins: number[] = [];
-      if (!objectMembers(line, ms[input + 1] ?? -1, ins)) return undefined;
+      if (objectMembers(line, ms[input + 1] ?? -1, ins) < 0) return undefined;
       let inputType = -1;
       let hint = false;
       for (let k = 0; k < ins.length; k += 3) {
@@ -298,8 +300,7 @@ function holdsStash(line: Buffer, start: number, end: number): boolean {
 }
 
 function isDigitAt(m: ScannedMembers, k: number): boolean {
-  const b = m.line[m.starts[k] ?? -1];
-  return b !== undefined && b >= 0x30 && b <= 0x39;
+  return isDigit(m.line[m.starts[k] ?? -1]);
 }
 
 /**
