@@ -524,6 +524,12 @@ export function diffToV1(
     group: number;
     files?: FileTexts | undefined;
     stage?: DiffStage;
+    /**
+     * The caller reads no losses: with the stash off (where the round trip below decides nothing
+     * but the losses) a lone v1 diff reports one loss at the root instead of the exact paths,
+     * without converting it back. What is emitted is the same.
+     */
+    coarseLosses?: boolean | undefined;
   },
 ): Conv<v1.ToolCallContent[]> {
   return attempt(() => {
@@ -558,8 +564,12 @@ export function diffToV1(
     if (single) {
       const candidate: Obj = { ...v2Extras, ...(items[0] ?? {}) };
       setMeta(candidate, meta);
-      const back = diffToV2(candidate as V1Diff, { opts: ctx.opts });
-      if (back.ok) {
+      // Stash off: `needsStash` writes nothing (Stash.into), so only the losses need the way back.
+      const back =
+        ctx.coarseLosses === true && ctx.opts.stash === "off"
+          ? undefined
+          : diffToV2(candidate as V1Diff, { opts: ctx.opts });
+      if (back?.ok === true) {
         // Losses are what B↓ cannot bring back; its own stash (v1Diff at `full`) is no loss.
         const unstashed = unstash(back.value._meta, 1);
         const plain: Obj = { ...back.value };

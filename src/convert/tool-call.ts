@@ -52,6 +52,8 @@ export interface ToolCallToV1Context {
   readonly rerender?: boolean | undefined;
   /** Announced because a permission request's subject names it (T §4 A↓): a v2 client has it from the subject. */
   readonly forPermission?: boolean | undefined;
+  /** The caller reads no losses (the engine): a diff may report them coarsely (`diffToV1`'s `coarseLosses`). */
+  readonly coarseLosses?: boolean | undefined;
 }
 
 export interface ToolCallToV2Context {
@@ -428,7 +430,14 @@ function itemToV1(x: unknown, group: number, ctx: ToolCallToV1Context, at: Path)
   expectOptional(src, "_meta", "object", at);
   if (type === "diff") {
     const rendering = ctx.diffRendering ?? DEFAULT_DIFF_RENDERING;
-    const dctx = { opts: ctx.opts, rendering, group, files: ctx.files, stage: ctx.diffStage };
+    const dctx = {
+      opts: ctx.opts,
+      rendering,
+      group,
+      files: ctx.files,
+      stage: ctx.diffStage,
+      coarseLosses: ctx.coarseLosses,
+    };
     return unwrap(diffToV1(src as Parameters<typeof diffToV1>[0], dctx), at);
   }
   const { meta, env } = unstash(src._meta, 1);

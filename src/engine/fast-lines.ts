@@ -8,6 +8,7 @@ import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
 import { scanCommands } from "../wire/commands-scan.js";
+import { scanMembers } from "../wire/member-scan.js";
 
 /** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
 export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
@@ -54,6 +55,8 @@ export function fastPathFor(
   const fastUpdate = translator.fastUpdate?.bind(translator);
   const fastCommands = translator.fastCommands?.bind(translator);
   const fastCall = translator.fastCall?.bind(translator);
+  const fastMembers = translator.fastMembers?.bind(translator);
+  const memberTags = translator.memberTags ?? [];
   /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
   const call = (from: Link, line: Buffer): boolean | undefined => {
     if (fastCall === undefined) return undefined;
@@ -66,8 +69,11 @@ export function fastPathFor(
       if (from === agent) {
         const u = scanUpdate(line, maxDepth);
         if (u !== undefined) return fastUpdate(u);
+        // Direction B proves a v1 command list; direction A a v2 update of members (and command lists).
         const c = fastCommands === undefined ? undefined : scanCommands(line, maxDepth);
         if (c !== undefined) return fastCommands?.(c) === true;
+        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags);
+        if (m !== undefined) return fastMembers?.(m) === true;
       }
       return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;
     };

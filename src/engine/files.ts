@@ -16,11 +16,19 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /** The file's text, or `undefined` when it is not a readable UTF-8 text file of at most `maxBytes`. */
 function readTextFile(path: string, maxBytes: number): string | undefined {
   if (maxBytes <= 0) return undefined;
+  // A path that names no regular file of at most `maxBytes` is known without opening it (often: the
+  // agent's workspace is elsewhere): a failed `openSync` costs an exception (several µs), `statSync`
+  // without throwing a fraction of that. The fstat after the open still decides (the file may change
+  // in between).
+  let pre;
+  try {
+    pre = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (pre === undefined || !pre.isFile() || pre.size > maxBytes) return undefined;
   let fd: number;
   try {
-    // A missing file (often: the agent's workspace is elsewhere) costs no exception: a failed
-    // `openSync` builds one, ten times the cost of the syscall. The fstat below still decides.
-    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
     fd = openSync(path, constants.O_RDONLY | NON_BLOCKING);
   } catch {
     return undefined;

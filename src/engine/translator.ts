@@ -1,6 +1,7 @@
 // What a mode (pass-through, direction A, direction B) implements once the handshake is done.
 import type { Received } from "../wire/jsonrpc.js";
 import type { ScannedCall } from "../wire/call-scan.js";
+import type { ScannedMembers } from "../wire/member-scan.js";
 import type { ScannedUpdate } from "../wire/update-scan.js";
 import type { ScannedCommands } from "../wire/commands-scan.js";
 import type { Link } from "./link.js";
@@ -34,6 +35,12 @@ export interface Translator {
   fastUpdate?(u: ScannedUpdate): boolean;
   /** The same for an agent's `available_commands_update` of the shape commands-scan.ts proves. */
   fastCommands?(c: ScannedCommands): boolean;
+  /**
+   * Likewise for an agent `session/update` of one of `memberTags` that update-scan.ts does not take
+   * and member-scan.ts proved (direction A: usage and session info).
+   */
+  fastMembers?(m: ScannedMembers): boolean;
+  readonly memberTags?: readonly Uint8Array[];
   /**
    * The fast path of a call whose translation only maps its id (fast-lines.ts): a request or result
    * `line` the scan proved, handled as the full path would handle its parse, and true; or false,

@@ -72,7 +72,7 @@ function sameBytes(line: Uint8Array, a: number, b: number, length: number): bool
  * Containers count toward `depthLeft`. Object keys must not start with a digit (JSON.stringify
  * writes integer keys first) and must not repeat (JSON.parse keeps the last at the first's place).
  */
-function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): number {
+export function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): number {
   const b = line[i];
   if (b === QUOTE) return stringEnd(line, i, true);
   if (b === MINUS || isDigit(b)) {

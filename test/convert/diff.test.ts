@@ -2,7 +2,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { diffStashOf, diffToV1, diffToV2 } from "../../src/convert/diff.js";
+import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "../../src/convert/diff.js";
 import type { DiffRendering } from "../../src/convert/diff-options.js";
 import { formatHunks, gitPatchSection, gitQuote, splitLines, unifiedHunks } from "../../src/convert/git-patch.js";
 import type { Converted, Loss, Path } from "../../src/convert/result.js";
@@ -886,6 +886,45 @@ describe("diff round trips (T §3.3, T §0.2, properties)", () => {
         expect(unreported(diffs, r.lost)).toEqual([]);
         for (const l of r.lost) expect(diffs.some((d) => isPrefix(l.path, d) || isPrefix(d, l.path))).toBe(true);
       }),
+      runs,
+    );
+  });
+
+  it("property: coarse losses (the engine's) emit exactly what the full losses emit, in any rendering and stash", () => {
+    // Files as the engine may read them: the old text (pending), the new (applied), another, or none.
+    const withFiles = fc.oneof(
+      realisticV2Arb.chain(({ item, files }) =>
+        fc.tuple(...files.map(() => fc.constantFrom("old", "next", "other", "none"))).map((picks): [Obj, FileTexts] => {
+          const texts = new Map<string, string>();
+          picks.forEach((pick, k) => {
+            const f = files[k]!;
+            if (pick === "old") texts.set(f.oldPath, f.old).set(f.path, f.old);
+            if (pick === "next") texts.set(f.path, f.next);
+            if (pick === "other") texts.set(f.path, "other\n");
+          });
+          return [item, texts];
+        }),
+      ),
+      v2DiffArb.map((item): [Obj, FileTexts] => [item, new Map()]),
+    );
+    fc.assert(
+      fc.property(
+        withFiles,
+        fc.constantFrom(...RENDERINGS),
+        fc.constantFrom(off, compact, full),
+        fc.constantFrom<DiffStage>(undefined, "pending", "applied"),
+        ([item, files], rendering, opts, stage) => {
+          const ctx = { opts, rendering, group: 3, files, stage };
+          const exact = diffToV1(item as V2Diff, ctx);
+          const coarse = diffToV1(item as V2Diff, { ...ctx, coarseLosses: true });
+          expect(coarse.ok).toBe(exact.ok);
+          if (!coarse.ok || !exact.ok) return;
+          // Key order included: the client gets these bytes.
+          expect(JSON.stringify(coarse.value)).toBe(JSON.stringify(exact.value));
+          if (opts !== off) expect(coarse.lost).toEqual(exact.lost);
+          else if (exact.lost.length > 0) expect(coarse.lost.length).toBeGreaterThan(0);
+        },
+      ),
       runs,
     );
   });

@@ -13,6 +13,9 @@ import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
 import { numRuns } from "../support/properties.js";
 import { applyRealEdit, numberSpelling, rawInput, realEdit, realText } from "../support/real-traffic.js";
+import { anyJson, anyKey, anyString } from "../support/arbitrary.js";
+import { scanMembers } from "../../src/wire/member-scan.js";
+import { MEMBER_TAGS } from "../../src/engine/v1-client/updates/index.js";
 import { wireProblems } from "../support/wire-schema.js";
 import type { Obj } from "../../src/base/json.js";
 
@@ -53,11 +56,11 @@ const methodOfClientId = (id: unknown): string =>
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-function wire(full: boolean): Wired {
+function wire(full: boolean, stash?: "auto" | "compact"): Wired {
   const toClient: string[] = [];
   const toAgent: string[] = [];
   const config = createBridgeConfig(
-    { ...baseOptions, agentProtocol: 2, clientProtocol: 1 },
+    { ...baseOptions, agentProtocol: 2, clientProtocol: 1, ...(stash === undefined ? {} : { stash }) },
     silentLogger,
     full ? { onReceive: () => undefined } : {},
   );
@@ -279,6 +282,228 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("time" as const), ms: fc.constantFrom(10, 60, 500) }) },
 );
 
+// ---- usage and session info (member-scan.ts): lines spelled byte by byte, any member values ----
+
+/** A JSON text for `v` as a peer may write it: as JSON.stringify writes it, or spelled otherwise. */
+const spelledJson = (v: unknown, spelling: number): string => {
+  const canonical = JSON.stringify(v);
+  // Mostly as JSON.stringify writes it (what the scan takes), else one of the other spellings.
+  if (spelling % 10 < 8) return canonical;
+  const how = (spelling % 10) - 7 + Math.floor(spelling / 10);
+  if (typeof v === "number") {
+    const forms = [canonical, `${canonical}.0`, v.toExponential(), canonical.toUpperCase(), v === 0 ? "-0" : canonical];
+    return forms[how % forms.length] ?? canonical;
+  }
+  if (typeof v === "string") {
+    const forms = [
+      canonical,
+      // Every code unit escaped (lone surrogates too), lowercase or uppercase hex.
+      `"${Array.from({ length: v.length }, (_, k) => `\\u${v.charCodeAt(k).toString(16).padStart(4, "0")}`).join("")}"`,
+      `"${Array.from({ length: v.length }, (_, k) => `\\u${v.charCodeAt(k).toString(16).padStart(4, "0").toUpperCase()}`).join("")}"`,
+      canonical.replace(/\//g, "\\/"),
+    ];
+    return forms[how % forms.length] ?? canonical;
+  }
+  return how % 5 === 4 ? JSON.stringify(v, null, 1) : canonical;
+};
+
+/** Integers as usage counts: small, large, unsafe, negative, and the odd non-integer. */
+const count = fc.oneof(
+  { weight: 6, arbitrary: fc.nat({ max: 2_000_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(0, 2 ** 53 - 1, 2 ** 53 + 2, 1e21, -1, 1.5, "7", null) },
+);
+const cost = fc.oneof(
+  fc.record({
+    amount: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.nat()),
+    currency: fc.constantFrom("USD", "EUR"),
+  }),
+  fc.record({ amount: fc.nat(), currency: fc.constant("USD"), _meta: fc.constantFrom<unknown>({ k: 1 }, null) }),
+  fc.constantFrom<unknown>(null, "free", 3),
+);
+/** A `_meta`: any object, a stash envelope of each version (direction A unstashes a v1 one), or not an object. */
+const meta = fc.oneof(
+  { weight: 3, arbitrary: fc.dictionary(anyKey, anyJson, { maxKeys: 3 }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>(
+      { "_claude/model": "claude-interop-mock" },
+      { codex: { threadStatus: { type: "active", activeFlags: ["waitingOnApproval"] } } },
+      { "_claude/origin": { kind: "human" }, n: -12, t: true, z: null },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(
+      { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { cost: { amount: 1, currency: "USD" } } } },
+      { "acp-bridge": { v: 1, from: 1, hadMeta: true, synthetic: ["cost"] }, x: 1 },
+      { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { updatedAt: "2026-01-01" } } },
+      { "acp-bridge": { v: 1, from: 2, hadMeta: false } },
+      { deep: { "acp-bridge": 1 } },
+      {},
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, "m", 1, []) },
+);
+const textish = fc.oneof(
+  { weight: 4, arbitrary: anyString },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 5, {}) },
+);
+
+/** Entries in the order generated, one moved to the front, reversed or rotated. */
+const reordered = (entries: [string, unknown][], n: number): Obj => {
+  if (entries.length > 1 && n % 4 === 1) entries.unshift(...entries.splice(n % entries.length, 1));
+  if (n % 4 === 2) entries.reverse();
+  if (n % 4 === 3) entries.push(...entries.splice(0, Math.floor(n / 4) % entries.length));
+  return Object.fromEntries<unknown>(entries);
+};
+/** Mostly what the scan takes (a lone surrogate is escaped, which it leaves to the full path), else any string. */
+const commandText = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: "grapheme", maxLength: 12 }) },
+  { weight: 1, arbitrary: anyString },
+);
+const shortText = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 5) },
+);
+const commandInput = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ type: fc.constant("text"), hint: commandText }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.constantFrom<unknown>("text", "other", 1), hint: shortText, _meta: meta },
+      { requiredKeys: [] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(null, "x", [], { type: "text" }, { type: "text", hint: 5 }, { hint: "h" }),
+  },
+);
+/** A command as an agent may list it: mostly well formed, now and then of another type or shape. */
+const command = fc
+  .tuple(
+    fc.oneof(
+      {
+        weight: 5,
+        arbitrary: fc.record({ type: fc.constant("command"), name: commandText, description: commandText }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record(
+          { type: fc.constantFrom<unknown>("command", "skill", null), name: shortText, description: shortText },
+          { requiredKeys: [] },
+        ),
+      },
+    ),
+    fc.option(commandInput),
+    fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: meta }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constant<[string, unknown][]>([]) },
+      { weight: 1, arbitrary: fc.array(fc.tuple(anyKey, anyJson), { minLength: 1, maxLength: 1 }) },
+    ),
+    fc.nat(),
+  )
+  .map(([base, input, m, extra, n]) => {
+    const entries: [string, unknown][] = [...Object.entries(base), ...extra];
+    if (input !== null) entries.push(["input", input]);
+    if (m !== null) entries.push(["_meta", m]);
+    return reordered(entries, n);
+  });
+const commands = fc.oneof(
+  { weight: 5, arbitrary: fc.array(command, { maxLength: 4 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, {}, "x") },
+);
+
+/** An update's members as [key, value] in the order written, the tag first (the scan's shape) or not. */
+const memberUpdate: fc.Arbitrary<[string, unknown][]> = fc
+  .tuple(
+    fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.tuple(
+          fc.constant("usage_update"),
+          fc.record({ used: count, size: count, _meta: meta }, { requiredKeys: ["used", "size"] }),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(
+          fc.constant("usage_update"),
+          fc.record({ used: count, size: count, cost, _meta: meta }, { requiredKeys: ["used", "size", "cost"] }),
+        ),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.tuple(
+          fc.constant("session_info_update"),
+          fc.record({ title: textish, updatedAt: textish, _meta: meta }, { requiredKeys: [] }),
+        ),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.tuple(
+          fc.constant("available_commands_update"),
+          fc.record({ availableCommands: commands, _meta: meta }, { requiredKeys: ["availableCommands"] }),
+        ),
+      },
+      // Any tag with any of these members (another variant's lines too).
+      {
+        weight: 1,
+        arbitrary: fc.tuple(
+          fc.constantFrom("usage_update", "session_info_update", "plan_update"),
+          fc.record({ used: count, title: textish, cost, _meta: meta }, { requiredKeys: [] }),
+        ),
+      },
+    ),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constant<[string, unknown][]>([]) },
+      { weight: 1, arbitrary: fc.array(fc.tuple(anyKey, anyJson), { minLength: 1, maxLength: 2 }) },
+    ),
+    fc.nat(),
+  )
+  .map(([[tag, known], extra, shuffle]) => {
+    const members: [string, unknown][] = [...Object.entries(known), ...extra];
+    // A key order: as generated, or one member moved ahead (the tag stays first but now and then).
+    if (members.length > 1 && shuffle % 3 === 0) members.unshift(...members.splice(shuffle % members.length, 1));
+    return shuffle % 7 === 0 ? [...members, ["sessionUpdate", tag]] : [["sessionUpdate", tag], ...members];
+  });
+
+/** The line's bytes: members spelled per `how`, and now and then a byte of invalid UTF-8 or whitespace. */
+function memberLine(members: readonly [string, unknown][], how: readonly number[], damage: number): Buffer {
+  const body = members.map(([k, v], i) => `${JSON.stringify(k)}:${spelledJson(v, how[i % how.length] ?? 0)}`).join(",");
+  const text = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{${body}}}}`;
+  const bytes = Buffer.from(text);
+  if (damage % 11 === 1) {
+    // Inside a string: a title's if there is one, else the session id's.
+    const at = text.includes('"title":"') ? text.indexOf('"title":"') + 9 : text.indexOf('"sessionId":"') + 13;
+    return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]);
+  }
+  if (damage % 11 === 2) return Buffer.from(text.replace('"update":{', '"update": {'));
+  return bytes;
+}
+
+type MemberStep =
+  | { kind: "line"; members: [string, unknown][]; how: number[]; damage: number }
+  | { kind: "chunk"; text: string }
+  | { kind: "prompt" }
+  | { kind: "time" };
+
+const memberStep: fc.Arbitrary<MemberStep> = fc.oneof(
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      kind: fc.constant("line" as const),
+      members: memberUpdate,
+      how: fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+      damage: fc.nat(),
+    }),
+  },
+  // A tool's content chunk waits to be flushed: a usage line then flushes it first (full path).
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("chunk" as const), text: fc.string({ maxLength: 5 }) }) },
+  { weight: 1, arbitrary: fc.constant<MemberStep>({ kind: "prompt" }) },
+  { weight: 1, arbitrary: fc.constant<MemberStep>({ kind: "time" }) },
+);
+
 describe("direction A fast path", () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
@@ -345,7 +570,133 @@ describe("direction A fast path", () => {
     expect(taken).toBeGreaterThan(0);
   });
 
-  it("takes the bench's chunk and tool-call update lines without parsing", async () => {
+  for (const stash of ["auto", "compact"] as const)
+    it(`writes exactly what the full path writes for usage and session info, however spelled (stash ${stash})`, async () => {
+      let taken = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(memberStep, { maxLength: 25 }), async (steps) => {
+          const ws = [wire(false, stash), wire(true, stash)];
+          await handshake(ws);
+          const seen = ws.map((w) => w.toAgent.length);
+          both(
+            ws,
+            "client",
+            JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+          );
+          await settle();
+          answerAgentRequests(ws, seen);
+          await settle();
+          let id = 2;
+          for (const s of steps) {
+            if (s.kind === "line") {
+              const line = memberLine(s.members, s.how, s.damage);
+              if (scanMembers(line, 64, MEMBER_TAGS) !== undefined) taken++;
+              for (const w of ws) w.bridge.agentLine(line);
+            } else if (s.kind === "chunk")
+              both(
+                ws,
+                "agent",
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  method: "session/update",
+                  params: {
+                    sessionId: "s1",
+                    update: {
+                      sessionUpdate: "tool_call_content_chunk",
+                      toolCallId: "t1",
+                      content: { type: "content", content: { type: "text", text: s.text } },
+                    },
+                  },
+                }),
+              );
+            else if (s.kind === "prompt")
+              both(
+                ws,
+                "client",
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: id++,
+                  method: "session/prompt",
+                  params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
+                }),
+              );
+            else vi.advanceTimersByTime(60);
+            await settle();
+            answerAgentRequests(ws, seen);
+            await settle();
+          }
+          vi.advanceTimersByTime(1000);
+          await settle();
+          const [fast, full] = ws as [Wired, Wired];
+          expect(fast.toClient).toEqual(full.toClient);
+          expect(fast.toAgent).toEqual(full.toAgent);
+          expect(stateOf(fast.bridge)).toBe(stateOf(full.bridge));
+          for (const l of fast.toClient) expect(wireProblems("v1", JSON.parse(l), methodOfClientId)).toBeUndefined();
+        }),
+        { numRuns: numRuns() },
+      );
+      expect(taken).toBeGreaterThan(0);
+    });
+
+  it("writes exactly what the full path writes for command lists, whatever their commands", async () => {
+    let taken = 0;
+    const line = fc.record({
+      members: fc.tuple(commands, fc.option(meta), fc.nat()).map(([list, m, n]): [string, unknown][] => [
+        ["sessionUpdate", "available_commands_update"],
+        ...Object.entries(
+          reordered(
+            m === null
+              ? [["availableCommands", list]]
+              : [
+                  ["availableCommands", list],
+                  ["_meta", m],
+                ],
+            n,
+          ),
+        ),
+      ]),
+      how: fc.constant([0]),
+      damage: fc.constant(0),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 4 }), async (lines) => {
+        const ws = [wire(false), wire(true)];
+        await handshake(ws);
+        const seen = ws.map((w) => w.toAgent.length);
+        both(
+          ws,
+          "client",
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+        );
+        await settle();
+        answerAgentRequests(ws, seen);
+        await settle();
+        // The session's state opens on the full path.
+        both(
+          ws,
+          "agent",
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: "s1", update: { sessionUpdate: "state_update", state: "running" } },
+          }),
+        );
+        for (const l of lines) {
+          const bytes = memberLine(l.members, l.how, l.damage);
+          const before = ws[0]?.toClient.length ?? 0;
+          for (const w of ws) w.bridge.agentLine(bytes);
+          if (scanMembers(bytes, 64, MEMBER_TAGS) !== undefined && (ws[0]?.toClient.length ?? 0) > before) taken++;
+        }
+        const [fast, full] = ws as [Wired, Wired];
+        expect(fast.toClient).toEqual(full.toClient);
+        for (const l of fast.toClient) expect(wireProblems("v1", JSON.parse(l), methodOfClientId)).toBeUndefined();
+      }),
+      { numRuns: numRuns() },
+    );
+    expect(taken).toBeGreaterThan(0);
+  });
+
+  it("takes the bench's chunk, tool-call update, usage and session info lines without parsing", async () => {
     const [w] = [wire(false)];
     await handshake([w]);
     const seen = [w.toAgent.length];
@@ -386,6 +737,14 @@ describe("direction A fast path", () => {
     w.bridge.agentLine(Buffer.from(next));
     expect(parse).not.toHaveBeenCalled();
     expect(w.toClient.at(-1)).toBe(next);
+    // Usage and session info as Claude's and Codex's adapters send them (member-scan.ts): as they are.
+    const usage =
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"usage_update","used":150,"size":1000000,"_meta":{"_claude/model":"claude-interop-mock"}}}}';
+    const info =
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"session_info_update","_meta":{"codex":{"threadStatus":{"type":"active","activeFlags":[]}}}}}}';
+    for (const l of [usage, info]) w.bridge.agentLine(Buffer.from(l));
+    expect(parse).not.toHaveBeenCalled();
+    expect(w.toClient.slice(-2)).toEqual([usage, info]);
     parse.mockRestore();
     // Recorded as the full path records it: the view as last set, finished, so retired.
     const sessions = (w.bridge as unknown as { translator: { sessions: { get(id: string): SessionA } } }).translator

@@ -15,6 +15,7 @@ import type { Link } from "../link.js";
 import { fail, NOTHING, type Outgoing } from "../outgoing.js";
 import { SessionTable } from "../bounded.js";
 import type { ExitInfo } from "../translator.js";
+import type { ScannedMembers } from "../../wire/member-scan.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
@@ -24,7 +25,15 @@ import { setConfigOption, setMode, setModel } from "./config-options.js";
 import type { AConfig, AgentFlagsA, EngineA } from "./context.js";
 import { closeOrDelete, lifecycle, list } from "./lifecycle.js";
 import { cancelSession, prompt } from "./prompts.js";
-import { fastUpdateToV1, flushSession, updateToV1, type ClientFlags, type UpdateContext } from "./updates/index.js";
+import {
+  fastMembersToV1,
+  fastUpdateToV1,
+  flushSession,
+  MEMBER_TAGS,
+  updateToV1,
+  type ClientFlags,
+  type UpdateContext,
+} from "./updates/index.js";
 
 /** Client requests that make the bridge keep state for a session (admitted against the limit). */
 const OPENS_SESSION = clientRequestsWith("a", "opensSession");
@@ -254,6 +263,18 @@ export class DirectionA extends TranslatingMode {
     const sessionId = u.string("sessionId");
     const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     const bytes = s === undefined || s.closed ? undefined : fastUpdateToV1(s, u, this.updates);
+    if (bytes === undefined) return false;
+    this.client.writeProven(bytes);
+    return true;
+  }
+
+  readonly memberTags = MEMBER_TAGS;
+
+  /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
+  fastMembers(m: ScannedMembers): boolean {
+    if (this.clientFlags.bridgePeer || !this.client.takesProven) return false;
+    const s = this.sessions.get(m.sessionId());
+    const bytes = s === undefined || s.closed ? undefined : fastMembersToV1(s, m, this.updates);
     if (bytes === undefined) return false;
     this.client.writeProven(bytes);
     return true;

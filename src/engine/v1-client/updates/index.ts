@@ -10,7 +10,7 @@ import { sessionInfoToV1 } from "../../../convert/session-info.js";
 import { isObject, type Obj } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../../convert/plan.js";
-import type { ConvertOptions } from "../../../convert/stash.js";
+import { STASH_KEY, type ConvertOptions } from "../../../convert/stash.js";
 import { usageToV1 } from "../../../convert/usage.js";
 import type { DiffRendering } from "../../../convert/diff-options.js";
 import { BRIDGE_METHOD_PREFIX } from "../../../../mappings/methods.js";
@@ -21,6 +21,8 @@ import type { SessionA } from "../session.js";
 import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
+import { CLOSE_ARRAY, COMMA, isDigit, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -132,6 +134,173 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   const text = u.string("content.text");
   if (id === undefined || text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
   return u.line;
+}
+
+/** The tags `fastMembersToV1` renders, as `scanMembers` compares them: the index is the tag's. */
+export const MEMBER_TAGS: readonly Buffer[] = [
+  Buffer.from("usage_update"),
+  Buffer.from("session_info_update"),
+  Buffer.from("available_commands_update"),
+];
+const USAGE = 0;
+const SESSION_INFO = 1;
+const COMMANDS = 2;
+/** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
+const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
+const NULL_START = 0x6e;
+
+/** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
+function plainMeta(m: ScannedMembers, k: number): boolean {
+  return k < 0 || (m.startsWith(k, OPEN_OBJECT) && !m.holds(k, STASH_KEY_BYTES));
+}
+
+/** Member `k` is absent, a string or `null` (canonical bytes: `"` or `n` starts them). */
+function textOrNull(m: ScannedMembers, k: number): boolean {
+  return k < 0 || m.startsWith(k, QUOTE) || m.startsWith(k, NULL_START);
+}
+
+/**
+ * The fast path's share of `updateToV1` for an update `scanMembers` proved canonical: a
+ * `usage_update` or `session_info_update` whose v1 form is its own bytes (T §2.9), or a usage
+ * update that gets the last cost again (`usageToV1`: the cost member added last). Undefined, having
+ * changed nothing, for anything the full path must decide (a cost, a stash, a field of the wrong type).
+ */
+export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateContext): Buffer | undefined {
+  if (s.pendingTools.size > 0) return undefined;
+  if (m.tag === SESSION_INFO) {
+    // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
+    if (!textOrNull(m, m.indexOf("title")) || !textOrNull(m, m.indexOf("updatedAt"))) return undefined;
+    return plainMeta(m, m.indexOf("_meta")) ? m.line : undefined;
+  }
+  if (m.tag === COMMANDS) {
+    const k = m.indexOf("availableCommands");
+    if (k < 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
+    return commandsToV1Bytes(m.line, m.starts[k] ?? -1);
+  }
+  if (m.tag !== USAGE || m.indexOf("cost") >= 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
+  // `checkUsage`: safe non-negative integers (a canonical integer has at most 15 digits, no sign).
+  for (const key of ["used", "size"]) {
+    const k = m.indexOf(key);
+    if (k < 0 || !isDigitAt(m, k)) return undefined;
+  }
+  const cost = s.lastCost;
+  if (cost === undefined) return m.line;
+  // The last cost again, invented: a stash would mark it (Stash.invented), so only with none.
+  if (ctx.opts.stash !== "off") return undefined;
+  if (cost !== costShown.cost) costShown = { cost, bytes: Buffer.from(`,"cost":${JSON.stringify(cost)}`) };
+  return m.withLastMember(costShown.bytes);
+}
+
+/** The member last added for a cost (the same cost object, held by a session, goes on many updates). */
+let costShown: { cost: unknown; bytes: Buffer } = { cost: undefined, bytes: Buffer.alloc(0) };
+
+const TYPE_KEY = Buffer.from('"type"');
+const NAME_KEY = Buffer.from('"name"');
+const DESCRIPTION_KEY = Buffer.from('"description"');
+const META_KEY = Buffer.from('"_meta"');
+const INPUT_KEY = Buffer.from('"input"');
+const HINT_KEY = Buffer.from('"hint"');
+const COMMAND_TYPE = Buffer.from('"command"');
+const TEXT_TYPE = Buffer.from('"text"');
+
+function bytesAre(line: Buffer, start: number, end: number, bytes: Buffer): boolean {
+  return end - start === bytes.length && line.compare(bytes, 0, bytes.length, start, end) === 0;
+}
+
+/**
+ * `availableCommandsToV1` on the bytes of a proven list (at `at`): every command of type `command`
+ * loses its `type` member, and its text input (of a string `hint`) the input's; the rest is copied
+ * in order (T §2.8 A↓), `_meta` too when it holds no stash key. The line with those members cut, or
+ * undefined for anything else (another type, a field of the wrong type, a stash): the full path.
+ */
+function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
+  if (line[at] !== OPEN_ARRAY) return undefined;
+  // Byte ranges to cut, in order.
+  const cuts: number[] = [];
+  const ms: number[] = [];
+  for (let i = at + 1; line[i] !== CLOSE_ARRAY;) {
+    while (ms.length > 0) ms.pop();
+    const end = objectMembers(line, i, ms);
+    if (end < 0) return undefined;
+    // Proven canonical: a comma or the list's end after each item.
+    i = line[end] === COMMA ? end + 1 : end;
+    let type = -1;
+    let name = false;
+    let description = false;
+    let input = -1;
+    for (let k = 0; k < ms.length; k += 3) {
+      const key = ms[k] ?? -1;
+      const value = ms[k + 1] ?? -1;
+      const end = ms[k + 2] ?? -1;
+      const keyEnd = value - 1;
+      if (bytesAre(line, key, keyEnd, TYPE_KEY)) {
+        if (!bytesAre(line, value, end, COMMAND_TYPE)) return undefined;
+        type = k;
+      } else if (bytesAre(line, key, keyEnd, NAME_KEY)) name = line[value] === QUOTE;
+      else if (bytesAre(line, key, keyEnd, DESCRIPTION_KEY)) description = line[value] === QUOTE;
+      else if (bytesAre(line, key, keyEnd, META_KEY)) {
+        if (line[value] !== NULL_START && !(line[value] === OPEN_OBJECT && !holdsStash(line, value, end)))
+          return undefined;
+      } else if (bytesAre(line, key, keyEnd, INPUT_KEY) && line[value] !== NULL_START) input = k;
+    }
+    if (type < 0 || !name || !description) return undefined;
+    cutMember(ms, type, cuts);
+    if (input >= 0) {
+      const ins: number[] = [];
+      if (objectMembers(line, ms[input + 1] ?? -1, ins) < 0) return undefined;
+      let inputType = -1;
+      let hint = false;
+      for (let k = 0; k < ins.length; k += 3) {
+        const key = ins[k] ?? -1;
+        const value = ins[k + 1] ?? -1;
+        const end = ins[k + 2] ?? -1;
+        const keyEnd = value - 1;
+        if (bytesAre(line, key, keyEnd, TYPE_KEY)) {
+          if (!bytesAre(line, value, end, TEXT_TYPE)) return undefined;
+          inputType = k;
+        } else if (bytesAre(line, key, keyEnd, HINT_KEY)) hint = line[value] === QUOTE;
+        else if (bytesAre(line, key, keyEnd, META_KEY) && line[value] !== NULL_START && line[value] !== OPEN_OBJECT)
+          return undefined;
+      }
+      if (inputType < 0 || !hint) return undefined;
+      // The input comes after the command's type or before it: its cut joins the list in order.
+      const inputCuts: number[] = [];
+      cutMember(ins, inputType, inputCuts);
+      if (input < type) cuts.splice(cuts.length - 2, 0, ...inputCuts);
+      else cuts.push(...inputCuts);
+    }
+  }
+  if (cuts.length === 0) return line;
+  let size = line.length;
+  for (let k = 0; k < cuts.length; k += 2) size -= (cuts[k + 1] ?? 0) - (cuts[k] ?? 0);
+  const out = Buffer.allocUnsafe(size);
+  let from = 0;
+  let to = 0;
+  for (let k = 0; k < cuts.length; k += 2) {
+    to += line.copy(out, to, from, cuts[k]);
+    from = cuts[k + 1] ?? from;
+  }
+  line.copy(out, to, from);
+  return out;
+}
+
+/** The bytes of member `k` (of `members`, triples) and one comma beside it, as a cut range. */
+function cutMember(members: readonly number[], k: number, cuts: number[]): void {
+  const count = members.length / 3;
+  const index = k / 3;
+  if (index + 1 < count) cuts.push(members[k] ?? 0, members[k + 3] ?? 0);
+  else if (index > 0) cuts.push(members[k - 1] ?? 0, members[k + 2] ?? 0);
+  // The only member: `{}` is left.
+  else cuts.push(members[k] ?? 0, members[k + 2] ?? 0);
+}
+
+function holdsStash(line: Buffer, start: number, end: number): boolean {
+  const at = line.indexOf(STASH_KEY_BYTES, start);
+  return at >= 0 && at + STASH_KEY_BYTES.length <= end;
+}
+
+function isDigitAt(m: ScannedMembers, k: number): boolean {
+  return isDigit(m.line[m.starts[k] ?? -1]);
 }
 
 /**

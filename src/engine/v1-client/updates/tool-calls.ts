@@ -34,6 +34,8 @@ function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV
   return {
     opts: ctx.opts,
     diffRendering: ctx.diffRendering,
+    // The engine reads no losses of a tool call's rendering: a diff skips working them out.
+    coarseLosses: true,
     renderTerminal: (terminalId) =>
       conventionMode(ctx) ? { type: "terminal", terminalId } : terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
     ...extra,

@@ -1,0 +1,160 @@
+// A second scan behind direction A's fast path (update-scan.ts takes only string members): a
+// `session/update` line whose update members are any values, each proven to be the very bytes
+// JSON.stringify writes for what JSON.parse reads of it (call-scan.ts `canonicalEnd`). The engine
+// then renders an update whose v1 form is its own bytes (usage, session info) without parsing it.
+// Only `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":{"sessionUpdate":
+// <one of the tags asked for>,…}}}` in that key order, no whitespace, valid UTF-8 (the tag is checked
+// first, so a line of another variant costs a few bytes' look); anything else returns undefined and
+// the full path decides.
+import { isUtf8 } from "node:buffer";
+import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd } from "./bytes.js";
+import { canonicalEnd } from "./call-scan.js";
+import { lastHadEscape, stringEnd } from "./json-string.js";
+
+const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+const UPDATE = Buffer.from(',"update":{"sessionUpdate":"');
+/** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
+const MAX_SCAN_DEPTH = 64;
+/** Members an update may have for this scan: more are not the shapes it serves. */
+const MAX_MEMBERS = 16;
+
+/**
+ * What the scan proved: the update's members in order, each key (decoded: keys are escape-free)
+ * and the byte range of its value. One instance serves every scan, consumed before the next line.
+ */
+export class ScannedMembers {
+  line: Buffer = Buffer.alloc(0);
+  /** The tag, as the index into the scan's `tags`. */
+  tag = -1;
+  sessionIdStart = 0;
+  sessionIdEnd = 0;
+  sessionIdEscaped = false;
+  count = 0;
+  readonly keys: string[] = [];
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  /** Index of the update object's closing brace. */
+  updateClose = -1;
+
+  /** The session id, decoded. */
+  sessionId(): string {
+    const { line, sessionIdStart: start, sessionIdEnd: end } = this;
+    return this.sessionIdEscaped
+      ? (JSON.parse(line.toString("utf8", start, end)) as string)
+      : line.toString("utf8", start + 1, end - 1);
+  }
+
+  /** The index of member `key`, or -1. */
+  indexOf(key: string): number {
+    for (let k = 0; k < this.count; k++) if (this.keys[k] === key) return k;
+    return -1;
+  }
+
+  /** The value bytes of member `k` start with `byte`. */
+  startsWith(k: number, byte: number): boolean {
+    return this.line[this.starts[k] ?? -1] === byte;
+  }
+
+  /** Member `k` is a string value: its decoded text (escapes read as JSON reads them). */
+  text(k: number): string | undefined {
+    const start = this.starts[k] ?? -1;
+    const end = this.ends[k] ?? -1;
+    if (this.line[start] !== QUOTE) return undefined;
+    return JSON.parse(this.line.toString("utf8", start, end)) as string;
+  }
+
+  /** Whether the bytes `needle` occur in member `k`'s value. */
+  holds(k: number, needle: Uint8Array): boolean {
+    const at = this.line.indexOf(needle, this.starts[k] ?? 0);
+    return at >= 0 && at + needle.length <= (this.ends[k] ?? 0);
+  }
+
+  /** The line with `member` (`,"key":value`) added as the update's last member. */
+  withLastMember(member: Uint8Array): Buffer {
+    const line = this.line;
+    const at = this.updateClose;
+    const out = Buffer.allocUnsafe(line.length + member.length);
+    line.copy(out, 0, 0, at);
+    out.set(member, at);
+    line.copy(out, at + member.length, at);
+    return out;
+  }
+}
+
+const scanned = new ScannedMembers();
+
+/**
+ * The update `line` holds, if the scan proves the shape above nested within `maxDepth` (the message,
+ * params and the update are three levels); undefined otherwise (which says nothing of the line).
+ */
+export function scanMembers(line: Buffer, maxDepth: number, tags: readonly Uint8Array[]): ScannedMembers | undefined {
+  const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 3;
+  if (depthLeft < 0) return undefined;
+  let i = literalEnd(line, 0, HEAD);
+  if (i < 0 || line[i] !== QUOTE) return undefined;
+  const out = scanned;
+  out.line = line;
+  out.count = 0;
+  out.sessionIdStart = i;
+  let end = stringEnd(line, i, true);
+  if (end < 0) return undefined;
+  out.sessionIdEnd = end;
+  out.sessionIdEscaped = lastHadEscape();
+  i = literalEnd(line, end, UPDATE);
+  if (i < 0) return undefined;
+  // The tag: one asked for, then its closing quote (`"sessionUpdate":"` was the literal's end).
+  out.tag = -1;
+  for (let t = 0; t < tags.length && out.tag < 0; t++) {
+    const tag = tags[t];
+    if (tag !== undefined && literalEnd(line, i, tag) >= 0 && line[i + tag.length] === QUOTE) out.tag = t;
+  }
+  if (out.tag < 0) return undefined;
+  out.keys[0] = "sessionUpdate";
+  out.starts[0] = i - 1;
+  out.ends[0] = i + (tags[out.tag]?.length ?? 0) + 1;
+  out.count = 1;
+  end = out.ends[0] ?? -1;
+  while (line[end] === COMMA) {
+    i = end + 1;
+    // Keys plainly spelled (no escape), never one JSON.stringify would move (integer-like) or repeat.
+    if (line[i] !== QUOTE || isDigit(line[i + 1]) || out.count === MAX_MEMBERS) return undefined;
+    end = stringEnd(line, i, true);
+    if (end < 0 || lastHadEscape() || line[end] !== COLON) return undefined;
+    const key = line.toString("utf8", i + 1, end - 1);
+    for (let k = 0; k < out.count; k++) if (out.keys[k] === key) return undefined;
+    const start = end + 1;
+    end = canonicalEnd(line, start, depthLeft);
+    if (end < 0) return undefined;
+    out.keys[out.count] = key;
+    out.starts[out.count] = start;
+    out.ends[out.count] = end;
+    out.count++;
+  }
+  out.updateClose = end;
+  // The update, then params and the message close; nothing after.
+  if (line[end] !== CLOSE_OBJECT || line[end + 1] !== CLOSE_OBJECT || line[end + 2] !== CLOSE_OBJECT) return undefined;
+  if (end + 3 !== line.length) return undefined;
+  // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
+  if (!isUtf8(line)) return undefined;
+  return out;
+}
+
+/**
+ * The members of the object at `i` (its `{`) of a line `scanMembers` proved, in order: for each,
+ * the index of its key's opening quote, of its value, and after its value, pushed onto `out`.
+ * Returns the index after the object, or -1 (and `out` as it was) when the value at `i` is not one.
+ */
+export function objectMembers(line: Uint8Array, i: number, out: number[]): number {
+  if (line[i] !== OPEN_OBJECT) return -1;
+  i++;
+  if (line[i] === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    const key = i;
+    const colon = stringEnd(line, i, true);
+    const valueEnd = canonicalEnd(line, colon + 1, MAX_SCAN_DEPTH);
+    out.push(key, colon + 1, valueEnd);
+    // Proven canonical: after a value, a comma or the object's end.
+    if (line[valueEnd] !== COMMA) return valueEnd + 1;
+    i = valueEnd + 1;
+  }
+}

@@ -1,0 +1,139 @@
+// scanMembers (src/wire/member-scan.ts) against JSON.parse and JSON.stringify: whatever it takes is
+// a `session/update` of an asked-for tag that JSON.stringify of its parse writes back byte for byte,
+// with the session id, the members (keys, value bytes) and the update's end it reports; and it
+// takes every such line an SDK writes with plain values (not a vacuous proof).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { scanMembers } from "../../src/wire/member-scan.js";
+import { anyJson, anyKey, anyString, jsonValue } from "../support/arbitrary.js";
+import { numRuns } from "../support/properties.js";
+
+const TAGS = [Buffer.from("usage_update"), Buffer.from("session_info_update")];
+const tag = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom("usage_update", "session_info_update") },
+  { weight: 1, arbitrary: fc.constantFrom("usage_updates", "usage", "plan_update", "") },
+);
+const value = fc.oneof(
+  anyJson,
+  jsonValue,
+  anyString,
+  fc.constantFrom<unknown>(1.5, -0, 1e21, 2 ** 53, 10 ** 15 - 1, 10 ** 15, -7, 0.1, { "1": 0 }, { a: { b: [1, 2] } }),
+);
+const members = fc.array(
+  fc.tuple(fc.oneof(anyKey, fc.constantFrom("used", "_meta", "1", "__proto__", 'a"b', "\\", "\n", "é")), value),
+  {
+    maxLength: 4,
+  },
+);
+const message = fc
+  .tuple(fc.oneof(anyString, fc.constant("s1")), tag, members, fc.boolean())
+  .map(([sessionId, t, ms, tagLast]) => {
+    const entries: [string, unknown][] = tagLast ? [...ms, ["sessionUpdate", t]] : [["sessionUpdate", t], ...ms];
+    return {
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId, update: Object.fromEntries(entries) },
+    };
+  });
+
+/** The message's JSON, maybe with a byte edit, whitespace, a duplicate or trailing bytes. */
+/** Now and then (one in four) `x`, else null. */
+const rarely = <T>(x: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
+  fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: x });
+const line = fc
+  .tuple(
+    message,
+    rarely(fc.tuple(fc.nat(), fc.constantFrom("", " ", "}", '"', ",", "\\", "0", "e", ".", "\u00ff", "\\u0041"))),
+    rarely(fc.constantFrom(" ", "x", "}", ',"used":1}}}')),
+    rarely(fc.nat()),
+  )
+  .map(([m, edit, tail, bad]) => {
+    let s = JSON.stringify(m);
+    if (edit) {
+      const at = edit[0] % s.length;
+      s = s.slice(0, at) + edit[1] + s.slice(at + 1);
+    }
+    if (tail !== null) s = tail.startsWith(",") ? s.slice(0, -3) + tail : s + tail;
+    const b = Buffer.from(s);
+    // A byte no UTF-8 text holds, anywhere.
+    if (bad !== null) b[bad % b.length] = 0xff;
+    return b;
+  });
+
+function parse(b: Buffer): unknown {
+  try {
+    return JSON.parse(b.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+describe("scanMembers", () => {
+  it("takes only lines JSON.stringify writes back, reporting the tag, session id and members", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(line, (b) => {
+        const m = scanMembers(b, 64, TAGS);
+        if (m === undefined) return;
+        taken++;
+        const v = parse(b) as { params: { sessionId: string; update: Record<string, unknown> } } | undefined;
+        expect(v).toBeDefined();
+        expect(Buffer.from(JSON.stringify(v))).toEqual(b);
+        const update = v?.params.update ?? {};
+        expect(Object.keys(v?.params ?? {})).toEqual(["sessionId", "update"]);
+        expect(m.sessionId()).toBe(v?.params.sessionId);
+        expect(Object.keys(update)[0]).toBe("sessionUpdate");
+        expect(update.sessionUpdate).toBe(TAGS[m.tag]?.toString());
+        expect(m.keys.slice(0, m.count)).toEqual(Object.keys(update));
+        for (let k = 0; k < m.count; k++) {
+          const bytes = b.subarray(m.starts[k], m.ends[k]).toString("utf8");
+          expect(bytes).toBe(JSON.stringify(update[m.keys[k] ?? ""]));
+        }
+        // A member added last lands where JSON.stringify of the update with it writes it.
+        const added = m.withLastMember(Buffer.from(',"zz":[1,"é"]'));
+        expect(added.toString("utf8")).toBe(
+          JSON.stringify({ ...v, params: { ...v?.params, update: { ...update, zz: [1, "é"] } } }),
+        );
+      }),
+      { numRuns: numRuns() },
+    );
+    expect(taken).toBeGreaterThan(0);
+  });
+
+  it("takes every usage and session info update an SDK writes with plain values", () => {
+    const plain = fc.oneof(
+      fc.nat(),
+      fc.string({ maxLength: 12 }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.dictionary(fc.constantFrom("a", "_claude/model", "codex"), fc.oneof(fc.string(), fc.nat()), { maxKeys: 2 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom("usage_update", "session_info_update"),
+        fc.dictionary(fc.constantFrom("used", "size", "title", "_meta", "updatedAt", "x"), plain, { maxKeys: 4 }),
+        (t, rest) => {
+          const b = Buffer.from(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              method: "session/update",
+              params: { sessionId: "s1", update: { sessionUpdate: t, ...rest } },
+            }),
+          );
+          const m = scanMembers(b, 64, TAGS);
+          expect(m?.count).toBe(1 + Object.keys(rest).length);
+        },
+      ),
+      { numRuns: numRuns() },
+    );
+  });
+
+  it("leaves lines nested deeper than the limit to the full path", () => {
+    const b = Buffer.from(
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"usage_update","_meta":{"a":{"b":1}}}}}',
+    );
+    expect(scanMembers(b, 5, TAGS)).toBeDefined();
+    expect(scanMembers(b, 4, TAGS)).toBeUndefined();
+    expect(scanMembers(b, 64, [])).toBeUndefined();
+  });
+});
