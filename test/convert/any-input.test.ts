@@ -262,7 +262,13 @@ const specs: Record<string, Spec> = {
     call: (x) =>
       message.v1ChunkToV2Updates(
         raw(x),
-        { kind: "agent", v1Id: "m", remaining: 1, update: { sessionUpdate: "agent_message", messageId: "m" } },
+        // As the engine makes it: an upsert under reconstruction always has its content list.
+        {
+          kind: "agent",
+          v1Id: "m",
+          remaining: 1,
+          update: { sessionUpdate: "agent_message", messageId: "m", content: [] },
+        },
         { kind: "agent", messageId: "m", synthetic: false },
         opts,
       ),
