@@ -29,6 +29,13 @@ const Row = z.object({
 
 export type EditorToolRow = z.output<typeof Row>;
 
+/**
+ * The `_meta` of every tool in `tools/list`: `anthropic/alwaysLoad` asks Claude Code not to defer the
+ * tool behind its ToolSearch (a key its binary reads; other agents ignore it), so the editor's tools
+ * are offered to the model as its own Read/Write/Bash are, without the user setting anything.
+ */
+export const EDITOR_TOOL_META: Readonly<Record<string, unknown>> = { "anthropic/alwaysLoad": true };
+
 /** The server's name in `mcpServers` (another one when the client already declares this name). */
 export const EDITOR_SERVER_NAME = "editor";
 export const EDITOR_SERVER_FALLBACK_NAME = "acp-bridge-editor";

@@ -18,9 +18,10 @@ export const claude: AgentRecipe = {
       const mock = await startAnthropicMock(ws.cwd, editorScript);
       return { ...mock, editorResults: () => editorResults(mock.results()) };
     },
-    // Claude Code defers MCP tools behind ToolSearch by default; `false` offers them directly (the
-    // script also plays the deferred way, one ToolSearch call first: both were seen to pass).
-    env: { ENABLE_TOOL_SEARCH: "false" },
+    // Claude Code defers MCP tools behind ToolSearch by default; the editor's tools carry
+    // `anthropic/alwaysLoad` (mappings/editor-tools.ts), so nothing is set here, as a user sets
+    // nothing (the script still plays the deferred way, one ToolSearch call first, if they were).
+    env: {},
   },
   async launch(version, ws, mock) {
     const dir = join(ws.home, ".claude");

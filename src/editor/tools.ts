@@ -5,7 +5,12 @@
 // would have to refuse.
 import { McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { editorTools, type EditorCapability, type EditorToolRow } from "../../mappings/editor-tools.js";
+import {
+  EDITOR_TOOL_META,
+  editorTools,
+  type EditorCapability,
+  type EditorToolRow,
+} from "../../mappings/editor-tools.js";
 import type { Platform } from "../convert/directories.js";
 import { VERSION } from "../version.js";
 import { pathProblem, type Roots } from "./paths.js";
@@ -327,7 +332,7 @@ export function editorServerFactory(
       const inputSchema = INPUTS[row.tool as keyof typeof INPUTS] as unknown as z.ZodObject<z.ZodRawShape>;
       server.registerTool(
         row.tool,
-        { description: row.description, inputSchema, annotations: row.annotations },
+        { description: row.description, inputSchema, annotations: row.annotations, _meta: { ...EDITOR_TOOL_META } },
         async (args: Args, ctx) => {
           const stop = heartbeat(ctx, opts.progressMs ?? PROGRESS_MS);
           try {

@@ -167,6 +167,8 @@ describe("the editor's tools", () => {
     expect(listed.tools.map((t) => t.name)).toEqual(["read_text_file"]);
     expect(listed.tools[0]!.description).toContain("user's editor");
     expect(listed.tools[0]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    // Claude Code then offers it to the model at once, not behind its ToolSearch.
+    expect(listed.tools[0]!._meta).toMatchObject({ "anthropic/alwaysLoad": true });
     await c.close();
   });
 });
