@@ -33,9 +33,10 @@ export const rawInput: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: anyJson },
   {
     weight: 1,
+    // Tens of KB at most: a token repeated (any string repeated could reach megabytes).
     arbitrary: fc
-      .tuple(realText, fc.integer({ min: 200, max: 2_000 }))
-      .map(([t, n]) => ({ content: t.repeat(n), lines: Array.from({ length: 20 }, (_, i) => i) })),
+      .tuple(fc.array(token, { minLength: 1, maxLength: 3 }), fc.integer({ min: 200, max: 2_000 }))
+      .map(([t, n]) => ({ content: t.join("").repeat(n), lines: Array.from({ length: 20 }, (_, i) => i) })),
   },
 );
 
