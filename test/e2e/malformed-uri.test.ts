@@ -57,6 +57,13 @@ describe("a uri holding a lone surrogate (built CLI)", () => {
       const from = peer.lines.length;
       const answer = await peer.request("session/prompt", { sessionId: "s1", prompt: [{ type: "text", text: "hi" }] });
       expect(answer.error).toBeUndefined();
+      // v2 acknowledges a prompt at once: the turn's updates are all in once it went idle.
+      await peer.waitFor(
+        (m) => m.params?.update?.sessionUpdate === "state_update" && m.params.update.state === "idle",
+        {
+          from,
+        },
+      );
       const updates = peer.lines
         .slice(from)
         .map((l) => JSON.parse(l) as { method?: string; params?: { update?: unknown } })
