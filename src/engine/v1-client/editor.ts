@@ -170,8 +170,8 @@ function inputOf(rawInput: unknown): Obj | undefined {
 
 /** Whether the tool call `view` is the one whose MCP call created `t`. */
 function matches(view: Obj, t: EditorTerminal): boolean {
-  if (view.toolCallId === metaToolCallId(t.requestMeta)) return true;
-  if (metaToolCallId(t.requestMeta) !== undefined) return false;
+  const named = metaToolCallId(t.requestMeta);
+  if (named !== undefined) return view.toolCallId === named;
   const input = inputOf(view.rawInput);
   return (
     input !== undefined &&
@@ -213,10 +213,11 @@ export function editorTerminalCreated(
  * terminals of that call first in its content: a `tool_call` always, an update when it sets content
  * (v1 replaces the whole content). A terminal still waiting for its call is matched here.
  */
-export function withEditorTerminals(s: SessionA, view: Obj | undefined, toolCall: Obj): Obj {
+export function withEditorTerminals(s: SessionA, id: string, toolCall: Obj): Obj {
   const terms = s.editorTerminals;
-  const id = toolCall.toolCallId;
-  if (terms.empty || typeof id !== "string") return toolCall;
+  // The common case, every tool call of a session without them: nothing looked up.
+  if (terms.empty) return toolCall;
+  const view = s.toolCalls.peek(id)?.view;
   if (view !== undefined && terms.unmatched.length > 0) {
     const found = terms.unmatched.filter((t) => matches(view, t));
     if (found.length > 0) {

@@ -146,7 +146,7 @@ export function showing(
   meta: unknown,
 ): readonly Outgoing[] {
   // The client's own terminals of this call, created through the editor's tools (H §6.5).
-  toolCall = withEditorTerminals(s, s.toolCalls.peek(toolCallId)?.view, toolCall);
+  toolCall = withEditorTerminals(s, toolCallId, toolCall);
   const key = outputKey(ctx);
   if (unshown.length === 0 || key === undefined) return [clientUpdate(s.sessionId, toolCall, meta)];
   const own = isObject(toolCall._meta) ? toolCall._meta : {};
