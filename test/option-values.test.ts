@@ -87,7 +87,9 @@ describe("option values", () => {
         if (quick) withinRanges(quick);
         const full = await parseFull(argv);
         if ("args" in full) withinRanges(full.args);
-        else expect(full.status).toBe(2);
+        // A generated value such as `-hS` is read by yargs as short flags: `-h`/`-V` print help or
+        // the version (status 0); anything else it refuses is a usage error (status 2).
+        else expect(full.status).toBe(argv.some((a) => /^-[^-]*[hV]/.test(a)) ? 0 : 2);
       }),
       { numRuns: numRuns() },
     );
