@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Each layer's rank: a module may import only from a layer of a greater rank (or its own layer). */
 const RANK: Readonly<Record<string, number>> = {
+  // ACP's remote transports (issue 22): a remote peer wired to the bridge as stdio and processes are.
+  remote: -1,
   transport: 0,
   engine: 1,
   // The editor's MCP server (H §6.5): the engine loads it; it uses the converters' path rules.

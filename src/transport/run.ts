@@ -1,6 +1,7 @@
-// Wires the bridge between its own stdio (the client) and the agent's child process, with
-// backpressure both ways, signal forwarding and an orderly shutdown. Never calls process.exit():
-// piped stdout would be truncated (toolchain note); the caller sets process.exitCode.
+// Wires the bridge between its client (its own stdio, or a remote connection `serve` accepted) and
+// the agent's child process, with backpressure both ways, signal forwarding and an orderly shutdown.
+// Never calls process.exit(): piped stdout would be truncated (toolchain note); the caller sets
+// process.exitCode.
 import type { Readable } from "node:stream";
 import { Bridge, type BridgeConfig } from "../engine/bridge.js";
 import type { ExitInfo } from "../engine/translator.js";
@@ -9,6 +10,7 @@ import { LineSplitter } from "../wire/ndjson.js";
 import { LineWriter } from "../wire/writer.js";
 import { rpcErrors } from "../base/errors.js";
 import { escalate, exitStatus, spawnAgent, startAgent, type SpawnFailure, type StartedAgent } from "./agent-process.js";
+import type { FlowSink } from "./flow.js";
 
 export interface RunOptions {
   readonly command: string;
@@ -19,8 +21,62 @@ export interface RunOptions {
   readonly log: Logger;
   readonly stdin?: Readable;
   readonly stdout?: NodeJS.WritableStream;
+  /** The client, when it is not this process's stdio (a connection `serve` accepted). */
+  readonly client?: ClientPort;
   /** The agent, already started by the launcher (`command` and `args` are then its own). */
   readonly agent?: StartedAgent;
+}
+
+/**
+ * The bridge's client side: where its lines come from and go to. `start` delivers each line the
+ * client sends to `line`, pausing while `toAgent` is congested; `gone` resolves when the client
+ * is done sending (EOF, a closed connection); `out` takes what the bridge writes to it.
+ */
+export interface ClientPort {
+  readonly out: FlowSink & { end(): Promise<void> };
+  start(line: (l: Buffer) => void, oversize: (info: Parameters<Bridge["oversize"]>[1]) => void, toAgent: FlowSink): void;
+  readonly gone: Promise<void>;
+  /** Stop reading (the bridge is done). */
+  stop(): void;
+}
+
+/** Backpressure: stop reading `source` while `sink` is over its high-water mark. `held`: what the source gave before, first. */
+function pump(source: Readable, split: LineSplitter, sink: FlowSink, held: readonly Buffer[] = []): void {
+  const onData = (chunk: Buffer) => {
+    // One write for what the chunk's lines produced, without a microtask per chunk to flush it.
+    sink.hold();
+    try {
+      split.push(chunk);
+    } finally {
+      sink.flush();
+    }
+    if (sink.congested) {
+      source.pause();
+      sink.onDrain(() => source.resume());
+    }
+  };
+  source.on("data", onData);
+  for (const chunk of held) onData(chunk);
+  if (!sink.congested) source.resume();
+}
+
+/** This process's stdin and stdout as the client. */
+export function stdioClient(stdin: Readable, stdout: NodeJS.WritableStream, maxMessageBytes: number): ClientPort {
+  const out = new LineWriter(stdout as NodeJS.WritableStream & import("node:stream").Writable);
+  let split: LineSplitter | undefined;
+  const gone = new Promise<void>((resolve) => stdin.once("end", resolve).once("close", resolve));
+  return {
+    out,
+    gone: gone.then(() => split?.end()),
+    start(line, oversize, toAgent) {
+      split = new LineSplitter(maxMessageBytes, { line, oversize });
+      pump(stdin, split, toAgent);
+    },
+    stop() {
+      stdin.pause();
+      if (stdin === process.stdin) process.stdin.destroy();
+    },
+  };
 }
 
 /** Interactive terminal (terminal-auth login, H §3.4): run the agent on the TTY, translate nothing. */
@@ -39,8 +95,8 @@ async function runInteractive(opts: RunOptions): Promise<number> {
 
 export async function run(opts: RunOptions): Promise<number> {
   const stdin = opts.stdin ?? process.stdin;
-  if (stdin === process.stdin && process.stdin.isTTY) return runInteractive(opts);
-  const stdout = (opts.stdout ?? process.stdout) as NodeJS.WritableStream & import("node:stream").Writable;
+  if (!opts.client && stdin === process.stdin && process.stdin.isTTY) return runInteractive(opts);
+  const client = opts.client ?? stdioClient(stdin, opts.stdout ?? process.stdout, opts.maxMessageBytes);
 
   const started = opts.agent ?? startAgent(opts.command, opts.args, opts.shutdownGraceMs, opts.log);
   const agent = started.agent;
@@ -49,7 +105,7 @@ export async function run(opts: RunOptions): Promise<number> {
   const agentOut = child.stdout;
   if (!agentIn || !agentOut) throw new Error("agent stdio is not piped");
 
-  const toClient = new LineWriter(stdout);
+  const toClient = client.out;
   const toAgent = new LineWriter(agentIn);
   agentIn.on("error", (e) => opts.log.debug(`agent stdin: ${e.message}`));
   const bridge = new Bridge(opts.bridge, toClient, toAgent);
@@ -75,43 +131,21 @@ export async function run(opts: RunOptions): Promise<number> {
     timers.add(escalate(agent, "SIGTERM", grace));
   };
 
-  // Backpressure: stop reading a side while the other side's writer is over its high-water mark.
-  // `held`: what the source gave before (the agent's stdout while the bridge loaded), first.
-  const pump = (source: Readable, split: LineSplitter, sink: LineWriter, held: readonly Buffer[] = []) => {
-    const onData = (chunk: Buffer) => {
-      // One write for what the chunk's lines produced, without a microtask per chunk to flush it.
-      sink.hold();
-      try {
-        split.push(chunk);
-      } finally {
-        sink.flush();
-      }
-      if (sink.congested) {
-        source.pause();
-        sink.onDrain(() => source.resume());
-      }
-    };
-    source.on("data", onData);
-    for (const chunk of held) onData(chunk);
-    if (!sink.congested) source.resume();
-  };
-
-  const fromClient = new LineSplitter(opts.maxMessageBytes, {
-    line: (l) => bridge.clientLine(l),
-    oversize: (i) => bridge.oversize("client", i),
-  });
   const fromAgent = new LineSplitter(opts.maxMessageBytes, {
     line: (l) => bridge.agentLine(l),
     oversize: (i) => bridge.oversize("agent", i),
   });
-  pump(stdin, fromClient, toAgent);
+  client.start(
+    (l) => bridge.clientLine(l),
+    (i) => bridge.oversize("client", i),
+    toAgent,
+  );
   pump(agentOut, fromAgent, toClient, started.takeStdout());
-  const clientGone = new Promise<void>((resolve) => stdin.once("end", resolve).once("close", resolve));
+  const clientGone = client.gone;
   const stdoutEnded = started.stdoutEnded;
 
   // Client EOF: close the agent's stdin, then end its process group if it does not leave by itself.
   void clientGone.then(() => {
-    fromClient.end();
     clientEnded = true;
     bridge.clientGone();
     toAgent.flush();
@@ -171,8 +205,7 @@ export async function run(opts: RunOptions): Promise<number> {
   if (agent.groupAlive()) agent.signal("SIGKILL");
   started.release();
   await toClient.end();
-  stdin.pause();
-  if (stdin === process.stdin) process.stdin.destroy();
+  client.stop();
   // The client hung up first: its departure, not the agent's termination, decides the status.
   if (failure) return failure.status;
   return clientEnded ? 0 : exitStatus(info);
