@@ -2,7 +2,7 @@
 // the agent's child process, with backpressure both ways, signal forwarding and an orderly shutdown.
 // Never calls process.exit(): piped stdout would be truncated (toolchain note); the caller sets
 // process.exitCode.
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { Bridge, type BridgeConfig } from "../engine/bridge.js";
 import type { ExitInfo } from "../engine/translator.js";
 import type { Logger } from "../log.js";
@@ -61,8 +61,8 @@ function pump(source: Readable, split: LineSplitter, sink: FlowSink, held: reado
 }
 
 /** This process's stdin and stdout as the client. */
-export function stdioClient(stdin: Readable, stdout: NodeJS.WritableStream, maxMessageBytes: number): ClientPort {
-  const out = new LineWriter(stdout as NodeJS.WritableStream & import("node:stream").Writable);
+export function stdioClient(stdin: Readable, stdout: Writable, maxMessageBytes: number): ClientPort {
+  const out = new LineWriter(stdout);
   let split: LineSplitter | undefined;
   const gone = new Promise<void>((resolve) => stdin.once("end", resolve).once("close", resolve));
   return {
@@ -96,7 +96,8 @@ async function runInteractive(opts: RunOptions): Promise<number> {
 export async function run(opts: RunOptions): Promise<number> {
   const stdin = opts.stdin ?? process.stdin;
   if (!opts.client && stdin === process.stdin && process.stdin.isTTY) return runInteractive(opts);
-  const client = opts.client ?? stdioClient(stdin, opts.stdout ?? process.stdout, opts.maxMessageBytes);
+  const stdout = (opts.stdout ?? process.stdout) as NodeJS.WritableStream & Writable;
+  const client = opts.client ?? stdioClient(stdin, stdout, opts.maxMessageBytes);
 
   const started = opts.agent ?? startAgent(opts.command, opts.args, opts.shutdownGraceMs, opts.log);
   const agent = started.agent;
