@@ -11,8 +11,9 @@ import { TraceWriter } from "./transport/trace.js";
 
 export function startEarly(argv: readonly string[]): EarlyStart | undefined {
   const args = parseQuick(argv);
-  if (!args || process.stdin.isTTY) return undefined;
-  const [command, ...commandArgs] = args.command;
+  // A remote agent (`--connect`) has no process to start.
+  const [command, ...commandArgs] = args?.command ?? [];
+  if (!args || command === undefined || process.stdin.isTTY) return undefined;
   const log = createLogger(args.logLevel);
   let trace: TraceWriter | undefined;
   try {

@@ -31,6 +31,8 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     strict: strictChecks,
     trace: tracePath,
     logLevel,
+    connect,
+    headerEnv,
     ...options
   } = args;
   const [command, ...commandArgs] = argvCommand;
@@ -58,15 +60,30 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
           },
         }
       : {};
-  const status = await run({
-    command,
-    args: commandArgs,
-    bridge: createBridgeConfig(options, log, hooks),
-    maxMessageBytes,
-    shutdownGraceMs,
-    log,
-    ...(early ? { agent: early.agent } : {}),
-  });
+  const bridge = createBridgeConfig(options, log, hooks);
+  let status: number;
+  if (connect !== undefined) {
+    // Loaded only for a remote agent: the transports and `ws` stay off the stdio path (start-up budget).
+    const remote = await import("./remote/connect.js");
+    const target = remote.remoteTarget(connect, headerEnv, process.env);
+    if ("problem" in target) {
+      process.stderr.write(`acp-bridge: ${target.problem}\nTry 'acp-bridge --help'.\n`);
+      await trace?.close();
+      return 2;
+    }
+    status = await remote.runConnected({ target, bridge, maxMessageBytes, shutdownGraceMs, log });
+  } else if (command === undefined)
+    throw new Error("no agent command"); // readOptions guarantees one
+  else
+    status = await run({
+      command,
+      args: commandArgs,
+      bridge,
+      maxMessageBytes,
+      shutdownGraceMs,
+      log,
+      ...(early ? { agent: early.agent } : {}),
+    });
   await trace?.close();
   return status;
 }

@@ -12,7 +12,7 @@ export async function parseFull(argv: readonly string[]): Promise<Parsed> {
   let parser = yargs([...argv])
     .scriptName("acp-bridge")
     .usage(
-      "$0 [options] -- <agent command> [args...]\n\nTranslates the Agent Client Protocol between v1 and v2 peers.\n" +
+      "$0 [options] -- <agent command> [args...]\n$0 [options] --connect URL\n\nTranslates the Agent Client Protocol between v1 and v2 peers.\n" +
         "(`$0 editor-mcp` is the stdio face of the editor's tools, which the bridge declares to its agent.)",
     )
     // Values reach readOptions as typed (yargs would read `1e3`, `0x10` or `abc` as numbers, NaN
@@ -51,13 +51,9 @@ export async function parseFull(argv: readonly string[]): Promise<Parsed> {
   }
   if (args.help || args.version) return { status: 0 };
   const rest = ((args["--"] as unknown[] | undefined) ?? []).map(String);
-  const [command, ...commandArgs] = [...args._.map(String), ...rest];
-  if (command === undefined) {
-    process.stderr.write("acp-bridge: missing the agent command after --\nTry 'acp-bridge --help'.\n");
-    return { status: 2 };
-  }
+  const command = [...args._.map(String), ...rest];
   const values: Record<string, unknown> = args;
-  const read = readOptions((name) => values[name], [command, ...commandArgs]);
+  const read = readOptions((name) => values[name], command);
   if ("problem" in read) {
     process.stderr.write(`acp-bridge: ${read.problem}\nTry 'acp-bridge --help'.\n`);
     return { status: 2 };

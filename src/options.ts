@@ -245,6 +245,20 @@ export const OPTIONS = {
     doc: "append every message both ways in the ACP conductor's `.jsons` trace format; a file that cannot be opened is a usage error (status 2, no agent started), a write that fails later stops the trace with an error logged, not the session",
     metavar: "FILE",
   },
+  connect: {
+    type: "string",
+    describe:
+      "reach the agent over ACP's remote transport instead of starting one: ws:// or wss:// (WebSocket), http:// or https:// (Streamable HTTP); no agent command then",
+    doc: "the agent is remote: `ws://`/`wss://` URLs use ACP's WebSocket profile, `http://`/`https://` its Streamable HTTP profile (the RFD's `/acp` endpoint); replaces `-- <agent command>` (README, \"Remote agents\")",
+    metavar: "URL",
+  },
+  "header-env": {
+    type: "string",
+    describe:
+      "with --connect: HTTP headers whose values come from environment variables, NAME=VAR[,NAME=VAR...] (Authorization gets 'Bearer ' before a value without a scheme)",
+    doc: "with `--connect`: headers sent on the connection, each `NAME=VAR` taking its value from the environment variable `VAR` (never from the command line, so no secret shows in a process list or a trace); `Authorization=VAR` sends `Bearer $VAR` unless the value already names a scheme; several are comma-separated; an unset variable is a usage error",
+    metavar: "NAME=VAR",
+  },
   "log-level": {
     type: "string",
     describe: "diagnostics on stderr",
@@ -274,8 +288,8 @@ export type Options = { readonly [K in OptionName as Camel<K>]: ValueOf<(typeof 
 
 /** Everything the command line says, typed. */
 export interface CliArgs extends Options {
-  /** The agent command and its arguments (never empty). */
-  readonly command: readonly [string, ...string[]];
+  /** The agent command and its arguments: empty exactly when `--connect` names a remote agent. */
+  readonly command: readonly string[];
 }
 
 const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -328,7 +342,7 @@ const NAMES = Object.keys(OPTIONS) as OptionName[];
 /** Typed arguments from the raw values of either parser, by option name; or the first usage error. */
 export function readOptions(
   raw: (name: OptionName) => unknown,
-  command: readonly [string, ...string[]],
+  command: readonly string[],
 ): { readonly args: CliArgs } | { readonly problem: string } {
   const args: Record<string, unknown> = { command };
   for (const name of NAMES) {
@@ -336,6 +350,11 @@ export function readOptions(
     if ("problem" in read) return read;
     args[camel(name)] = read.value;
   }
+  // Exactly one agent: a command after `--`, or a remote one.
+  if (args.connect === undefined && command.length === 0) return { problem: "missing the agent command after --" };
+  if (args.connect !== undefined && command.length > 0)
+    return { problem: "--connect reaches a remote agent: give no agent command with it" };
+  if (args.connect === undefined && args.headerEnv !== undefined) return { problem: "--header-env needs --connect" };
   return { args: args as unknown as CliArgs };
 }
 
@@ -355,10 +374,9 @@ function isOptionName(name: string): name is OptionName {
  * no `--`) returns undefined: yargs then parses the command line, and reports what is wrong.
  */
 export function parseQuick(argv: readonly string[]): CliArgs | undefined {
-  const dashdash = argv.indexOf("--");
-  if (dashdash === -1) return undefined;
-  const [command, ...commandArgs] = argv.slice(dashdash + 1);
-  if (command === undefined) return undefined;
+  // Without `--`: only a remote agent's command line (`--connect URL`, no agent command).
+  const dashdash = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const command = argv.slice(dashdash + 1);
   const values = new Map<OptionName, string | boolean>();
   for (let i = 0; i < dashdash; i++) {
     const arg = argv[i] ?? "";
@@ -392,6 +410,6 @@ export function parseQuick(argv: readonly string[]): CliArgs | undefined {
     if (value === "" || value.startsWith("-")) return undefined;
     values.set(name, value);
   }
-  const read = readOptions((name) => values.get(name), [command, ...commandArgs]);
+  const read = readOptions((name) => values.get(name), command);
   return "args" in read ? read.args : undefined;
 }

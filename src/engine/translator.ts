@@ -13,8 +13,8 @@ export type Incoming = Received;
 export interface ExitInfo {
   readonly code: number | null;
   readonly signal: string | null;
-  /** Why the agent is gone when it is not (yet) an exit: it closed its stdout. */
-  readonly reason?: "agent_closed_stdout";
+  /** Why the agent is gone when it is not (yet) an exit: it closed its stdout, or its remote connection closed. */
+  readonly reason?: "agent_closed_stdout" | "remote_closed";
 }
 
 export interface Translator {

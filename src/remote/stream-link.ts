@@ -82,8 +82,12 @@ export async function pumpMessages(
   readable: ReadableStream<AnyMessage>,
   line: (l: Buffer) => void,
   sink: FlowSink,
+  /** Stops reading (the stream is cancelled): a peer that does not close in time. */
+  stop?: AbortSignal,
 ): Promise<PumpEnd> {
   const reader = readable.getReader();
+  const cancel = () => void reader.cancel(new Error("closed by the bridge")).catch(() => undefined);
+  stop?.addEventListener("abort", cancel, { once: true });
   let received = 0;
   try {
     for (;;) {
@@ -96,11 +100,12 @@ export async function pumpMessages(
       } finally {
         sink.flush();
       }
-      if (sink.congested) await new Promise<void>((resolve) => sink.onDrain(resolve));
+      if (sink.congested && stop?.aborted !== true) await new Promise<void>((resolve) => sink.onDrain(resolve));
     }
   } catch (error) {
     return { error: error ?? new Error("the transport failed"), received };
   } finally {
+    stop?.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
 }

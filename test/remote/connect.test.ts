@@ -1,0 +1,263 @@
+// `acp-bridge --connect URL` end to end (issue 22, item 1): the BUILT CLI between an SDK client on
+// its stdio and a remote agent behind the SDK's own server transport (test/support/remote-agent.ts),
+// over WebSocket and Streamable HTTP. Every message on the client's wire and on the remote agent's
+// is schema-checked; a turn is the very turn the same agent gives over stdio.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkWire, readWireLog, spawnWithClient, type SpawnedClient } from "../support/peers.js";
+import { startRemoteAgent, type RemoteAgent } from "../support/remote-agent.js";
+
+const BRIDGE = "bin/acp-bridge.js";
+const AGENTS = {
+  1: [process.execPath, "dist/src/demo/agent-v1.js"],
+  2: [process.execPath, "dist/src/demo/agent-v2.js"],
+} as const;
+const PROMPT = "[thought] [chunks] [plan] [tool] [diff] go";
+const TIMEOUT = 60_000;
+
+let dir: string;
+const peers: SpawnedClient<1 | 2>[] = [];
+const remotes: RemoteAgent[] = [];
+
+afterEach(async () => {
+  for (const p of peers.splice(0)) {
+    p.kill("SIGKILL");
+    await p.exit;
+  }
+  for (const r of remotes.splice(0)) await r.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function scratch(): string {
+  dir = mkdtempSync(join(tmpdir(), "acp-bridge-remote-"));
+  return dir;
+}
+
+async function remoteAgent(version: 1 | 2, wireLog: string, token?: string): Promise<RemoteAgent> {
+  const r = await startRemoteAgent(AGENTS[version], {
+    env: { ACP_DEMO_CHUNK_MS: "0", ACP_WIRE_LOG: wireLog },
+    ...(token === undefined ? {} : { token }),
+  });
+  remotes.push(r);
+  return r;
+}
+
+function bridge<V extends 1 | 2>(version: V, args: readonly string[], env: Record<string, string> = {}) {
+  const peer = (
+    version === 1
+      ? spawnWithClient(1, process.execPath, [BRIDGE, "--log-level", "error", ...args], { env })
+      : spawnWithClient(2, process.execPath, [BRIDGE, "--log-level", "error", ...args], { env })
+  ) as SpawnedClient<V>;
+  peers.push(peer);
+  return peer;
+}
+
+interface Turn {
+  readonly init: unknown;
+  readonly updates: unknown[];
+  readonly end: unknown;
+}
+
+/** Without what differs from run to run: the session id, the demo agent's time-based ids, timestamps. */
+function normalized(x: unknown, sessionId: string): unknown {
+  const text = JSON.stringify(x)
+    .replaceAll(sessionId, "SESSION")
+    .replace(/\b([a-z]+)-[0-9a-z]{6,10}-(\d+)\b/g, "$1-ID-$2")
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "TIME");
+  return JSON.parse(text) as unknown;
+}
+
+/** One turn of `PROMPT` as the client sees it: its initialize answer, every update, how it ended. */
+async function turn(peer: SpawnedClient<1 | 2>, version: 1 | 2): Promise<Turn> {
+  if (version === 1) {
+    const p = peer as SpawnedClient<1>;
+    const init = await p.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const s = await p.ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+    const end = await p.ctx.request("session/prompt", {
+      sessionId: s.sessionId,
+      prompt: [{ type: "text", text: PROMPT }],
+    });
+    return normalized({ init, updates: p.updates, end }, s.sessionId) as Turn;
+  }
+  const p = peer as SpawnedClient<2>;
+  const init = await p.ctx.request("initialize", {
+    protocolVersion: 2,
+    info: { name: "v2-editor", version: "1" },
+    capabilities: {},
+  });
+  const s = await p.ctx.request("session/new", { cwd: process.cwd() });
+  await p.ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: PROMPT }] });
+  const idle = await p.waitForUpdate((u) => {
+    const up = u.update as { sessionUpdate: string; state?: string };
+    return up.sessionUpdate === "state_update" && up.state === "idle";
+  });
+  return normalized({ init, updates: p.updates, end: idle }, s.sessionId) as Turn;
+}
+
+/** The agent's wire, every process of it: the remote one opens with a refused probe in the client's version (H §1.4). */
+function checkAgentWire(wireLog: string, agentVersion: 1 | 2): void {
+  const wire = readWireLog(wireLog);
+  const first = wire[0]?.msg as { method?: string; params?: { protocolVersion?: number } } | undefined;
+  const probe = first?.method === "initialize" && first.params?.protocolVersion !== agentVersion ? 2 : 0;
+  checkWire(agentVersion, wire.slice(probe), { side: "agent" });
+}
+
+describe("--connect: a remote agent over ACP's transport", () => {
+  for (const [clientVersion, agentVersion] of [
+    [1, 2],
+    [2, 1],
+    [2, 2],
+  ] as const)
+    for (const profile of ["ws", "http"] as const)
+      it(
+        `a v${clientVersion} editor and a remote v${agentVersion} agent over ${profile === "ws" ? "WebSocket" : "Streamable HTTP"}: the turn is the one over stdio`,
+        async () => {
+          const d = scratch();
+          const local = await turn(
+            bridge(clientVersion, ["--", ...AGENTS[agentVersion]], { ACP_DEMO_CHUNK_MS: "0" }),
+            clientVersion,
+          );
+          const wireLog = join(d, "remote-agent.jsonl");
+          const remote = await remoteAgent(agentVersion, wireLog);
+          const peer = bridge(clientVersion, ["--connect", remote.url(profile)]);
+          const remoteTurn = await turn(peer, clientVersion);
+          expect(remoteTurn).toEqual(local);
+          checkWire(clientVersion, peer.wire);
+          expect((await peer.close()).code).toBe(0);
+          checkAgentWire(wireLog, agentVersion);
+        },
+        TIMEOUT,
+      );
+
+  it(
+    "the header --header-env names carries the token from the environment; without it initialize is refused with the 401 and the bridge exits 1",
+    async () => {
+      const d = scratch();
+      const token = "s3cret-token-value";
+      const remote = await remoteAgent(2, join(d, "wire.jsonl"), token);
+      const trace = join(d, "trace.jsons");
+      const ok = bridge(
+        1,
+        ["--connect", remote.url("ws"), "--header-env", "Authorization=REMOTE_TOKEN", "--trace", trace],
+        {
+          REMOTE_TOKEN: token,
+        },
+      );
+      const init = await ok.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      expect(init.protocolVersion).toBe(1);
+      expect((await ok.close()).code).toBe(0);
+      // Neither the command line nor the trace holds the secret.
+      expect(readFileSync(trace, "utf8")).not.toContain(token);
+
+      for (const profile of ["ws", "http"] as const) {
+        const refused = bridge(1, ["--connect", remote.url(profile)]);
+        const error = await refused.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).then(
+          () => undefined,
+          (e: unknown) => e as { code: number; message: string; data: Record<string, unknown> },
+        );
+        expect(error?.code).toBe(-32603);
+        expect(error?.data.reason).toBe("remote_unreachable");
+        expect(error?.message).toContain("401");
+        checkWire(1, refused.wire);
+        expect((await refused.exit).code).toBe(1);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "an unreachable remote: initialize is answered with the cause, the bridge exits 1 without hanging",
+    async () => {
+      const remote = await remoteAgent(2, join(scratch(), "wire.jsonl"));
+      const url = remote.url("ws");
+      await remote.close();
+      remotes.splice(0);
+      for (const u of [url, url.replace("ws:", "http:")]) {
+        const peer = bridge(1, ["--connect", u]);
+        const error = await peer.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).then(
+          () => undefined,
+          (e: unknown) => e as { code: number; data: Record<string, unknown> },
+        );
+        expect(error?.data.reason).toBe("remote_unreachable");
+        checkWire(1, peer.wire);
+        expect((await peer.exit).code).toBe(1);
+      }
+    },
+    TIMEOUT,
+  );
+
+  for (const profile of ["ws", "http"] as const)
+    it(
+      `a remote that dies mid-turn (${profile}): the editor's prompt is answered with an error and the bridge exits 1`,
+      async () => {
+        const remote = await remoteAgent(2, join(scratch(), "wire.jsonl"));
+        const peer = bridge(1, ["--connect", remote.url(profile)]);
+        await peer.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+        const s = await peer.ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+        const prompt = peer.ctx
+          .request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "[slow:5000] go" }] })
+          .then(
+            () => undefined,
+            (e: unknown) => e as { code: number; data: Record<string, unknown> },
+          );
+        await peer.waitForUpdate(() => true);
+        remote.crash();
+        const error = await prompt;
+        expect(error?.code).toBe(-32603);
+        checkWire(1, peer.wire);
+        expect((await peer.exit).code).toBe(1);
+      },
+      TIMEOUT,
+    );
+
+  it(
+    "the editor leaving closes the remote connection: the remote agent's process ends",
+    async () => {
+      const remote = await remoteAgent(2, join(scratch(), "wire.jsonl"));
+      const peer = bridge(1, ["--connect", remote.url("ws")]);
+      await peer.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      expect((await peer.close()).code).toBe(0);
+      for (const c of remote.children)
+        if (c.exitCode === null && c.signalCode === null) await new Promise((resolve) => c.once("exit", resolve));
+      expect(remote.children.every((c) => c.exitCode !== null || c.signalCode !== null)).toBe(true);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("--connect usage errors (status 2, nothing started)", () => {
+  const cases: [string, string[], Record<string, string>, RegExp][] = [
+    ["a URL of another scheme", ["--connect", "ftp://example.com/acp"], {}, /--connect needs a ws:\/\//],
+    ["an agent command as well", ["--connect", "ws://127.0.0.1:9/acp", "--", "agent"], {}, /give no agent command/],
+    [
+      "an unset variable",
+      ["--connect", "ws://127.0.0.1:9/acp", "--header-env", "Authorization=NOPE_UNSET"],
+      {},
+      /NOPE_UNSET/,
+    ],
+    [
+      "--header-env without --connect",
+      ["--header-env", "Authorization=X", "--", "agent"],
+      { X: "1" },
+      /needs --connect/,
+    ],
+  ];
+  for (const [what, args, env, message] of cases)
+    it(`refuses ${what}`, async () => {
+      const child = spawn(process.execPath, [BRIDGE, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stderr = "";
+      let stdout = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(2);
+      expect(stderr).toMatch(message);
+      expect(stdout).toBe("");
+    });
+});
