@@ -189,6 +189,35 @@ describe("--connect: a remote agent over ACP's transport", () => {
     TIMEOUT,
   );
 
+  it(
+    "TLS: a certificate the system does not trust refuses initialize with the cause; one its authority is added for (NODE_EXTRA_CA_CERTS) works",
+    async () => {
+      const cert = readFileSync("test/fixtures/tls/cert.pem", "utf8");
+      const key = readFileSync("test/fixtures/tls/key.pem", "utf8");
+      const remote = await startRemoteAgent(AGENTS[2], { env: { ACP_DEMO_CHUNK_MS: "0" }, tls: { cert, key } });
+      remotes.push(remote);
+      for (const profile of ["ws", "http"] as const) {
+        const refused = bridge(1, ["--connect", remote.url(profile)]);
+        const error = await refused.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).then(
+          () => undefined,
+          (e: unknown) => e as { message: string; data: Record<string, unknown> },
+        );
+        expect(error?.data.reason).toBe("remote_unreachable");
+        expect(String(error?.data.cause)).toMatch(/certificate|fetch failed/i);
+        expect((await refused.exit).code).toBe(1);
+
+        const trusted = bridge(1, ["--connect", remote.url(profile)], {
+          NODE_EXTRA_CA_CERTS: "test/fixtures/tls/cert.pem",
+        });
+        const init = await trusted.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+        expect(init.protocolVersion).toBe(1);
+        checkWire(1, trusted.wire);
+        expect((await trusted.close()).code).toBe(0);
+      }
+    },
+    TIMEOUT,
+  );
+
   for (const profile of ["ws", "http"] as const)
     it(
       `a remote that dies mid-turn (${profile}): the editor's prompt is answered with an error and the bridge exits 1`,

@@ -3,7 +3,8 @@
 // process per connection, piped with the SDK's `ndJsonStream`. Independent of `acp-bridge serve`,
 // so that the bridge's client side of the transport is tested against the SDK's server side.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
@@ -12,7 +13,7 @@ import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agent
 import { WebSocketServer } from "ws";
 
 export interface RemoteAgent {
-  /** `ws://127.0.0.1:PORT/acp` or `http://…/acp`. */
+  /** `ws://127.0.0.1:PORT/acp` or `http://…/acp` (`wss`, `https` with TLS). */
   url(profile: "ws" | "http"): string;
   /** Every agent process started, one per connection. */
   readonly children: ChildProcess[];
@@ -27,6 +28,8 @@ export interface RemoteAgentOptions {
   /** Required as `Authorization: Bearer <token>` on every request and upgrade (401 otherwise). */
   readonly token?: string;
   readonly env?: Record<string, string>;
+  /** Serve over TLS with this certificate and key (PEM): `wss://` and `https://` URLs. */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 export async function startRemoteAgent(argv: readonly string[], opts: RemoteAgentOptions = {}): Promise<RemoteAgent> {
@@ -69,10 +72,13 @@ export async function startRemoteAgent(argv: readonly string[], opts: RemoteAgen
   const upgrade = createNodeWebSocketUpgradeHandler(acp, wss);
   const allowed = (req: IncomingMessage) =>
     opts.token === undefined || req.headers.authorization === `Bearer ${opts.token}`;
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     if (!allowed(req)) res.writeHead(401).end();
     else handle(req, res);
-  });
+  };
+  const server = opts.tls
+    ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, listener)
+    : createServer(listener);
   server.on("upgrade", (req, socket, head) => {
     if (!allowed(req)) socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     else upgrade(req, socket, head);
@@ -83,7 +89,7 @@ export async function startRemoteAgent(argv: readonly string[], opts: RemoteAgen
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   };
   return {
-    url: (profile) => `${profile}://127.0.0.1:${port}/acp`,
+    url: (profile) => `${profile}${opts.tls ? "s" : ""}://127.0.0.1:${port}/acp`,
     children,
     get connections() {
       return connections;
