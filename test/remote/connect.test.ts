@@ -133,6 +133,37 @@ describe("--connect: a remote agent over ACP's transport", () => {
       );
 
   it(
+    "a chain over the remote link: a v1 editor, a bridge, a --connect bridge and a remote v1 agent give the turn the agent gives the editor directly",
+    async () => {
+      const d = scratch();
+      const agent = spawnWithClient(1, process.execPath, AGENTS[1].slice(1), { env: { ACP_DEMO_CHUNK_MS: "0" } });
+      peers.push(agent);
+      const direct = await turn(agent, 1);
+      const remote = await remoteAgent(1, join(d, "wire.jsonl"));
+      // The outer bridge makes the v1 editor's turn a v2 one (A), the inner one makes it v1 again (B).
+      const chain = bridge(1, [
+        "--agent-protocol",
+        "2",
+        "--",
+        process.execPath,
+        BRIDGE,
+        "--log-level",
+        "error",
+        "--client-protocol",
+        "2",
+        "--connect",
+        remote.url("ws"),
+      ]);
+      const chained = await turn(chain, 1);
+      expect(chained.updates).toEqual(direct.updates);
+      expect(chained.end).toEqual(direct.end);
+      checkWire(1, chain.wire);
+      expect((await chain.close()).code).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "the header --header-env names carries the token from the environment; without it initialize is refused with the 401 and the bridge exits 1",
     async () => {
       const d = scratch();
