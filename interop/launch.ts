@@ -28,3 +28,32 @@ export function versionFailures(spoken: number | undefined, expected: AcpVersion
       "the run exercised no translation",
   ];
 }
+
+/** `acp-bridge serve` on a loopback port in front of `agent`, the bridge of each connection tracing into `trace`. */
+export function serveLaunch(
+  bin: string,
+  recipe: Pick<AgentRecipe, "versionForcedByLaunch">,
+  agentVersion: AcpVersion,
+  agent: Launch,
+  trace: string,
+): Launch {
+  const pin = recipe.versionForcedByLaunch ? [] : ["--agent-protocol", String(agentVersion)];
+  return {
+    command: process.execPath,
+    args: [
+      bin,
+      "serve",
+      "--listen",
+      "127.0.0.1:0",
+      "--token-env",
+      "INTEROP_SERVE_TOKEN",
+      ...pin,
+      "--trace",
+      trace,
+      "--",
+      agent.command,
+      ...agent.args,
+    ],
+    env: agent.env,
+  };
+}

@@ -3,12 +3,14 @@
 // the built bridge with the other-version client, fold the wires into version-neutral views,
 // compare and classify the differences, print the fidelity table and write interop/last-result.md.
 // Then the editor scenario (interop/editor-scenario.ts) for each agent with a v2 build: a v1 editor
-// client → bridge → v2 agent using the bridge's `editor` MCP server.
+// client → bridge → v2 agent using the bridge's `editor` MCP server. Then the remote run (issue 22):
+// the first agent with a v2 build served by `acp-bridge serve` and reached by a v1 client through
+// `acp-bridge --connect` over loopback WebSocket, compared with the direct v2 run as a bridged run is.
 // Exit status 1 when the bridge lost something, a message broke its schema, a turn failed or an
 // editor check failed.
 //
 // Options: INTEROP_AGENTS=claude,codex (default all), INTEROP_TIMEOUT_MS (default 180000),
-// INTEROP_SCENARIO=editor|main (default both), INTEROP_DUMP_DIR (the editor runs' model requests).
+// INTEROP_SCENARIO=editor|main|remote (default all), INTEROP_DUMP_DIR (the editor runs' model requests).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -18,7 +20,8 @@ import { cacheDir, ensureCache, INTEROP_DIR } from "./cache.js";
 import { runClient, type ClientRun } from "./client.js";
 import { compareRuns, renderReport, type AgentResult, type RunOutcome } from "./compare.js";
 import { fold, spokenVersion, stashCount, wireFromTrace } from "./fold.js";
-import { bridgeLaunch, versionFailures } from "./launch.js";
+import { bridgeLaunch, serveLaunch, versionFailures } from "./launch.js";
+import { startServe, type Served } from "./serve.js";
 import { checkFiles, prepareWorkspace, removeWorkspace } from "./workspace.js";
 import { editorFailed, playEditor, renderEditorSection, type EditorOutcome } from "./editor-run.js";
 
@@ -41,20 +44,43 @@ async function play(
   agentVersion: AcpVersion,
   clientVersion: AcpVersion,
   cache: string,
+  /** `remote`: the agent behind `acp-bridge serve`, the client's bridge reaching it with `--connect`. */
+  remote = false,
 ): Promise<RunOutcome> {
   const via = agentVersion === clientVersion ? "direct" : "bridge";
-  const label = `${recipe.name}-v${clientVersion}-${via}-v${agentVersion}`;
+  const label = `${recipe.name}-v${clientVersion}-${remote ? "remote" : via}-v${agentVersion}`;
   process.stderr.write(`interop: ${label} ...\n`);
   const ws = await prepareWorkspace(cache, label);
   const mock = await recipe.startMock(ws);
+  let served: Served | undefined;
   try {
     const agent = await recipe.launch(agentVersion, ws, mock);
     const trace = join(RUNS, `${label}.trace.jsons`);
     writeFileSync(trace, "");
+    const bin = join(ROOT, "bin/acp-bridge.js");
+    if (remote) {
+      // The agent's side is the server's: it runs the agent (in the workspace, with its environment)
+      // and traces what the agent said; the client's bridge only moves the editor's lines.
+      served = await startServe(
+        serveLaunch(bin, recipe, agentVersion, agent, trace),
+        {
+          ...baseEnv(ws.home),
+          ...agent.env,
+        },
+        ws.cwd,
+      );
+    }
     // The bridge runs as a user runs it (`--agent-protocol auto`: it probes) where the agent's
     // launch environment forces its version, else it is told the version (see bridgeLaunch).
-    const launch =
-      via === "direct" ? agent : bridgeLaunch(join(ROOT, "bin/acp-bridge.js"), recipe, agentVersion, agent, trace);
+    const launch = served
+      ? {
+          command: process.execPath,
+          args: [bin, "--connect", served.url, "--header-env", "Authorization=INTEROP_SERVE_TOKEN"],
+          env: { INTEROP_SERVE_TOKEN: served.token },
+        }
+      : via === "direct"
+        ? agent
+        : bridgeLaunch(bin, recipe, agentVersion, agent, trace);
     const started = Date.now();
     const run = await runClient({
       version: clientVersion,
@@ -65,6 +91,8 @@ async function play(
     });
     save(label, run);
     const files = await checkFiles(ws.cwd);
+    // The server reaps the agent with its connection: its trace is complete once it stopped.
+    await served?.stop();
     const agentWire = via === "bridge" ? wireFromTrace(readFileSync(trace, "utf8")) : undefined;
     const failures = [
       ...(run.failure ? [run.failure] : []),
@@ -90,6 +118,7 @@ async function play(
       failures,
     };
   } finally {
+    await served?.stop();
     await mock.close();
   }
 }
@@ -102,12 +131,17 @@ async function main(): Promise<void> {
   mkdirSync(RUNS, { recursive: true });
   const only = process.env.INTEROP_AGENTS?.split(",").filter((s) => s !== "");
   const scenario = process.env.INTEROP_SCENARIO ?? "all";
-  if (!["all", "main", "editor"].includes(scenario)) throw new Error(`INTEROP_SCENARIO=${scenario}: main or editor`);
+  if (!["all", "main", "editor", "remote"].includes(scenario))
+    throw new Error(`INTEROP_SCENARIO=${scenario}: main, editor or remote`);
   const results: AgentResult[] = [];
+  /** The direct v2 runs of the main scenario, by agent (the remote run compares with them). */
+  const directV2 = new Map<string, RunOutcome>();
   for (const recipe of RECIPES) {
-    if (scenario === "editor" || (only && !only.includes(recipe.name))) continue;
+    if (scenario === "editor" || scenario === "remote" || (only && !only.includes(recipe.name))) continue;
     const direct = new Map<AcpVersion, RunOutcome>();
     for (const v of recipe.versions) direct.set(v, await play(recipe, v, v, cache));
+    const v2 = direct.get(2);
+    if (v2) directV2.set(recipe.name, v2);
     const bridged: RunOutcome[] = [];
     for (const agentVersion of recipe.versions) {
       const clientVersion: AcpVersion = agentVersion === 1 ? 2 : 1;
@@ -117,9 +151,18 @@ async function main(): Promise<void> {
   }
   const editorRuns: EditorOutcome[] = [];
   for (const recipe of RECIPES) {
-    if (scenario === "main" || (only && !only.includes(recipe.name)) || recipe.editor === undefined) continue;
+    if (scenario === "main" || scenario === "remote" || (only && !only.includes(recipe.name)) || !recipe.editor)
+      continue;
     const ctx = { bin: join(ROOT, "bin/acp-bridge.js"), cache, runs: RUNS, baseEnv, timeoutMs: TIMEOUT_MS };
     editorRuns.push(await playEditor(recipe, recipe.editor, ctx));
+  }
+  // Remote: one agent with a v2 build, a v1 client through `--connect` → `serve` (issue 22).
+  const remoteAgent = RECIPES.find((r) => r.versions.includes(2) && (!only || only.includes(r.name)));
+  if ((scenario === "all" || scenario === "remote") && remoteAgent) {
+    const direct = directV2.get(remoteAgent.name) ?? (await play(remoteAgent, 2, 2, cache));
+    const remoteRun = await play(remoteAgent, 2, 1, cache, true);
+    const remoteResult = compareRuns(remoteAgent.name, new Map([[2, direct]]), [remoteRun]);
+    results.push({ ...remoteResult, agent: `${remoteAgent.name} (remote: --connect → serve)` });
   }
   const report = [
     scenario === "editor"
