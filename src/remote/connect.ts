@@ -108,7 +108,8 @@ async function opener(target: RemoteTarget, maxMessageBytes: number): Promise<Op
   return () => createHttpStream(target.url, { headers: { ...target.headers }, maxMessageBytes });
 }
 
-const INITIALIZE = Buffer.from('"method":"initialize"');
+const INITIALIZE_TEXT = '"method":"initialize"';
+const INITIALIZE = Buffer.from(INITIALIZE_TEXT);
 
 /**
  * The remote agent as the bridge's agent side. The transport takes one `initialize` per connection
@@ -178,10 +179,10 @@ class RemoteAgentSide implements FlowSink {
 }
 
 function isInitialize(line: string | Buffer): boolean {
-  const bytes = typeof line === "string" ? Buffer.from(line) : line;
-  if (bytes.indexOf(INITIALIZE) < 0) return false;
+  // The bridge writes its own requests as strings, forwarded lines as bytes: a look for the method first.
+  if (typeof line === "string" ? !line.includes(INITIALIZE_TEXT) : line.indexOf(INITIALIZE) < 0) return false;
   try {
-    const m = JSON.parse(bytes.toString("utf8")) as { method?: unknown; id?: unknown };
+    const m = JSON.parse(typeof line === "string" ? line : line.toString("utf8")) as { method?: unknown; id?: unknown };
     return m.method === "initialize" && m.id !== undefined;
   } catch {
     return false;

@@ -75,8 +75,10 @@ export class StreamOutlet implements FlowSink {
 export type PumpEnd = { readonly error?: unknown; readonly received: number };
 
 /**
- * Every message of `readable` to `line` as a line, with one write to `sink` per message; reading
- * waits while `sink` is congested. Resolves when the stream ends or fails (never rejects).
+ * Every message of `readable` to `line` as a line; reading waits while `sink` is congested. What
+ * the messages of one turn of the event loop produce goes to `sink` in one write (a WebSocket read
+ * delivers many messages at once: a write each would cost a system call each). Resolves when the
+ * stream ends or fails (never rejects).
  */
 export async function pumpMessages(
   readable: ReadableStream<AnyMessage>,
@@ -89,22 +91,28 @@ export async function pumpMessages(
   const cancel = () => void reader.cancel(new Error("closed by the bridge")).catch(() => undefined);
   stop?.addEventListener("abort", cancel, { once: true });
   let received = 0;
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    flushing = undefined;
+    sink.flush();
+  };
   try {
     for (;;) {
       const r = await reader.read();
       if (r.done) return { received };
       received++;
       sink.hold();
-      try {
-        line(Buffer.from(JSON.stringify(r.value)));
-      } finally {
-        sink.flush();
-      }
+      flushing ??= setImmediate(flush);
+      line(Buffer.from(JSON.stringify(r.value)));
       if (sink.congested && stop?.aborted !== true) await new Promise<void>((resolve) => sink.onDrain(resolve));
     }
   } catch (error) {
     return { error: error ?? new Error("the transport failed"), received };
   } finally {
+    if (flushing !== undefined) {
+      clearImmediate(flushing);
+      flush();
+    }
     stop?.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
