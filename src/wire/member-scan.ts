@@ -13,6 +13,7 @@ import { lastHadEscape, stringEnd } from "./json-string.js";
 
 const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
 const UPDATE = Buffer.from(',"update":{"sessionUpdate":"');
+const NULL_START = 0x6e;
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
 const MAX_SCAN_DEPTH = 64;
 /** Members an update may have for this scan: more are not the shapes it serves. */
@@ -61,6 +62,24 @@ export class ScannedMembers {
     const end = this.ends[k] ?? -1;
     if (this.line[start] !== QUOTE) return undefined;
     return JSON.parse(this.line.toString("utf8", start, end)) as string;
+  }
+
+  /** Member `k` is absent (-1), a string or `null` (canonical bytes: `"` or `n` start them). */
+  isTextOrNull(k: number): boolean {
+    return k < 0 || this.startsWith(k, QUOTE) || this.startsWith(k, NULL_START);
+  }
+
+  /**
+   * Member `k` is a non-negative safe integer: a digit starts it (the scan took numbers as
+   * `canonicalEnd` does: integers of at most 15 digits, no fraction or exponent).
+   */
+  isCount(k: number): boolean {
+    return k >= 0 && isDigit(this.line[this.starts[k] ?? -1]);
+  }
+
+  /** Member `k` is absent, or an object whose bytes nowhere hold `key` (a stash key, say). */
+  isObjectWithout(k: number, key: Uint8Array): boolean {
+    return k < 0 || (this.startsWith(k, OPEN_OBJECT) && !this.holds(k, key));
   }
 
   /** Whether the bytes `needle` occur in member `k`'s value. */

@@ -269,11 +269,76 @@ const commandsUpdate = fc
       : maybeShuffled({ sessionUpdate: "available_commands_update", availableCommands: list, _meta: { k: 1 } }),
   );
 
+/** A count as agents send it, and now and then one `checkUsage` refuses. */
+const count = fc.oneof(
+  { weight: 6, arbitrary: fc.nat({ max: 2_000_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(0, 2 ** 53 - 1, 2 ** 53 + 2, 1e21, -1, 1.5, "7", null) },
+);
+/** `_meta` as agents send it (Claude's model, Codex's thread), a stash, `null`, not an object. */
+const memberMeta = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(undefined) },
+  { weight: 4, arbitrary: fc.constantFrom<unknown>({ "_claude/model": "m" }, { codex: { threadStatus: "running" } }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      "x",
+      { [STASH_KEY]: { v: STASH_VERSION, from: 2, hadMeta: false, synthetic: ["cost"] } },
+      { deep: { [STASH_KEY]: 1 } },
+    ),
+  },
+);
+/** Mostly the tag first, as the recorded v1 agents write it (the member scan takes only that), else any order. */
+const tagFirst = fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) });
+/** Usage and session info (issue 21: the recorded v1 agents send them between most other updates). */
+const memberUpdate = fc.oneof(
+  fc
+    .record(
+      {
+        used: count,
+        size: count,
+        cost: fc.constantFrom<unknown>({ amount: 0.25, currency: "USD" }, null, { amount: "x" }),
+        _meta: memberMeta,
+      },
+      { requiredKeys: ["used", "size"] },
+    )
+    .chain((fields) =>
+      tagFirst.chain((first) => {
+        const u: Obj = { sessionUpdate: "usage_update", ...fields };
+        if (u._meta === undefined) delete u._meta;
+        return first ? fc.constant(u) : maybeShuffled(u);
+      }),
+    ),
+  fc
+    .record(
+      {
+        title: fc.oneof(text, fc.constant(null), fc.constant(7)),
+        updatedAt: fc.constantFrom<unknown>(
+          "2026-11-28T12:00:00Z",
+          "2026-11-28T12:00:00.5+01:00",
+          "2026-11-28 12:00",
+          null,
+          5,
+        ),
+        _meta: memberMeta,
+      },
+      { requiredKeys: [] },
+    )
+    .chain((fields) =>
+      tagFirst.chain((first) => {
+        const u: Obj = { sessionUpdate: "session_info_update", ...fields };
+        if (u._meta === undefined) delete u._meta;
+        return first ? fc.constant(u) : maybeShuffled(u);
+      }),
+    ),
+);
+
 const update = fc.oneof(
   { weight: 5, arbitrary: chunk },
   { weight: 3, arbitrary: toolCallUpdate },
   { weight: 2, arbitrary: otherUpdate },
   { weight: 2, arbitrary: commandsUpdate },
+  { weight: 3, arbitrary: memberUpdate },
 );
 
 /** A byte edit the scan must refuse (or see through): whitespace, escapes, order, extra members. */
@@ -478,6 +543,7 @@ describe("direction B fast path (issue 9)", () => {
   it("writes exactly what the full path writes, to both peers, for any conversation", async () => {
     const fast = vi.spyOn(DirectionB.prototype, "fastUpdate");
     const commands = vi.spyOn(DirectionB.prototype, "fastCommands");
+    const members = vi.spyOn(DirectionB.prototype, "fastMembers");
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 40 }), settings, async (steps, setup) => {
         const withFast = await wire(false, setup);
@@ -493,6 +559,7 @@ describe("direction B fast path (issue 9)", () => {
     // Not vacuous: the fast path took lines.
     expect(fast.mock.results.some((r) => r.value === true)).toBe(true);
     expect(commands.mock.results.some((r) => r.value === true)).toBe(true);
+    expect(members.mock.results.some((r) => r.value === true)).toBe(true);
   });
 
   it("writes exactly what the full path writes for command lists of any text and shape, and a local resume", async () => {
@@ -647,6 +714,30 @@ describe("direction B fast path (issue 9)", () => {
     behind.agent(chunkLine);
     expect(fast.mock.results.map((r) => r.value)).toEqual([false]);
     expect(behind.toClient).toHaveLength(1);
+  });
+
+  it("takes the recorded agents' usage and session info as their bytes, and leaves a cost's follow-up and a non-RFC 3339 time to the full path", async () => {
+    const members = vi.spyOn(DirectionB.prototype, "fastMembers");
+    const w = await wire(false);
+    const update = (u: Obj) => line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+    const sent = [
+      // As Claude's v1 adapter sends them (corpus-v1.ndjson), then a cost, then none again.
+      update({ sessionUpdate: "usage_update", used: 150, size: 1_000_000, _meta: { "_claude/model": "m" } }),
+      update({ sessionUpdate: "usage_update", used: 160, size: 1_000_000, cost: { amount: 0.01, currency: "USD" } }),
+      update({ sessionUpdate: "usage_update", used: 170, size: 1_000_000 }),
+      update({ sessionUpdate: "usage_update", used: 180, size: 1_000_000 }),
+      update({ sessionUpdate: "session_info_update", title: "Tidy notes", updatedAt: "2026-11-28T12:00:00Z" }),
+      update({ sessionUpdate: "session_info_update", updatedAt: "2026-11-28 12:00" }),
+      update({ sessionUpdate: "session_info_update", _meta: { codex: { threadStatus: "running" } } }),
+    ];
+    for (const l of sent) w.agent(l);
+    expect(members.mock.results.map((r) => r.value)).toEqual([true, false, true, true, false, true]);
+    const got = w.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
+    // After a forwarded cost, the next snapshot without one says it is gone (`usageToV2`).
+    expect(got[2]?.params.update.cost).toBeNull();
+    expect(got[3]?.params.update).not.toHaveProperty("cost");
+    for (const k of [0, 3, 4, 6]) expect(bytes(w.toClient[k] ?? "")).toBe(bytes(sent[k] ?? ""));
+    for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();
   });
 
   it("forwards a tag named like an Object member as an unknown variant (no chunk kind)", async () => {

@@ -29,7 +29,15 @@ import { PeerTurns } from "./peer.js";
 import type { TurnIO } from "./prompt-lifecycle.js";
 import { SessionB } from "./session.js";
 import { LocalTurns, type TurnStrategy } from "./turns.js";
-import { clientUpdate, fastUpdateToV2, updateToV2, type UpdateContextB } from "./updates/index.js";
+import {
+  clientUpdate,
+  fastMembersToV2,
+  fastUpdateToV2,
+  MEMBER_TAGS,
+  updateToV2,
+  type UpdateContextB,
+} from "./updates/index.js";
+import type { ScannedMembers } from "../../wire/member-scan.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import type { ScannedCommands } from "../../wire/commands-scan.js";
 
@@ -275,6 +283,17 @@ export class DirectionB extends TranslatingMode {
     if (s === undefined || s.suppressHistory) return false;
     s.rememberCommandsText(c.list);
     this.client.writeProven(c.v2);
+    return true;
+  }
+
+  readonly memberTags = MEMBER_TAGS;
+
+  /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
+  fastMembers(m: ScannedMembers): boolean {
+    const s = this.fastSession(m.sessionId());
+    const bytes = s === undefined ? undefined : fastMembersToV2(s, m);
+    if (bytes === undefined) return false;
+    this.client.writeProven(bytes);
     return true;
   }
 

@@ -22,7 +22,7 @@ import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
-import { CLOSE_ARRAY, COMMA, isDigit, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../../wire/bytes.js";
+import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -151,12 +151,7 @@ const NULL_START = 0x6e;
 
 /** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
 function plainMeta(m: ScannedMembers, k: number): boolean {
-  return k < 0 || (m.startsWith(k, OPEN_OBJECT) && !m.holds(k, STASH_KEY_BYTES));
-}
-
-/** Member `k` is absent, a string or `null` (canonical bytes: `"` or `n` starts them). */
-function textOrNull(m: ScannedMembers, k: number): boolean {
-  return k < 0 || m.startsWith(k, QUOTE) || m.startsWith(k, NULL_START);
+  return m.isObjectWithout(k, STASH_KEY_BYTES);
 }
 
 /**
@@ -169,7 +164,7 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   if (s.pendingTools.size > 0) return undefined;
   if (m.tag === SESSION_INFO) {
     // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
-    if (!textOrNull(m, m.indexOf("title")) || !textOrNull(m, m.indexOf("updatedAt"))) return undefined;
+    if (!m.isTextOrNull(m.indexOf("title")) || !m.isTextOrNull(m.indexOf("updatedAt"))) return undefined;
     return plainMeta(m, m.indexOf("_meta")) ? m.line : undefined;
   }
   if (m.tag === COMMANDS) {
@@ -181,7 +176,7 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   // `checkUsage`: safe non-negative integers (a canonical integer has at most 15 digits, no sign).
   for (const key of ["used", "size"]) {
     const k = m.indexOf(key);
-    if (k < 0 || !isDigitAt(m, k)) return undefined;
+    if (!m.isCount(k)) return undefined;
   }
   const cost = s.lastCost;
   if (cost === undefined) return m.line;
@@ -297,10 +292,6 @@ function cutMember(members: readonly number[], k: number, cuts: number[]): void 
 function holdsStash(line: Buffer, start: number, end: number): boolean {
   const at = line.indexOf(STASH_KEY_BYTES, start);
   return at >= 0 && at + STASH_KEY_BYTES.length <= end;
-}
-
-function isDigitAt(m: ScannedMembers, k: number): boolean {
-  return isDigit(m.line[m.starts[k] ?? -1]);
 }
 
 /**

@@ -6,7 +6,9 @@ import { messageTable } from "../../../../mappings/message.js";
 import { availableCommandsToV2 } from "../../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../../convert/config-option.js";
 import { isObject, jsonEqual, type Obj } from "../../../base/json.js";
-import { isSynthetic, unstash } from "../../../convert/stash.js";
+import { isSynthetic, STASH_KEY, unstash } from "../../../convert/stash.js";
+import { isRfc3339 } from "../../../convert/rfc3339.js";
+import type { ScannedMembers } from "../../../wire/member-scan.js";
 import { syntheticNames as SN } from "../../../../mappings/config-option.js";
 import { closeOpenMessage, flushPendingUpsert } from "../../../convert/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../../convert/mode.js";
@@ -192,4 +194,40 @@ export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefine
   if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u) ? u.line : undefined;
   const kind = fastChunkKind(u);
   return kind === undefined ? undefined : fastChunk(s, u, kind);
+}
+
+/** The tags `fastMembersToV2` renders, as `scanMembers` compares them: the index is the tag's. */
+export const MEMBER_TAGS: readonly Buffer[] = [Buffer.from("usage_update"), Buffer.from("session_info_update")];
+const USAGE = 0;
+const SESSION_INFO = 1;
+/** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
+const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
+
+/**
+ * The fast path's share of `updateToV2` for an update `scanMembers` proved canonical, whose v2 form
+ * is its own bytes (T §2.9): a `usage_update` without a cost while none was forwarded (`usageToV2`
+ * invents nothing then), a `session_info_update` whose `updatedAt` is RFC 3339 already
+ * (`sessionInfoToV2` stashes nothing); a `_meta` without a stash (the converters keep it where it
+ * is). The state is recorded as the full path records it; undefined, having changed nothing, for
+ * anything else (test/engine/fast-updates-b.test.ts proves the bytes equal).
+ */
+export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
+  if (s.pendingUpsert !== undefined) return undefined;
+  const meta = m.indexOf("_meta");
+  if (!m.isObjectWithout(meta, STASH_KEY_BYTES)) return undefined;
+  if (m.tag === SESSION_INFO) {
+    const title = m.indexOf("title");
+    const at = m.indexOf("updatedAt");
+    if (!m.isTextOrNull(title) || !m.isTextOrNull(at)) return undefined;
+    const updatedAt = at < 0 ? undefined : m.text(at);
+    if (updatedAt !== undefined && !isRfc3339(updatedAt)) return undefined;
+    const text = title < 0 ? undefined : m.text(title);
+    if (text !== undefined) s.title = text;
+    if (updatedAt !== undefined) s.updatedAt = updatedAt;
+    return m.line;
+  }
+  // `checkUsage`: both counts present and safe non-negative integers.
+  if (m.tag !== USAGE || s.costForwarded || m.indexOf("cost") >= 0) return undefined;
+  if (!m.isCount(m.indexOf("used")) || !m.isCount(m.indexOf("size"))) return undefined;
+  return m.line;
 }
