@@ -77,6 +77,11 @@ export async function runCheck(
     if (out === "") return;
     const text = out;
     out = "";
+    // Both on one terminal: the progress line goes first, and comes back on the next tick.
+    if (progressShown) {
+      io.stderr.write("\r\u001b[K");
+      progressShown = false;
+    }
     if (!io.stdout.write(text)) await new Promise((r) => io.stdout.once("drain", r));
   };
   const emit = (vs: readonly Violation[]) => {
@@ -152,6 +157,7 @@ export async function runCheck(
   }
   await flush();
   if (progressShown) io.stderr.write("\r\u001b[K");
+
   const unchecked =
     checker.unchecked > 0
       ? `, ${String(checker.unchecked)} not checked (no version known: give --protocol, or a response to a forgotten request)`
