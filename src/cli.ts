@@ -12,6 +12,9 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
 } else if (dashdash === -1 && own[0] === "editor-mcp") {
   // The stdio face of the editor's MCP server, spawned by a v2 agent (src/editor/stdio-command.ts).
   process.exitCode = await (await import("./editor/stdio-command.js")).runEditorMcp();
+} else if (argv[0] === "check") {
+  // `acp-bridge check [FILE]`: a recorded conversation against the schemas, offline (src/check/).
+  process.exitCode = await (await import("./check/command.js")).runCheck(argv.slice(1));
 } else {
   // The agent first (launch.ts, a small chunk), then the bridge.
   const early = (await import("./launch.js")).startEarly(argv);

@@ -37,7 +37,8 @@ export function schemaOf(version: SchemaVersion): Schema {
 
 function instance(): Ajv2020 {
   if (ajv) return ajv;
-  const a = new Ajv2020({ strict: true, allErrors: true });
+  // verbose: a failed union's error carries its branches, so that a tagged union is judged by its tag.
+  const a = new Ajv2020({ strict: true, allErrors: true, verbose: true });
   addFormats(a, ["uri", "date-time", "regex"]);
   const int = (min: number, max: number) => ({
     type: "number" as const,
@@ -67,12 +68,12 @@ function hasDef(version: SchemaVersion, def: string): boolean {
   return Object.hasOwn(schemaOf(version).$defs, def);
 }
 
-function validatorFor(version: SchemaVersion, def: string): ValidateFunction {
-  const key = `${version}#${def}`;
+/** The validator of a JSON pointer into a version's schema (a whole `$defs` entry, or a union's branch). */
+function validatorAt(version: SchemaVersion, pointer: string): ValidateFunction {
+  const key = `${version}#${pointer}`;
   let fn = cache.get(key);
   if (!fn) {
-    if (!hasDef(version, def)) throw new Error(`no $defs/${def} in the ${version} schema`);
-    const got = instance().getSchema(`acp:${version}#/$defs/${def}`);
+    const got = instance().getSchema(`acp:${version}#${pointer}`);
     if (!got) throw new Error(`cannot compile ${key}`);
     fn = got;
     cache.set(key, fn);
@@ -80,35 +81,184 @@ function validatorFor(version: SchemaVersion, def: string): ValidateFunction {
   return fn;
 }
 
+function validatorFor(version: SchemaVersion, def: string): ValidateFunction {
+  if (!hasDef(version, def)) throw new Error(`no $defs/${def} in the ${version} schema`);
+  return validatorAt(version, `/$defs/${def}`);
+}
+
 export interface SchemaProblem {
+  /** JSON pointer into the value checked (`/` for the value itself). */
   readonly path: string;
+  /** What the schema wanted, in words. */
   readonly message: string;
 }
 
-/**
- * Ajv reports every failed `anyOf` branch (15 to 66 errors for one mistake). Keep the errors that
- * explain the most: drop union bookkeeping, keep the deepest instance paths.
- */
-function pruneErrors(errs: readonly ErrorObject[]): SchemaProblem[] {
-  const real = errs.filter((e) => !["anyOf", "oneOf", "not", "if", "const"].includes(e.keyword));
-  const pool = real.length > 0 ? real : [...errs];
-  const depth = (e: ErrorObject) => (e.instancePath === "" ? 0 : e.instancePath.split("/").length);
-  const max = Math.max(...pool.map(depth));
-  const seen = new Set<string>();
-  const out: SchemaProblem[] = [];
-  for (const e of pool.filter((x) => depth(x) === max)) {
-    const msg = `${e.message ?? e.keyword}${e.params && "allowedValue" in e.params ? ` ${JSON.stringify(e.params.allowedValue)}` : ""}`;
-    const k = `${e.instancePath} ${msg}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push({ path: e.instancePath || "/", message: msg });
-  }
-  return out.slice(0, 5);
+type Node = Record<string, unknown>;
+const isNode = (x: unknown): x is Node => typeof x === "object" && x !== null && !Array.isArray(x);
+const escape = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+const unescape = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
+
+const unionCache = new Map<SchemaVersion, Map<unknown, string>>();
+
+/** Where each union (`anyOf`/`oneOf` array) of a schema is, by identity: Ajv's verbose errors carry the array. */
+function unionPointers(version: SchemaVersion): Map<unknown, string> {
+  let found = unionCache.get(version);
+  if (found) return found;
+  const map = new Map<unknown, string>();
+  const visit = (node: unknown, pointer: string): void => {
+    if (Array.isArray(node)) {
+      node.forEach((n, i) => {
+        visit(n, `${pointer}/${String(i)}`);
+      });
+      return;
+    }
+    if (!isNode(node)) return;
+    for (const [k, v] of Object.entries(node)) {
+      if ((k === "anyOf" || k === "oneOf") && Array.isArray(v)) map.set(v, `${pointer}/${k}`);
+      visit(v, `${pointer}/${escape(k)}`);
+    }
+  };
+  for (const [name, def] of Object.entries(schemaOf(version).$defs)) visit(def, `/$defs/${escape(name)}`);
+  unionCache.set(version, map);
+  found = map;
+  return found;
 }
+
+/** The property whose constant tells a union's branches apart (`type`, `sessionUpdate`), and each tag's branch. */
+function tagsOf(
+  version: SchemaVersion,
+  branches: readonly unknown[],
+): { key: string; tags: Map<string, number>; untagged: number[] } | undefined {
+  const defs = schemaOf(version).$defs;
+  const byKey = new Map<string, Map<string, number>>();
+  branches.forEach((b, i) => {
+    const ref = isNode(b) ? b.$ref : undefined;
+    const node = typeof ref === "string" && ref.startsWith("#/$defs/") ? defs[ref.slice(8)] : b;
+    const props = isNode(node) ? node.properties : undefined;
+    if (!isNode(props)) return;
+    for (const [key, prop] of Object.entries(props)) {
+      const tag = isNode(prop) ? prop.const : undefined;
+      if (typeof tag !== "string") continue;
+      let m = byKey.get(key);
+      if (!m) byKey.set(key, (m = new Map<string, number>()));
+      m.set(tag, i);
+    }
+  });
+  const best = [...byKey].sort((x, y) => y[1].size - x[1].size)[0];
+  if (!best || best[1].size < 2) return undefined;
+  const tagged = new Set(best[1].values());
+  return { key: best[0], tags: best[1], untagged: branches.map((_, i) => i).filter((i) => !tagged.has(i)) };
+}
+
+function valueAt(value: unknown, pointer: string): unknown {
+  let v = value;
+  for (const seg of pointer.split("/").slice(1)) {
+    if (Array.isArray(v)) v = v[Number(seg)];
+    else if (isNode(v)) v = v[unescape(seg)];
+    else return undefined;
+  }
+  return v;
+}
+
+const under = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
+const oneOf = (values: readonly unknown[]) =>
+  values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`;
+
+/**
+ * Ajv reports every failed union branch (15 to 66 errors for one mistake). Readable instead: a
+ * tagged union is judged by the branch its tag names (or the tag is what is wrong), constants and
+ * types at one path are merged (`must be one of …`), a `null` alternative is dropped beside a
+ * real one, union bookkeeping goes.
+ */
+function explain(version: SchemaVersion, errs: readonly ErrorObject[], value: unknown): SchemaProblem[] {
+  let pool = [...errs];
+  const out: SchemaProblem[] = [];
+  const depth = (e: ErrorObject) => e.instancePath.split("/").length;
+  // Outer unions first: the shallowest, and at one path the last reported (Ajv reports a union after its branches).
+  const unions = errs
+    .map((e, i) => ({ e, i }))
+    .filter(({ e }) => (e.keyword === "anyOf" || e.keyword === "oneOf") && Array.isArray(e.schema))
+    .sort((x, y) => depth(x.e) - depth(y.e) || y.i - x.i);
+  for (const { e } of unions) {
+    if (!pool.includes(e)) continue;
+    const branches = e.schema as unknown[];
+    const at = unionPointers(version).get(branches);
+    const tagged = at === undefined ? undefined : tagsOf(version, branches);
+    const parent = e.instancePath;
+    const host = valueAt(value, parent);
+    if (at === undefined || !tagged || !isNode(host)) continue;
+    const tag = host[tagged.key];
+    // No tag: the one branch without one (v1's stdio MCP server), if there is exactly one.
+    const branch =
+      typeof tag === "string"
+        ? tagged.tags.get(tag)
+        : tag === undefined && tagged.untagged.length === 1
+          ? tagged.untagged[0]
+          : undefined;
+    let found: SchemaProblem[];
+    if (branch === undefined) {
+      const tags = oneOf([...tagged.tags.keys()]);
+      found = [
+        tag === undefined
+          ? { path: parent || "/", message: `must have required property '${tagged.key}' (${tags})` }
+          : { path: `${parent}/${escape(tagged.key)}`, message: `must be ${tags}` },
+      ];
+    } else {
+      const fn = validatorAt(version, `${at}/${String(branch)}`);
+      // Valid against its own branch: the union failed otherwise (a `oneOf` matched twice); say it plainly.
+      if (fn(host)) continue;
+      found = explain(version, fn.errors ?? [], host).map((p) => ({
+        path: p.path === "/" ? parent || "/" : parent + p.path,
+        message: p.message,
+      }));
+    }
+    pool = pool.filter((x) => !under(x.instancePath, parent));
+    out.push(...found);
+  }
+  pool = pool.filter((e) => !["anyOf", "oneOf", "not", "if"].includes(e.keyword));
+  // Per path, in the order Ajv found them: constants and types merged, `null` only when alone.
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const e of pool) {
+    const list = byPath.get(e.instancePath);
+    if (list) list.push(e);
+    else byPath.set(e.instancePath, [e]);
+  }
+  for (const [path, list] of byPath) {
+    const at = path || "/";
+    const consts = list.filter((e) => e.keyword === "const").map((e) => e.params.allowedValue as unknown);
+    let types = [
+      ...new Set(list.filter((e) => e.keyword === "type").flatMap((e) => e.params.type as string[] | string)),
+    ];
+    const others = list.filter((e) => e.keyword !== "const" && e.keyword !== "type");
+    // Constants say what the value should be (its type with them); `null` is only news when alone.
+    if (consts.length > 0) types = [];
+    if (types.length > 1 || others.length > 0) types = types.filter((t) => t !== "null");
+    if (consts.length > 0) out.push({ path: at, message: `must be ${oneOf([...new Set(consts)])}` });
+    if (types.length > 0) out.push({ path: at, message: `must be ${types.join(" or ")}` });
+    for (const e of others) {
+      const p = e.params as Record<string, unknown>;
+      let message = e.message ?? e.keyword;
+      if (e.keyword === "enum") message = `must be ${oneOf(p.allowedValues as unknown[])}`;
+      if (e.keyword === "additionalProperties")
+        message = `must NOT have the property '${String(p.additionalProperty)}'`;
+      out.push({ path: at, message });
+    }
+  }
+  const seen = new Set<string>();
+  return out.filter((p) => {
+    const k = `${p.path} ${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** At most this many problems per value: the first ones explain the rest. */
+const MAX_PROBLEMS = 8;
 
 /** `undefined` when valid, else the pruned problems. */
 export function check(version: SchemaVersion, def: string, value: unknown): SchemaProblem[] | undefined {
   const fn = validatorFor(version, def);
   if (fn(value)) return undefined;
-  return pruneErrors(fn.errors ?? []);
+  return explain(version, fn.errors ?? [], value).slice(0, MAX_PROBLEMS);
 }

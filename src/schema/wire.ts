@@ -12,8 +12,8 @@ interface MethodDefs {
 const defsCache = new Map<SchemaVersion, MethodDefs>();
 
 /**
- * Params and result `$defs` per method, from the schema's `x-method` / `x-side` annotations.
- * @internal Runs inside defsFor; exported for the test peers' and the fuzzer's schema checks.
+ * Params and result `$defs` per method, from the schema's `x-method` / `x-side` annotations (who
+ * handles each): for defsFor, `acp-bridge check`, the test peers' and the fuzzer's schema checks.
  */
 export function methodDefs(version: SchemaVersion): MethodDefs {
   let d = defsCache.get(version);
