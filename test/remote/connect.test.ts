@@ -71,11 +71,13 @@ function normalized(x: unknown, sessionId: string): unknown {
 }
 
 /** One turn of `PROMPT` as the client sees it: its initialize answer, every update, how it ended. */
-async function turn(peer: SpawnedClient<1 | 2>, version: 1 | 2): Promise<Turn> {
+async function turn(peer: SpawnedClient<1 | 2>, version: 1 | 2, agentVersion: 1 | 2 = version): Promise<Turn> {
   if (version === 1) {
     const p = peer as SpawnedClient<1>;
     const init = await p.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const s = await p.ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+    // The agent's command list follows the session's creation on its own time: in before the turn.
+    await p.waitForUpdate((u) => u.update.sessionUpdate === "available_commands_update");
     const end = await p.ctx.request("session/prompt", {
       sessionId: s.sessionId,
       prompt: [{ type: "text", text: PROMPT }],
@@ -89,6 +91,8 @@ async function turn(peer: SpawnedClient<1 | 2>, version: 1 | 2): Promise<Turn> {
     capabilities: {},
   });
   const s = await p.ctx.request("session/new", { cwd: process.cwd() });
+  // A v2 agent's commands are in the session's result; a v1 agent's come after it, as an update.
+  if (agentVersion === 1) await p.waitForUpdate((u) => u.update.sessionUpdate === "available_commands_update");
   await p.ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: PROMPT }] });
   const idle = await p.waitForUpdate((u) => {
     const up = u.update as { sessionUpdate: string; state?: string };
@@ -119,11 +123,12 @@ describe("--connect: a remote agent over ACP's transport", () => {
           const local = await turn(
             bridge(clientVersion, ["--", ...AGENTS[agentVersion]], { ACP_DEMO_CHUNK_MS: "0" }),
             clientVersion,
+            agentVersion,
           );
           const wireLog = join(d, "remote-agent.jsonl");
           const remote = await remoteAgent(agentVersion, wireLog);
           const peer = bridge(clientVersion, ["--connect", remote.url(profile)]);
-          const remoteTurn = await turn(peer, clientVersion);
+          const remoteTurn = await turn(peer, clientVersion, agentVersion);
           expect(remoteTurn).toEqual(local);
           checkWire(clientVersion, peer.wire);
           expect((await peer.close()).code).toBe(0);
