@@ -9,6 +9,7 @@ const BUILT = [
   "test/build.test.ts",
   "test/options.test.ts",
   "test/peers.test.ts",
+  "test/remote/**/*.test.ts",
 ];
 // Files that replace a module (`vi.mock`) need a module graph of their own.
 const MOCKING = ["test/engine/barrier.test.ts"];

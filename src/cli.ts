@@ -1,4 +1,4 @@
-// Command line entry: `acp-bridge [options] -- <agent command> [args...]`. The bridge replaces the
+// Command line entry: `acp-bridge [options] -- <agent command> [args...]` (or `acp-bridge serve ...`). The bridge replaces the
 // agent command in an editor's configuration; everything after `--` is the real agent.
 import { VERSION } from "./version.js";
 
@@ -12,6 +12,9 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
 } else if (dashdash === -1 && own[0] === "editor-mcp") {
   // The stdio face of the editor's MCP server, spawned by a v2 agent (src/editor/stdio-command.ts).
   process.exitCode = await (await import("./editor/stdio-command.js")).runEditorMcp();
+} else if (argv[0] === "serve") {
+  // A stdio agent served over ACP's remote transport (src/remote/serve-command.ts).
+  process.exitCode = await (await import("./remote/serve-command.js")).runServe(argv.slice(1));
 } else {
   // The agent first (launch.ts, a small chunk), then the bridge.
   const early = (await import("./launch.js")).startEarly(argv);
