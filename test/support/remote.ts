@@ -7,7 +7,8 @@ import * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import WebSocket from "ws";
-import type { WireEntry } from "./peers.js";
+import { expect } from "vitest";
+import { checkWire, type WireEntry } from "./peers.js";
 
 export interface Served {
   readonly child: ChildProcess;
@@ -173,4 +174,71 @@ export function remoteClient<V extends 1 | 2>(
       await piped;
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The demo's turn
+
+const TEXT = "Sure. Here is a short answer in four chunks.";
+
+type Update = { sessionUpdate: string; state?: string; stopReason?: string; content?: { text?: string } };
+
+/** What a turn showed the client: the agent's text, the update kinds in order, how it ended. */
+export interface Turn {
+  readonly text: string;
+  readonly kinds: readonly string[];
+  readonly stopReason: string | undefined;
+}
+
+function summary(updates: readonly { update: unknown }[], stopReason: string | undefined): Turn {
+  const all = updates.map((u) => u.update as Update);
+  return {
+    text: all
+      .filter((u) => u.sessionUpdate.startsWith("agent_message"))
+      .map((u) => u.content?.text ?? "")
+      .join(""),
+    // The agent announces its commands after session/new, unordered with the turn's start.
+    kinds: all.map((u) => u.sessionUpdate).filter((k) => k !== "available_commands_update"),
+    stopReason,
+  };
+}
+
+/** The handshake, a session and the demo's turn (chunks, a plan, a tool call whose permission is allowed). */
+export async function runTurn(version: 1 | 2, c: RemoteClient<1 | 2>): Promise<Turn> {
+  if (version === 1) {
+    const ctx = (c as RemoteClient<1>).ctx;
+    const init = await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.protocolVersion).toBe(1);
+    const { sessionId } = await ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+    const r = await ctx.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "[chunks][plan][tool] go" }],
+    });
+    return summary(c.updates, r.stopReason);
+  }
+  const ctx = (c as RemoteClient<2>).ctx;
+  const init = await ctx.request("initialize", {
+    protocolVersion: 2,
+    info: { name: "remote", version: "1" },
+    capabilities: {},
+  });
+  expect(init.protocolVersion).toBe(2);
+  const { sessionId } = await ctx.request("session/new", { cwd: process.cwd() });
+  const ack = await ctx.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "[chunks][plan][tool] go" }],
+  });
+  expect(typeof ack.messageId).toBe("string");
+  await c.waitForUpdate((u) => u.update.sessionUpdate === "state_update" && u.update.state === "idle");
+  const idle = c.updates.map((u) => u.update as Update).find((u) => u.state === "idle");
+  return summary(c.updates, idle?.stopReason);
+}
+
+export function expectExact(version: 1 | 2, t: Turn, c: RemoteClient<1 | 2>): void {
+  expect(t.stopReason).toBe("end_turn");
+  expect(t.text).toBe(TEXT);
+  expect(t.kinds).toContain(version === 1 ? "plan" : "plan_update");
+  expect(t.kinds).toContain(version === 1 ? "tool_call" : "tool_call_update");
+  expect(c.permissionRequests).toHaveLength(1);
+  checkWire(version, c.wire);
 }
