@@ -67,8 +67,8 @@ async function socket(s: Served): Promise<WebSocket> {
 /** Sends a request and resolves with its response (messages before it are skipped). */
 function call(ws: WebSocket, id: number, method: string, params: unknown): Promise<unknown> {
   return new Promise((resolve) => {
-    const on = (data: WebSocket.RawData) => {
-      const m = JSON.parse(data.toString()) as { id?: number };
+    const on = (data: Buffer) => {
+      const m = JSON.parse(data.toString("utf8")) as { id?: number };
       if (m.id !== id) return;
       ws.off("message", on);
       resolve(m);
