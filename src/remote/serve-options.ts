@@ -21,7 +21,7 @@ export const SERVE_OPTIONS = {
     type: "string",
     describe:
       "the environment variable holding the bearer token clients must present (default: a fresh token per run, printed on stderr)",
-    doc: "the environment variable holding the bearer token every client must present (`Authorization: Bearer …`); without it, a fresh token per run, printed once on stderr; never taken from the command line",
+    doc: "the environment variable holding the bearer token every client must present (`Authorization: Bearer …`); at least 16 characters; without it, a fresh token per run, printed once on stderr; never taken from the command line",
     metavar: "VAR",
   },
   "tls-cert": {

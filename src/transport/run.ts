@@ -34,7 +34,11 @@ export interface RunOptions {
  */
 export interface ClientPort {
   readonly out: FlowSink & { end(): Promise<void> };
-  start(line: (l: Buffer) => void, oversize: (info: Parameters<Bridge["oversize"]>[1]) => void, toAgent: FlowSink): void;
+  start(
+    line: (l: Buffer) => void,
+    oversize: (info: Parameters<Bridge["oversize"]>[1]) => void,
+    toAgent: FlowSink,
+  ): void;
   readonly gone: Promise<void>;
   /** Stop reading (the bridge is done). */
   stop(): void;

@@ -195,3 +195,29 @@ describe("serve's connections end with their agents", () => {
     TIMEOUT,
   );
 });
+
+describe("serve's command line", () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ["bin/acp-bridge.js", ...args], { encoding: "utf8", timeout: 20_000 });
+
+  it("has its own --help, with the bridge's options, while the stdio command's help has none of serve's", () => {
+    const serveHelp = cli("serve", "--help");
+    expect(serveHelp.status).toBe(0);
+    expect(serveHelp.stdout).toContain("--listen");
+    expect(serveHelp.stdout).toContain("--max-connections");
+    expect(serveHelp.stdout).toContain("--agent-protocol");
+    const help = cli("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).not.toContain("--listen");
+    expect(help.stdout).not.toContain("--token-env");
+  });
+
+  it("requires --listen, and refuses a limit it cannot read (status 2, nothing listening)", () => {
+    const missing = cli("serve", "--", ...AGENT_V2);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("--listen HOST:PORT is required");
+    const typo = cli("serve", "--listen", "127.0.0.1:0", "--max-connections", "1e3", "--", ...AGENT_V2);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain("--max-connections must be an integer");
+  });
+});
