@@ -127,7 +127,7 @@ export function remoteClient<V extends 1 | 2>(
     },
   });
   const piped = out.readable.pipeTo(stream.writable).catch(() => undefined);
-  const tapped = { readable, writable: out.writable } as typeof stream;
+  const tapped = { readable, writable: out.writable };
   const permissionRequests: unknown[] = [];
   const onPermission = ({ params }: { params: any }): any => {
     permissionRequests.push(params);
