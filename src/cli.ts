@@ -1,4 +1,4 @@
-// Command line entry: `acp-bridge [options] -- <agent command> [args...]`. The bridge replaces the
+// Command line entry: `acp-bridge [options] -- <agent command> [args...]` (or `acp-bridge serve ...`). The bridge replaces the
 // agent command in an editor's configuration; everything after `--` is the real agent.
 import { VERSION } from "./version.js";
 
@@ -15,6 +15,9 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
 } else if (argv[0] === "check") {
   // `acp-bridge check [FILE]`: a recorded conversation against the schemas, offline (src/check/).
   process.exitCode = await (await import("./check/command.js")).runCheck(argv.slice(1));
+} else if (argv[0] === "serve") {
+  // A stdio agent served over ACP's remote transport (src/remote/serve-command.ts).
+  process.exitCode = await (await import("./remote/serve-command.js")).runServe(argv.slice(1));
 } else {
   // The agent first (launch.ts, a small chunk), then the bridge.
   const early = (await import("./launch.js")).startEarly(argv);

@@ -283,8 +283,11 @@ type ValueOf<S> = S extends { readonly type: "number" }
         ? C | (S extends { readonly default: string } ? never : undefined)
         : string | undefined;
 
-/** Every option's value, by its camel-cased name (`--max-depth` → `maxDepth`). */
-export type Options = { readonly [K in OptionName as Camel<K>]: ValueOf<(typeof OPTIONS)[K]> };
+/** Every option's value of a table, by its camel-cased name (`--max-depth` → `maxDepth`). */
+export type OptionsOf<T> = { readonly [K in keyof T & string as Camel<K>]: ValueOf<T[K]> };
+
+/** Every option's value, by its camel-cased name. */
+export type Options = OptionsOf<typeof OPTIONS>;
 
 /** Everything the command line says, typed. */
 export interface CliArgs extends Options {
@@ -312,8 +315,7 @@ function defaultValue(spec: OptionSpec): unknown {
  * The one rule for every option's value, whichever parser read it. `raw` is the text typed (a
  * boolean for a flag); `undefined`: absent, the default; an array: the option was given more than once.
  */
-function readOption(name: OptionName, raw: unknown): Read {
-  const spec: OptionSpec = OPTIONS[name];
+function readOption(name: string, spec: OptionSpec, raw: unknown): Read {
   if (raw === undefined) return { value: defaultValue(spec) };
   if (Array.isArray(raw)) return { problem: `--${name} is given more than once` };
   const got = JSON.stringify(raw);
@@ -339,23 +341,34 @@ function readOption(name: OptionName, raw: unknown): Read {
 
 const NAMES = Object.keys(OPTIONS) as OptionName[];
 
+/** The values of a table's options (this one's, or `serve`'s), by name; or the first usage error. */
+export function readTable<T extends Record<string, OptionSpec>>(
+  table: T,
+  raw: (name: keyof T & string) => unknown,
+  into: Record<string, unknown> = {},
+): { readonly values: OptionsOf<T> } | { readonly problem: string } {
+  for (const name of Object.keys(table)) {
+    const read = readOption(name, table[name] as OptionSpec, raw(name));
+    if ("problem" in read) return read;
+    into[camel(name)] = read.value;
+  }
+  return { values: into as OptionsOf<T> };
+}
+
 /** Typed arguments from the raw values of either parser, by option name; or the first usage error. */
 export function readOptions(
   raw: (name: OptionName) => unknown,
   command: readonly string[],
 ): { readonly args: CliArgs } | { readonly problem: string } {
-  const args: Record<string, unknown> = { command };
-  for (const name of NAMES) {
-    const read = readOption(name, raw(name));
-    if ("problem" in read) return read;
-    args[camel(name)] = read.value;
-  }
+  const read = readTable(OPTIONS, raw, { command });
+  if ("problem" in read) return read;
+  const args = read.values as CliArgs;
   // Exactly one agent: a command after `--`, or a remote one.
   if (args.connect === undefined && command.length === 0) return { problem: "missing the agent command after --" };
   if (args.connect !== undefined && command.length > 0)
     return { problem: "--connect reaches a remote agent: give no agent command with it" };
   if (args.connect === undefined && args.headerEnv !== undefined) return { problem: "--header-env needs --connect" };
-  return { args: args as unknown as CliArgs };
+  return { args };
 }
 
 /** Every option's default (what the engine uses for an option its caller leaves out). */

@@ -16,7 +16,7 @@ function startClosure(entry: string, seen = new Set<string>()): Set<string> {
 }
 
 describe("bundle", () => {
-  it("starts without zod and yargs, which only its lazy chunks hold", () => {
+  it("starts without zod, yargs and serve's server, which only its lazy chunks hold", () => {
     // A start is cli.js and the main chunk it imports (dynamically, so that --version skips it).
     const main = /import\("\.\/(main-[^"]+)"\)/.exec(readFileSync(new URL("cli.js", dir), "utf8"))?.[1];
     expect(main).toBeDefined();
@@ -25,6 +25,9 @@ describe("bundle", () => {
     const text = start.map((f) => readFileSync(new URL(f, dir), "utf8")).join("\n");
     expect(text).not.toContain("ZodError");
     expect(text).not.toContain("yargs-parser");
+    // `serve` loads its server, the SDK's transports and `ws` only when asked for.
+    expect(text).not.toContain("WebSocketServer");
+    expect(text).not.toContain("AcpServer");
     expect(text).toContain("parseQuick");
   });
 });

@@ -90,7 +90,14 @@ export interface StartedAgent {
  * that reaches the bridge from then on goes to the agent's group, and SIGKILL follows after
  * `graceMs` if the group is still alive.
  */
-export function startAgent(command: string, args: readonly string[], graceMs: number, log: Logger): StartedAgent {
+export function startAgent(
+  command: string,
+  args: readonly string[],
+  graceMs: number,
+  log: Logger,
+  // `serve` runs many agents and ends each through its own connection's shutdown instead.
+  forwardSignals = true,
+): StartedAgent {
   const agent = spawnAgent(command, args, false);
   const out = agent.child.stdout;
   if (!out) throw new Error("agent stdout is not piped");
@@ -107,7 +114,7 @@ export function startAgent(command: string, args: readonly string[], graceMs: nu
   };
   const onInt = forward("SIGINT");
   const onTerm = forward("SIGTERM");
-  process.on("SIGINT", onInt).on("SIGTERM", onTerm);
+  if (forwardSignals) process.on("SIGINT", onInt).on("SIGTERM", onTerm);
   return {
     agent,
     stdoutEnded,

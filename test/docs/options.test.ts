@@ -3,7 +3,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { withCheckOptions, withOptions } from "../../src/docs/options-table.js";
-import { OPTIONS, type OptionName } from "../../src/options.js";
+import { OPTIONS, type OptionSpec } from "../../src/options.js";
+import { SERVE_OPTIONS } from "../../src/remote/serve-options.js";
+
+/** Every option of both tables: the bridge's and `serve`'s. */
+const ALL: Readonly<Record<string, OptionSpec>> = { ...OPTIONS, ...SERVE_OPTIONS };
 
 /** A default as SECURITY.md writes it: `1,024`, `32 MiB`, `256 KiB`, `30 s`. */
 function amount(cell: string): number {
@@ -14,7 +18,7 @@ function amount(cell: string): number {
 }
 
 describe("options documentation", () => {
-  it("the README carries the options table of src/options.ts (run `npm run docs` after a change)", () => {
+  it("the README carries the options tables of src/options.ts and serve's (run `npm run docs` after a change)", () => {
     const readme = readFileSync("README.md", "utf8");
     expect(readme).toBe(withOptions(readme));
   });
@@ -26,7 +30,7 @@ describe("options documentation", () => {
 
   it("the README's table states every integer option's range", () => {
     const readme = readFileSync("README.md", "utf8");
-    for (const spec of Object.values(OPTIONS))
+    for (const spec of Object.values(ALL))
       if (spec.type === "number") expect(readme).toContain(`N from ${String(spec.min)} to ${String(spec.max)} |`);
   });
 
@@ -38,13 +42,16 @@ describe("options documentation", () => {
     const named = new Set<string>();
     for (const [, dflt, option] of rows) {
       const name = /^`--([a-z-]+)(?: N)?`$/.exec(option ?? "")?.[1];
-      if (name === undefined || !Object.hasOwn(OPTIONS, name)) continue;
-      const spec = OPTIONS[name as OptionName];
+      if (name === undefined || !Object.hasOwn(ALL, name)) continue;
+      const spec = ALL[name]!;
       if (spec.type !== "number") continue;
       named.add(name);
       expect(amount(dflt ?? ""), `--${name}`).toBe(spec.default);
     }
     // The size, depth, handshake and shutdown limits, and the two of mappings/limits.ts.
     expect(named.size).toBeGreaterThanOrEqual(6);
+    // serve's limits, each one.
+    for (const [name, spec] of Object.entries(SERVE_OPTIONS))
+      if (spec.type === "number") expect(named.has(name), `--${name}`).toBe(true);
   });
 });

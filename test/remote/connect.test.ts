@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkWire, readWireLog, spawnWithClient, type SpawnedClient } from "../support/peers.js";
 import { startRemoteAgent, type RemoteAgent } from "../support/remote-agent.js";
+import { startServe, type Served } from "../support/remote.js";
 
 const BRIDGE = "bin/acp-bridge.js";
 const AGENTS = {
@@ -21,6 +22,7 @@ const TIMEOUT = 60_000;
 let dir: string;
 const peers: SpawnedClient<1 | 2>[] = [];
 const remotes: RemoteAgent[] = [];
+const served: Served[] = [];
 
 afterEach(async () => {
   for (const p of peers.splice(0)) {
@@ -28,6 +30,10 @@ afterEach(async () => {
     await p.exit;
   }
   for (const r of remotes.splice(0)) await r.close();
+  for (const s of served.splice(0)) {
+    s.child.kill("SIGTERM");
+    await s.exit;
+  }
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -136,6 +142,39 @@ describe("--connect: a remote agent over ACP's transport", () => {
         },
         TIMEOUT,
       );
+
+  for (const profile of ["ws", "http"] as const)
+    it(
+      `a v1 editor through --connect (${profile}) to acp-bridge serve in front of the v2 agent: the turn is the one over stdio, traced per connection`,
+      async () => {
+        const d = scratch();
+        const local = await turn(bridge(1, ["--", ...AGENTS[2]], { ACP_DEMO_CHUNK_MS: "0" }), 1, 2);
+        const trace = join(d, "served.jsons");
+        const server = await startServe(
+          ["--listen", "127.0.0.1:0", "--token-env", "SERVE_TOKEN", "--trace", trace, "--", ...AGENTS[2]],
+          { SERVE_TOKEN: "a-token-of-sixteen-chars", ACP_WIRE_LOG: join(d, "agent.jsonl") },
+        );
+        served.push(server);
+        const url = profile === "ws" ? server.wsUrl : server.url;
+        const peer = bridge(1, ["--connect", url, "--header-env", "Authorization=SERVE_TOKEN"], {
+          SERVE_TOKEN: "a-token-of-sixteen-chars",
+        });
+        expect(await turn(peer, 1, 2)).toEqual(local);
+        checkWire(1, peer.wire);
+        expect((await peer.close()).code).toBe(0);
+        // serve's bridge translated (v1 client, v2 agent): its connection's trace holds both sides.
+        const events = readFileSync(join(d, "served-1.jsons"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { method?: string; from: string; to: string });
+        expect(events.some((e) => e.method === "session/prompt" && e.from === "client")).toBe(true);
+        expect(events.some((e) => e.method === "session/update" && e.from === "agent")).toBe(true);
+        checkAgentWire(join(d, "agent.jsonl"), 2);
+        server.child.kill("SIGTERM");
+        expect((await server.exit).code).toBe(0);
+      },
+      TIMEOUT,
+    );
 
   it(
     "a chain over the remote link: a v1 editor, a bridge, a --connect bridge and a remote v1 agent give the turn the agent gives the editor directly",
