@@ -18,7 +18,10 @@
 // latency round's percentiles and CPU per request), BENCH_MIX (the throughput runs' traffic: own,
 // the bench's own mix; real, the mix derived from recorded agent turns; replay, the recorded
 // agent-side updates; a comma-separated list, or all, the default: see bench/traffic/README.md),
-// BENCH_SLOW_MIX (the slow client's traffic, default own), BENCH_THROUGHPUT_ONLY=1 (throughput alone).
+// BENCH_SLOW_MIX (the slow client's traffic, default own), BENCH_THROUGHPUT_ONLY=1 (throughput alone),
+// BENCH_REMOTE=0 (skip the remote row: a v1 client → `acp-bridge --connect ws://…` → `acp-bridge
+// serve` → the v2 agent, against the same agent behind the bridge over stdio; BENCH_ONLY=remote:
+// that row alone).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -486,6 +489,106 @@ async function latencies(path: Path): Promise<Latencies> {
   };
 }
 
+/**
+ * `acp-bridge serve` on a loopback port in front of the fake agent (of `env`'s mix and version):
+ * the remote agent of the `--connect` row. Resolves once it listens.
+ */
+async function startServe(env: Record<string, string>): Promise<{ url: string; token: string; stop(): Promise<void> }> {
+  const token = `bench-${process.pid}-${Date.now()}`;
+  const child = spawn(
+    NODE,
+    [
+      BRIDGE,
+      "serve",
+      "--listen",
+      "127.0.0.1:0",
+      "--token-env",
+      "BENCH_TOKEN",
+      "--log-level",
+      "error",
+      "--",
+      NODE,
+      AGENT,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env, BENCH_TOKEN: token } },
+  );
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (d: string) => {
+      stderr += d;
+      const m = /(ws:\/\/[^\s)]+\/acp)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`acp-bridge serve exited (${String(code)}): ${stderr}`)));
+  });
+  return {
+    url,
+    token,
+    stop: async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+/** Throughput of a v1 client → `--connect` (WebSocket) → `serve` → v2 agent on `mix`. */
+async function remoteThroughput(mix: Mix): Promise<{ rate: number; cpuUs: number }> {
+  const serve = await startServe({ BENCH_MIX: mix, BENCH_AGENT_VERSION: "2" });
+  try {
+    const target: Target = {
+      name: "bridge --connect (v1 client) → serve (v2 agent)",
+      clientVersion: 1,
+      agentVersion: 2,
+      argv: [
+        NODE,
+        ...NODE_ARGS,
+        BRIDGE,
+        "--log-level",
+        "error",
+        "--connect",
+        serve.url,
+        "--header-env",
+        "Authorization=BENCH_TOKEN",
+      ],
+    };
+    const d = new Driver(target, { BENCH_TOKEN: serve.token });
+    const sid = await d.handshake();
+    await d.turn(sid, 2000); // warm-up
+    const cpu0 = cpuMs(d.child.pid!);
+    const ms = await d.turn(sid, N);
+    const cpu = cpuMs(d.child.pid!) - cpu0;
+    await d.close();
+    return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
+  } finally {
+    await serve.stop();
+  }
+}
+
+/**
+ * The remote row: the same v2 agent and traffic reached over loopback WebSocket (`--connect` to
+ * `serve`, which translates) and over stdio (the bridge in front of it), rounds interleaved, medians.
+ */
+async function remoteRow(): Promise<void> {
+  out(
+    "\n| path | traffic | remote over loopback WebSocket vs the bridge over stdio | updates/s: remote (stdio) | CPU per update of the --connect bridge |\n|---|---|---|---|---|\n",
+  );
+  for (const mix of MIXES) {
+    const remote: number[] = [];
+    const local: number[] = [];
+    const cpu: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const m = await remoteThroughput(mix);
+      remote.push(m.rate);
+      cpu.push(m.cpuUs);
+      local.push((await throughput(paths[0]!.bridge, mix)).rate);
+    }
+    out(
+      `| v1 client → bridge --connect → serve → v2 agent | ${MIX_LABEL[mix]} | ${x(median(remote) / median(local))} | ${fixed(median(remote) / 1000)}k (${fixed(median(local) / 1000)}k) | ${fixed(median(cpu), 2)} µs |\n`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const t0 = performance.now();
@@ -508,15 +611,18 @@ async function main(): Promise<void> {
   // The noise floor: the same steady windows with a second raw relay in the bridge's place (v1
   // agent); the first seconds are skipped, for time (the bench's five minutes).
   const floor =
-    only === "none" || THROUGHPUT_ONLY ? undefined : await latencyRounds(paths[2]!.raw, paths[2]!.raw, false);
+    only === "none" || only === "remote" || THROUGHPUT_ONLY
+      ? undefined
+      : await latencyRounds(paths[2]!.raw, paths[2]!.raw, false);
   if (floor)
     out(
       `noise floor: raw relay against a second raw relay, same rounds: p50/p99 ${fixed(floor[1].p50, 2)}/${fixed(floor[1].p99, 2)} ms against ${fixed(floor[0].p50, 2)}/${fixed(floor[0].p99, 2)} ms, ${x(floor[1].p99 / floor[0].p99)}\n`,
     );
   // Throughput per traffic (each row against the relays of the same run and traffic).
-  out(
-    "\n| path | traffic | throughput vs raw line relay | vs parse+stringify relay | CPU per update vs raw relay | updates/s: bridge (raw relay, parse+stringify) |\n|---|---|---|---|---|---|\n",
-  );
+  if (rows.length > 0)
+    out(
+      "\n| path | traffic | throughput vs raw line relay | vs parse+stringify relay | CPU per update vs raw relay | updates/s: bridge (raw relay, parse+stringify) |\n|---|---|---|---|---|---|\n",
+    );
   for (const r of rows)
     for (const t of r.throughput)
       out(
@@ -524,7 +630,7 @@ async function main(): Promise<void> {
           `${x(t.cpu.bridge / t.cpu.raw)} | ${fixed(t.rates.bridge / 1000)}k (${fixed(t.rates.raw / 1000)}k, ${fixed(t.rates.parse / 1000)}k) |\n`,
       );
   // Requests and start-up: no flood, so no traffic.
-  if (!THROUGHPUT_ONLY) {
+  if (!THROUGHPUT_ONLY && rows.length > 0) {
     out(
       `\n| path | request p99 at ${RATE}/s vs raw relay | spawn → \`initialize\` answered | RSS at start |\n|---|---|---|---|\n`,
     );
@@ -537,7 +643,7 @@ async function main(): Promise<void> {
         );
   }
   out("\n");
-  if (SLOW_UPDATES > 0 && !THROUGHPUT_ONLY) {
+  if (SLOW_UPDATES > 0 && !THROUGHPUT_ONLY && only !== "remote") {
     // The raw relay's growth under the same load is node's own share (young generation, buffers).
     const relayGrowth = await slowClient(paths[0]!.raw, SLOW_UPDATES);
     // `BENCH_ONLY=none`: the slow client alone, on every path.
@@ -549,6 +655,7 @@ async function main(): Promise<void> {
       );
     }
   }
+  if (process.env.BENCH_REMOTE !== "0" && (only === undefined || only === "remote")) await remoteRow();
   out(
     `start-up: acp-bridge --version ${fixed(versionMs([BRIDGE, "--version"]))} ms (node -e 0: ${fixed(versionMs(["-e", "0"]))} ms)\n`,
   );

@@ -93,7 +93,9 @@ async function play(
     const files = await checkFiles(ws.cwd);
     // The server reaps the agent with its connection: its trace is complete once it stopped.
     await served?.stop();
-    const agentWire = via === "bridge" ? wireFromTrace(readFileSync(trace, "utf8")) : undefined;
+    // serve traces its (one) connection into `<trace>-1.jsons`.
+    const agentTrace = served ? trace.replace(/\.jsons$/, "-1.jsons") : trace;
+    const agentWire = via === "bridge" ? wireFromTrace(readFileSync(agentTrace, "utf8")) : undefined;
     const failures = [
       ...(run.failure ? [run.failure] : []),
       ...(agentWire ? versionFailures(spokenVersion(agentWire), agentVersion) : []),
