@@ -208,7 +208,7 @@ describe("--connect: a remote agent over ACP's transport", () => {
   );
 
   it(
-    "the header --header-env names carries the token from the environment; without it initialize is refused with the 401 and the bridge exits 1",
+    "the header --header-env names carries the token from the environment; without it (401) or with a wrong one (403) initialize is refused with the status and the bridge exits 1",
     async () => {
       const d = scratch();
       const token = "s3cret-token-value";
@@ -227,15 +227,22 @@ describe("--connect: a remote agent over ACP's transport", () => {
       // Neither the command line nor the trace holds the secret.
       expect(readFileSync(trace, "utf8")).not.toContain(token);
 
-      for (const profile of ["ws", "http"] as const) {
-        const refused = bridge(1, ["--connect", remote.url(profile)]);
+      // Without credentials (401), and with the wrong ones (403).
+      for (const [profile, env] of [
+        ["ws", {}],
+        ["http", {}],
+        ["ws", { REMOTE_TOKEN: "wrong" }],
+        ["http", { REMOTE_TOKEN: "wrong" }],
+      ] as const) {
+        const withHeader = "REMOTE_TOKEN" in env ? ["--header-env", "Authorization=REMOTE_TOKEN"] : [];
+        const refused = bridge(1, ["--connect", remote.url(profile), ...withHeader], env);
         const error = await refused.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).then(
           () => undefined,
           (e: unknown) => e as { code: number; message: string; data: Record<string, unknown> },
         );
         expect(error?.code).toBe(-32603);
         expect(error?.data.reason).toBe("remote_unreachable");
-        expect(error?.message).toContain("401");
+        expect(error?.message).toContain("REMOTE_TOKEN" in env ? "403" : "401");
         checkWire(1, refused.wire);
         expect((await refused.exit).code).toBe(1);
       }
@@ -271,8 +278,15 @@ describe("--connect: a remote agent over ACP's transport", () => {
       const key = readFileSync("test/fixtures/tls/key.pem", "utf8");
       const remote = await startRemoteAgent(AGENTS[2], { env: { ACP_DEMO_CHUNK_MS: "0" }, tls: { cert, key } });
       remotes.push(remote);
-      for (const profile of ["ws", "http"] as const) {
-        const refused = bridge(1, ["--connect", remote.url(profile)]);
+      // Without credentials (401), and with the wrong ones (403).
+      for (const [profile, env] of [
+        ["ws", {}],
+        ["http", {}],
+        ["ws", { REMOTE_TOKEN: "wrong" }],
+        ["http", { REMOTE_TOKEN: "wrong" }],
+      ] as const) {
+        const withHeader = "REMOTE_TOKEN" in env ? ["--header-env", "Authorization=REMOTE_TOKEN"] : [];
+        const refused = bridge(1, ["--connect", remote.url(profile), ...withHeader], env);
         const error = await refused.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).then(
           () => undefined,
           (e: unknown) => e as { message: string; data: Record<string, unknown> },

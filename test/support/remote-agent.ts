@@ -70,17 +70,23 @@ export async function startRemoteAgent(argv: readonly string[], opts: RemoteAgen
   const handle = createNodeHttpHandler(acp);
   const wss = new WebSocketServer({ noServer: true });
   const upgrade = createNodeWebSocketUpgradeHandler(acp, wss);
-  const allowed = (req: IncomingMessage) =>
-    opts.token === undefined || req.headers.authorization === `Bearer ${opts.token}`;
+  /** 401 without credentials, 403 with the wrong ones (as gateways answer), undefined when allowed. */
+  const refusal = (req: IncomingMessage): 401 | 403 | undefined => {
+    if (opts.token === undefined || req.headers.authorization === `Bearer ${opts.token}`) return undefined;
+    return req.headers.authorization === undefined ? 401 : 403;
+  };
   const listener: RequestListener = (req, res) => {
-    if (!allowed(req)) res.writeHead(401).end();
+    const status = refusal(req);
+    if (status !== undefined) res.writeHead(status).end();
     else handle(req, res);
   };
   const server = opts.tls
     ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, listener)
     : createServer(listener);
   server.on("upgrade", (req, socket, head) => {
-    if (!allowed(req)) socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    const status = refusal(req);
+    if (status !== undefined)
+      socket.end(`HTTP/1.1 ${String(status)} Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
     else upgrade(req, socket, head);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
