@@ -60,7 +60,7 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
           },
         }
       : {};
-  const bridge = createBridgeConfig(options, log, hooks);
+  const bridge = createBridgeConfig(connect === undefined ? options : { ...options, remoteAgent: true }, log, hooks);
   let status: number;
   if (connect !== undefined) {
     // Loaded only for a remote agent: the transports and `ws` stay off the stdio path (start-up budget).

@@ -17,7 +17,14 @@ import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
 import { isObject } from "../base/json.js";
 
 /** Options the transport and the command line read (src/main.ts), not the engine. */
-type NotTheEngines = "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" | "logLevel";
+type NotTheEngines =
+  | "maxMessageBytes"
+  | "shutdownGraceMs"
+  | "strict"
+  | "trace"
+  | "logLevel"
+  | "connect"
+  | "headerEnv";
 type Given = "agentProtocol" | "clientProtocol" | "mcpUnsupported";
 
 /** The engine's options: the command line's (src/options.ts); any left out takes its default. */
@@ -25,8 +32,10 @@ export type BridgeOptions = Pick<Options, Given> &
   Partial<Omit<Options, Given | NotTheEngines>> & {
     /** The editor tools' stdio face (`acp-bridge editor-mcp`); by default this process's own CLI. */
     readonly editorStdioCommand?: { readonly command: string; readonly args: readonly string[] };
+    /** The agent runs elsewhere (`--connect`): this machine's loopback and commands are not its. */
+    readonly remoteAgent?: boolean;
   };
-type Complete = Omit<Options, NotTheEngines> & Pick<BridgeOptions, "editorStdioCommand">;
+type Complete = Omit<Options, NotTheEngines> & Pick<BridgeOptions, "editorStdioCommand" | "remoteAgent">;
 
 /** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
 function stashPolicy(options: Complete): StashPolicy {
@@ -73,6 +82,7 @@ function directionAConfig(options: Complete, log: Logger): AConfig {
             maxConcurrent: options.editorToolsMaxConcurrent,
             timeoutMs: options.editorToolsTimeoutMs,
             stdioCommand: options.editorStdioCommand ?? ownCommand(),
+            onlyAcp: options.remoteAgent === true,
           },
         }),
   };

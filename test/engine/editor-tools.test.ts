@@ -434,6 +434,14 @@ describe("where the editor's MCP server is not offered (H §6.5)", () => {
     expect((await plainNew(FULL, { session: {} })).mcpServers).toEqual([]);
   });
 
+  it("offers a remote agent (--connect) only MCP-over-ACP: the loopback endpoint and the stdio command are not on its machine", async () => {
+    expect((await plainNew(FULL, HTTP, { remoteAgent: true })).mcpServers).toEqual([]);
+    const acp = (await plainNew(FULL, { session: { mcp: { acp: {}, http: {} } } }, { remoteAgent: true })) as {
+      mcpServers: { type?: string; name: string }[];
+    };
+    expect(acp.mcpServers.map((m) => [m.type, m.name])).toEqual([["acp", "editor"]]);
+  });
+
   it("offers nothing to an agent that is itself an acp-bridge (its v1 agent calls the client itself)", async () => {
     const marker = {
       "acp-bridge": { bridge: { name: "acp-bridge", version: "0" }, clientProtocol: 2, agentProtocol: 1 },

@@ -40,6 +40,11 @@ export interface EditorToolsConfig {
   readonly timeoutMs: number;
   /** How the agent starts the stdio face: this bridge's own command with `editor-mcp`. */
   readonly stdioCommand: { readonly command: string; readonly args: readonly string[] };
+  /**
+   * The agent is remote (`--connect`): the loopback HTTP endpoint and the stdio command are this
+   * machine's, out of its reach; only MCP-over-ACP, which rides on the ACP connection, reaches it.
+   */
+  readonly onlyAcp?: boolean;
 }
 
 /** What the v2 agent advertised that the translation depends on (H §2.4). */

@@ -30,6 +30,7 @@ export function editorTransport(
   if (config === undefined || client.bridgePeer || agent.bridge === true || !agent.hasSession) return undefined;
   if (!(client.fsRead === true || client.fsWrite === true || client.terminals === true)) return undefined;
   if (agent.mcp.acp === true) return "acp";
+  if (config.onlyAcp === true) return undefined;
   if (agent.mcp.http) return "http";
   if (agent.mcp.stdio) return "stdio";
   return undefined;
