@@ -73,6 +73,27 @@ describe.each([2, 1] as const)("acp-bridge serve in front of the v%i demo agent"
     TIMEOUT,
   );
 
+  it.each(["ws", "http"] as const)(
+    "reaps the agent of a client that disconnects mid-turn (%s), nothing left running",
+    async (profile) => {
+      await until(() => childrenOf(s.pid).length === 0, "no agent left from earlier tests");
+      const c = connect(1, profile, s);
+      const ctx = c.ctx;
+      await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+      // A turn that runs for a while: gone mid-way, its prompt is never answered to anyone.
+      void ctx
+        .request("session/prompt", { sessionId, prompt: [{ type: "text", text: "[chunks][slow:10000] go" }] })
+        .catch(() => undefined);
+      await c.waitForUpdate((u) => u.update.sessionUpdate === "agent_message_chunk");
+      const agents = childrenOf(s.pid);
+      expect(agents).toHaveLength(1);
+      await c.close();
+      await until(() => agents.every((p) => !alive(p)) && childrenOf(s.pid).length === 0, "the agent reaped");
+    },
+    TIMEOUT,
+  );
+
   it(
     "runs one agent process per connection and reaps it when its client closes",
     async () => {
