@@ -211,6 +211,8 @@ describe("serve's limits", () => {
       const status = readFileSync(`/proc/${String(s.pid)}/status`, "utf8");
       const peak = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
       console.log(`serve: 50 connections, each a turn, in ${String(ms)} ms; serve's peak RSS ${peak ?? "?"} kB`);
+      // Bounded: 50 bridges in one process stay far below what 50 bridge processes would take (~50 MiB each).
+      expect(Number(peak)).toBeLessThan(256 * 1024);
       // The same version's turns are the same turn.
       const first: Partial<Record<1 | 2, Turn>> = {};
       for (const { version, t } of turns) expect(t).toEqual((first[version] ??= t));
