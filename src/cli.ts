@@ -15,6 +15,9 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
 } else if (argv[0] === "check") {
   // `acp-bridge check [FILE]`: a recorded conversation against the schemas, offline (src/check/).
   process.exitCode = await (await import("./check/command.js")).runCheck(argv.slice(1));
+} else if (argv[0] === "doctor") {
+  // `acp-bridge doctor -- <agent>`: probes an agent, reports what editors get through the bridge (src/doctor/).
+  process.exitCode = await (await import("./doctor/command.js")).runDoctor(argv.slice(1));
 } else {
   // The agent first (launch.ts, a small chunk), then the bridge.
   const early = (await import("./launch.js")).startEarly(argv);
