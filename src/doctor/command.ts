@@ -107,7 +107,11 @@ function renderHuman(r: DoctorReport, paint: Paint): string {
         ? `protocolVersion ${JSON.stringify(d.protocolVersion) ?? "absent"}`
         : directSummary(d).text;
     const exit =
-      d.exitMs === null ? "did not exit in time after stdin closed" : `exits ${String(d.exitMs)} ms after stdin closed`;
+      d.outcome === "not-started"
+        ? "never ran"
+        : d.exitMs === null
+          ? "did not exit in time after stdin closed"
+          : `exits ${String(d.exitMs)} ms after stdin closed`;
     line(`  v${String(d.asked)} initialize: ${what}; ${exit}`);
   }
   for (const e of [r.editors.v1, r.editors.v2]) {

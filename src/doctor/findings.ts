@@ -4,8 +4,8 @@
 import { isSchemaMethod, EXTENSION_PREFIX } from "../../mappings/methods.js";
 import { messageProblem } from "../schema/wire.js";
 
-export const TIERS = ["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"] as const;
-export type Tier = (typeof TIERS)[number];
+const TIERS = ["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"] as const;
+type Tier = (typeof TIERS)[number];
 
 export interface Finding {
   readonly tier: Tier;

@@ -34,7 +34,7 @@ const OFFER = {
   2: { elicitation: { form: {} } },
 } as const;
 
-export interface AuthMethodInfo {
+interface AuthMethodInfo {
   readonly id: string;
   readonly name: string;
 }
@@ -55,7 +55,7 @@ export interface DirectResult {
 /** A request's outcome: `ok`, `login needed` (-32000), `timeout`, or the error. */
 type Outcome = string;
 
-export interface MethodsView {
+interface MethodsView {
   readonly passThrough: boolean;
   readonly emulated: readonly { method: string; note: string }[];
   readonly refused: readonly { method: string; kind: string; reason: string }[];
@@ -92,7 +92,7 @@ export const text = (x: unknown): string => (typeof x === "string" ? x : (JSON.s
 const recordOf = (x: unknown): Record<string, unknown> => (isObject(x) ? x : {});
 
 /** The dotted paths that are on in a capabilities object (`true`, or an object: `{}` advertises). */
-export function capabilityPaths(caps: unknown, prefix = ""): string[] {
+function capabilityPaths(caps: unknown, prefix = ""): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(recordOf(caps))) {
     if (k === "_meta") continue;
@@ -324,7 +324,7 @@ function methodsView(editor: 1 | 2, agent: 1 | 2): MethodsView {
 function lostOffer(
   editor: 1 | 2,
   agentVersion: 1 | 2,
-  agentCaps: readonly string[],
+  agentResult: unknown,
   editorTools: string | undefined,
 ): { capability: string; how: string }[] {
   const col = editor === 1 ? "v1" : "v2";
@@ -348,31 +348,17 @@ function lostOffer(
             : ""),
       });
     }
-  // MCP servers the editor may name in a session request: v1's stdio is baseline, the rest advertised.
-  const transports =
+  // MCP servers the editor may name in a session request (v1's stdio is baseline, v2's advertised),
+  // against what the agent's own initialize answer takes.
+  const own = recordOf(agentResult);
+  const takes = (t: string) =>
     agentVersion === 1
-      ? [
-          ["http", "mcpCapabilities.http"],
-          ["sse", "mcpCapabilities.sse"],
-        ]
-      : [
-          ["stdio", "session.mcp.stdio"],
-          ["http", "session.mcp.http"],
-        ];
-  const seen = (path: string) => {
-    // The editor sees the agent's capabilities in its own version's shape.
-    const mine =
-      editor === agentVersion
-        ? path
-        : path.startsWith("mcpCapabilities.")
-          ? `session.mcp.${path.slice(16)}`
-          : `mcpCapabilities.${path.slice(12)}`;
-    return agentCaps.includes(mine);
-  };
-  for (const [transport, path] of transports)
-    if (!seen(path ?? ""))
+      ? t === "stdio" || recordOf(recordOf(own.agentCapabilities).mcpCapabilities)[t] === true
+      : isObject(recordOf(recordOf(recordOf(own.capabilities).session).mcp)[t]);
+  for (const transport of editor === 1 ? ["stdio", "http", "sse"] : ["stdio", "http"])
+    if (!takes(transport))
       out.push({
-        capability: `MCP servers over ${transport ?? ""}`,
+        capability: `MCP servers over ${transport}`,
         how: `the agent does not take them: a session request naming one is refused (--mcp-unsupported ${DEFAULT_OPTIONS.mcpUnsupported}, H §4.2)`,
       });
   return out;
@@ -389,6 +375,8 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
   const sentToAgent: Record<string, unknown>[] = [];
   const editorViolations: string[] = [];
   const pending = new Map<string, (m: Record<string, unknown>) => void>();
+  /** The agent's own answer to the bridge's last initialize (the one the handshake kept). */
+  let agentInit: unknown;
   const config = createBridgeConfig(
     {
       agentProtocol: "auto",
@@ -412,6 +400,7 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
         const answered = recordOf(o.result).protocolVersion;
         const version =
           method === "initialize" && (answered === 1 || answered === 2) ? answered : bridge.versions?.agent;
+        if (method === "initialize" && o.result !== undefined) agentInit = o.result;
         observeAgentMessage(setup.findings, probe, msg, version, (id) => askedOfAgent.get(JSON.stringify(id)));
       },
     },
@@ -524,7 +513,7 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
       ...(loginNeeded === undefined ? {} : { loginNeeded }),
       requests,
       methods: methodsView(editor, agentVersion),
-      notReaching: lostOffer(editor, agentVersion, caps, editorTools),
+      notReaching: lostOffer(editor, agentVersion, agentInit, editorTools),
       ...(editorTools === undefined ? {} : { editorTools }),
     };
   }
