@@ -6,6 +6,9 @@ const GROUPS = process.platform !== "win32";
 /** stderr kept per probe for the report (what is beyond is counted, not kept). */
 const STDERR_KEPT = 2048;
 
+/** A wait that never keeps the process alive (the exit it races usually comes first). */
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 export interface ProbeExit {
   /** Milliseconds from stdin's close to the process's exit; undefined when it outlived the grace. */
   readonly exitMs: number | undefined;
@@ -81,9 +84,9 @@ export class ProbeAgent {
     clearTimeout(timer);
     const exitMs = inTime ? Date.now() - start : undefined;
     this.signal("SIGTERM");
-    if (!inTime) await Promise.race([this.exited, new Promise((r) => setTimeout(r, 500))]);
+    if (!inTime) await Promise.race([this.exited, pause(500)]);
     this.signal("SIGKILL");
-    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+    await Promise.race([this.exited, pause(1000)]);
     this.child.stdout.destroy();
     this.child.stderr.destroy();
     return { exitMs, exitedEarly, code: this.exitInfo?.code ?? null, signal: this.exitInfo?.signal ?? null };

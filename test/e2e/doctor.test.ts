@@ -55,11 +55,19 @@ async function report(args: readonly string[], env?: NodeJS.ProcessEnv): Promise
   return { run, json: JSON.parse(run.stdout) as Report };
 }
 
+/** One run per demo agent, shared by the tests that read it (each run starts the agent four times). */
+const once = <T>(f: () => Promise<T>) => {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+};
+const humanV1 = once(() => doctor(["--", process.execPath, AGENT_V1]));
+const jsonV2 = once(() => report(["--", process.execPath, AGENT_V2]));
+
 describe("acp-bridge doctor against the demo agents", () => {
   it(
     "reports a v1 agent usable by both editors: pass-through for v1, translated for v2, no findings",
     async () => {
-      const run = await doctor(["--", process.execPath, AGENT_V1]);
+      const run = await humanV1();
       expect(run.status).toBe(0);
       expect(run.stdout).toContain("A v1 editor through the bridge: usable");
       expect(run.stdout).toContain("negotiated: v1 ↔ v1, pass-through");
@@ -76,7 +84,7 @@ describe("acp-bridge doctor against the demo agents", () => {
   it(
     "prints one plain progress line per probe on stderr when piped: no spinner, no colour",
     async () => {
-      const run = await doctor(["--", process.execPath, AGENT_V1]);
+      const run = await humanV1();
       const lines = run.stderr.split("\n").filter(Boolean);
       expect(lines).toHaveLength(4);
       expect(lines.map((l) => /\[(\d)\/4\]/.exec(l)?.[1])).toEqual(["1", "2", "3", "4"]);
@@ -91,7 +99,7 @@ describe("acp-bridge doctor against the demo agents", () => {
   it(
     "reports, as JSON, a v2 agent: -32022 to v1, a translated v1 editor with the editor's tools, pass-through for v2",
     async () => {
-      const { run, json } = await report(["--", process.execPath, AGENT_V2]);
+      const { run, json } = await jsonV2();
       expect(run.status).toBe(0);
       expect(json.ok).toBe(true);
       expect(json.findings).toEqual([]);
@@ -131,7 +139,7 @@ describe("acp-bridge doctor against the demo agents", () => {
   it(
     "has the JSON shape the README documents, key for key",
     async () => {
-      const { json } = await report(["--", process.execPath, AGENT_V2]);
+      const { json } = await jsonV2();
       const readme = readFileSync("README.md", "utf8");
       const section = readme.slice(
         readme.indexOf("<!-- doctor-json:start -->"),
@@ -155,6 +163,7 @@ describe("acp-bridge doctor against the demo agents", () => {
 });
 
 describe("acp-bridge doctor against agents with one defect each", () => {
+  // The silent agent is waited for; 1 s each is enough to tell.
   const cases: [mode: string, tier: string, code: string, status: number][] = [
     ["schema-violation", "MANDATORY", "schema-violation", 1],
     ["refuses-list", "CAPABILITY", "advertised-but-refused", 0],
@@ -179,7 +188,7 @@ describe("acp-bridge doctor against agents with one defect each", () => {
     it(
       `reports an agent in mode ${mode} as ${tier} ${code}, exit ${String(status)}`,
       async () => {
-        const { run, json } = await report(fixture(mode, "--timeout-ms", "2000"));
+        const { run, json } = await report(fixture(mode, "--timeout-ms", mode === "silent" ? "1000" : "5000"));
         expect(json.findings.map((f) => `${f.tier} ${f.code}`)).toContain(`${tier} ${code}`);
         for (const f of json.findings) expect(f.spec).not.toBe("");
         expect(run.status).toBe(status);
