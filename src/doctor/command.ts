@@ -140,9 +140,9 @@ function renderHuman(r: DoctorReport, paint: Paint): string {
       line(
         `  methods translated or renamed: ${String(m.translated.length)}; forwarded unchanged: ${String(m.forwarded.length)}`,
       );
-      line(`  emulated by the bridge: ${m.emulated.length === 0 ? "none" : ""}`);
+      line(`  emulated by the bridge:${m.emulated.length === 0 ? " none" : ""}`);
       for (const x of m.emulated) line(`    ${x.method}: ${x.note}`);
-      line(`  refused (-32601 for a request, dropped for a notification): ${m.refused.length === 0 ? "none" : ""}`);
+      line(`  refused (-32601 for a request, dropped for a notification):${m.refused.length === 0 ? " none" : ""}`);
       for (const x of m.refused) line(`    ${x.method} (${x.kind}): ${x.reason}`);
     }
     if (e.notReaching.length > 0) {

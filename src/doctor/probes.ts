@@ -11,6 +11,7 @@ import type { Logger } from "../log.js";
 import { DEFAULT_OPTIONS } from "../options.js";
 import { VERSION } from "../version.js";
 import { messageProblem } from "../schema/wire.js";
+import { STASH_KEY } from "../convert/stash.js";
 import { ProbeAgent, type ProbeExit } from "./agent.js";
 import { observeAgentMessage, type Findings } from "./findings.js";
 
@@ -26,6 +27,11 @@ export interface ProbeSetup {
 
 const AUTH_REQUIRED = -32000;
 const EDITOR_PROBE_GRACE_MS = 500;
+/** How the bridge answers what a v1 agent lacks of v2's session baseline (H §2.3), as seen in a probe. */
+const EMULATION: Readonly<Record<string, string>> = {
+  "session/list": "the v1 agent has no list: answered from the sessions this connection has seen (H §2.3)",
+  "session/close": "the v1 agent has no close: a running turn is cancelled, the session marked closed (H §2.3)",
+};
 const METHOD_NOT_FOUND = -32601;
 const CLIENT_INFO = { name: "acp-bridge-doctor", version: VERSION };
 /** What each probing editor offers: v1's fs and terminals (v2 has neither), v2's form elicitation. */
@@ -291,14 +297,14 @@ export function versionFindings(findings: Findings, v1: DirectResult, v2: Direct
 
 // ------------------------------------------------------------------ an editor through the bridge
 
-function methodsView(editor: 1 | 2, agent: 1 | 2): MethodsView {
+function methodsView(editor: 1 | 2, agent: 1 | 2, emulatedSeen: MethodsView["emulated"]): MethodsView {
   if (editor === agent) return { passThrough: true, emulated: [], refused: [], translated: [], forwarded: [] };
   const d: Direction = editor === 1 ? "a" : "b";
   const col = editor === 1 ? "v1" : "v2";
   const other = editor === 1 ? "v2" : "v1";
   const view = {
     passThrough: false,
-    emulated: [] as { method: string; note: string }[],
+    emulated: [...emulatedSeen],
     refused: [] as { method: string; kind: string; reason: string }[],
     translated: [] as string[],
     forwarded: [] as string[],
@@ -435,14 +441,17 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
     // The handshake has its own deadline (the same); a margin lets its answer come first.
     return within(reply, setup.timeoutMs + (method === "initialize" ? 500 : 0));
   };
-  const outcome = (r: Record<string, unknown> | "timeout"): Outcome =>
-    r === "timeout"
-      ? "timeout"
-      : r.error === undefined
-        ? "ok"
-        : recordOf(r.error).code === AUTH_REQUIRED
-          ? "login needed"
-          : describeError(r.error);
+  /** Methods the bridge answered itself, as its results' `_meta` says (H §2.3). */
+  const emulatedSeen: { method: string; note: string }[] = [];
+  const outcome = (r: Record<string, unknown> | "timeout"): Outcome => {
+    if (r === "timeout") return "timeout";
+    if (r.error !== undefined)
+      return recordOf(r.error).code === AUTH_REQUIRED ? "login needed" : describeError(r.error);
+    const emulated = recordOf(recordOf(recordOf(r.result)._meta)[STASH_KEY]).emulated;
+    if (typeof emulated !== "string") return "ok";
+    emulatedSeen.push({ method: emulated, note: EMULATION[emulated] ?? "H §2.3" });
+    return "ok (emulated by the bridge)";
+  };
 
   const requests: Record<string, Outcome> = {};
   let result: EditorResult;
@@ -512,7 +521,7 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
       authMethods: authMethods(r),
       ...(loginNeeded === undefined ? {} : { loginNeeded }),
       requests,
-      methods: methodsView(editor, agentVersion),
+      methods: methodsView(editor, agentVersion, emulatedSeen),
       notReaching: lostOffer(editor, agentVersion, agentInit, editorTools),
       ...(editorTools === undefined ? {} : { editorTools }),
     };

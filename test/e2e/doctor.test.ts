@@ -75,6 +75,9 @@ describe("acp-bridge doctor against the demo agents", () => {
       expect(run.stdout).toContain("negotiated: v2 editor ↔ v1 agent, translated");
       expect(run.stdout).toContain("auth methods: demo-login (Demo login); sessions need a login: no");
       expect(run.stdout).toMatch(/fs\/read_text_file \(request\): .*ACP v2 removed the client fs/);
+      // The v1 demo agent has no list or close: the bridge answers them for the v2 editor (H §2.3).
+      expect(run.stdout).toContain("session/list ok (emulated by the bridge)");
+      expect(run.stdout).toContain("session/close: the v1 agent has no close");
       expect(run.stdout).toContain("Findings: none");
       expect(run.stdout).toContain("An editor of each version can use this agent through the bridge.");
     },
