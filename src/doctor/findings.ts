@@ -2,7 +2,8 @@
 // editor cannot rely on it), CAPABILITY (an advertised feature does not work), ADVISORY (it works,
 // but against a rule or a recommendation), INFORMATIONAL.
 import { isSchemaMethod, EXTENSION_PREFIX } from "../../mappings/methods.js";
-import { messageProblem } from "../schema/wire.js";
+import { check, type SchemaVersion } from "../schema/validate.js";
+import { defsFor } from "../schema/wire.js";
 
 const TIERS = ["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"] as const;
 type Tier = (typeof TIERS)[number];
@@ -34,6 +35,40 @@ export class Findings {
   }
 }
 
+/**
+ * The problems of one message against its schema, readable: what it is, then each JSON path and
+ * what the schema wanted there. Extension and unknown methods are opaque (as in `--strict`).
+ */
+export function schemaProblem(
+  version: SchemaVersion,
+  msg: unknown,
+  methodOf: (id: unknown) => string | undefined,
+): string | undefined {
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return "not a JSON-RPC object";
+  const o = msg as Record<string, unknown>;
+  let what: string;
+  let def: string | undefined;
+  let value: unknown;
+  if (typeof o.method === "string") {
+    what = `${o.method} ${o.id === undefined ? "notification" : "request"} params`;
+    def = defsFor(version, o.method)?.params;
+    value = o.params;
+  } else if (o.error !== undefined) {
+    what = "error answer";
+    def = "Error";
+    value = o.error;
+  } else {
+    const method = methodOf(o.id);
+    what = `${method ?? "?"} result`;
+    def = method === undefined ? undefined : defsFor(version, method)?.result;
+    value = o.result;
+  }
+  if (def === undefined) return undefined;
+  const problems = check(version, def, value);
+  if (problems === undefined) return undefined;
+  return `${what} breaks ${version.slice(0, 2)} ${def}: ${problems.map((p) => `${p.path === "" ? "/" : p.path}: ${p.message}`).join("; ")}`;
+}
+
 const SPEC_SCHEMA = "ACP schema (node_modules/@agentclientprotocol/sdk/schema)";
 const SPEC_EXTENSIONS = "ACP spec: Extensibility (custom methods start with `_`); H §7.4";
 
@@ -63,12 +98,12 @@ export function observeAgentMessage(
   }
   if (version === undefined) return;
   // The unstable schemas: a superset of the stable ones (as --strict and `check` use them).
-  const problem = messageProblem(version === 1 ? "v1u" : "v2u", msg, methodOf);
+  const problem = schemaProblem(version === 1 ? "v1u" : "v2u", msg, methodOf);
   if (problem !== undefined)
     findings.add({
       tier: "MANDATORY",
       code: "schema-violation",
-      message: `its v${String(version)} message breaks the schema: ${problem.slice(0, 400)}`,
+      message: `its ${problem.slice(0, 400)}`,
       spec: SPEC_SCHEMA,
       probe,
     });

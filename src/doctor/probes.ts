@@ -10,10 +10,9 @@ import { createBridgeConfig } from "../engine/config.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_OPTIONS } from "../options.js";
 import { VERSION } from "../version.js";
-import { messageProblem } from "../schema/wire.js";
 import { STASH_KEY } from "../convert/stash.js";
 import { ProbeAgent, type ProbeExit } from "./agent.js";
-import { observeAgentMessage, type Findings } from "./findings.js";
+import { observeAgentMessage, schemaProblem, type Findings } from "./findings.js";
 
 export interface ProbeSetup {
   readonly command: string;
@@ -413,7 +412,7 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
   );
   const toEditor = (line: string | Buffer) => {
     const msg = JSON.parse(String(line)) as unknown;
-    const problem = messageProblem(editorSchema, msg, (id) => askedByEditor.get(JSON.stringify(id)));
+    const problem = schemaProblem(editorSchema, msg, (id) => askedByEditor.get(JSON.stringify(id)));
     if (problem !== undefined) editorViolations.push(problem);
     const o = recordOf(msg);
     if (o.method === undefined) pending.get(JSON.stringify(o.id))?.(o);
@@ -536,7 +535,7 @@ export async function probeEditor(setup: ProbeSetup, editor: 1 | 2): Promise<Edi
     setup.findings.add({
       tier: "MANDATORY",
       code: "editor-gets-invalid-message",
-      message: `a v${String(editor)} editor gets a message its schema refuses through the bridge: ${(editorViolations[0] ?? "").slice(0, 400)}`,
+      message: `through the bridge, a v${String(editor)} editor gets a message its schema refuses: ${(editorViolations[0] ?? "").slice(0, 400)}`,
       spec: "ACP schema (node_modules/@agentclientprotocol/sdk/schema)",
       probe,
     });
