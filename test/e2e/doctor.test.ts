@@ -2,7 +2,9 @@
 // versions (status 0, what each editor gets), and against scripted agents with one known defect
 // each (test/fixtures/doctor-agent.ts), each finding with its tier, each exit status.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AGENT_V1, AGENT_V2, tsxArgs } from "../support/peers.js";
 
@@ -53,6 +55,21 @@ interface Report {
 async function report(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<{ run: Run; json: Report }> {
   const run = await doctor(["--json", ...args], env);
   return { run, json: JSON.parse(run.stdout) as Report };
+}
+
+/** The process exists and is no zombie (an orphan's, which a container's pid 1 may never reap). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^State:\s*Z/m.test(readFileSync(`/proc/${String(pid)}/status`, "utf8"));
+  } catch {
+    // Gone since (Linux), or no /proc to tell a zombie by.
+    return process.platform !== "linux";
+  }
 }
 
 /** One run per demo agent, shared by the tests that read it (each run starts the agent four times). */
@@ -199,6 +216,26 @@ describe("acp-bridge doctor against agents with one defect each", () => {
       },
       TIMEOUT,
     );
+
+  it(
+    "leaves no process of the agent running: a slow one and the child it started are ended with their group",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "doctor-"));
+      try {
+        const pids = join(dir, "pids");
+        const run = await doctor(fixture("slow-exit", "--json"), { DOCTOR_AGENT_PIDS: pids });
+        expect(run.status).toBe(0);
+        const started = readFileSync(pids, "utf8").split("\n").filter(Boolean).map(Number);
+        // Four probes, each an agent and its child.
+        expect(started).toHaveLength(8);
+        const alive = started.filter(running);
+        expect(alive).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT,
+  );
 
   it(
     "shows a finding's tier and spec reference in the human report",
