@@ -229,6 +229,8 @@ describe("acp-bridge doctor against agents with one defect each", () => {
         // Four probes, each an agent and its child.
         expect(started).toHaveLength(8);
         const alive = started.filter(running);
+        // Ended here if the doctor left them: a failing run leaves nothing behind either.
+        for (const pid of alive) process.kill(pid, "SIGKILL");
         expect(alive).toEqual([]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
