@@ -137,9 +137,8 @@ function renderHuman(r: DoctorReport, paint: Paint): string {
     const m = e.methods;
     if (m?.passThrough === true) line("  methods: all forwarded as they are (same version: pass-through)");
     else if (m !== undefined) {
-      line(
-        `  methods translated or renamed: ${String(m.translated.length)}; forwarded unchanged: ${String(m.forwarded.length)}`,
-      );
+      line(`  translated or renamed (${String(m.translated.length)}): ${m.translated.join(", ")}`);
+      line(`  forwarded unchanged (${String(m.forwarded.length)}): ${m.forwarded.join(", ")}`);
       line(`  emulated by the bridge:${m.emulated.length === 0 ? " none" : ""}`);
       for (const x of m.emulated) line(`    ${x.method}: ${x.note}`);
       line(`  refused (-32601 for a request, dropped for a notification):${m.refused.length === 0 ? " none" : ""}`);

@@ -316,8 +316,10 @@ function methodsView(editor: 1 | 2, agent: 1 | 2, emulatedSeen: MethodsView["emu
     else if (route === "refuse") {
       const from = r.handledBy === "client" ? "agent" : "client";
       view.refused.push({ method: name, kind: r.kind, reason: refusal(d, from, r).reason });
-    } else if (route === "translate" || route === "rename") view.translated.push(name);
-    else if (route === "forward") view.forwarded.push(name);
+    } else if (route === "translate" || route === "rename") {
+      // A name both a request and a notification (mcp/message) is listed once.
+      if (!view.translated.includes(name)) view.translated.push(name);
+    } else if (route === "forward" && !view.forwarded.includes(name)) view.forwarded.push(name);
   }
   return view;
 }
