@@ -30,7 +30,8 @@ export async function parseFull(argv: readonly string[]): Promise<Parsed> {
       "$0 [options] -- <agent command> [args...]\n$0 [options] --connect URL\n\nTranslates the Agent Client Protocol between v1 and v2 peers.\n" +
         "(`$0 editor-mcp` is the stdio face of the editor's tools, which the bridge declares to its agent.)\n" +
         "`$0 serve … -- <agent command>` serves an agent over ACP's remote transport (`$0 serve --help`).\n" +
-        "`$0 check [FILE]` checks a recorded conversation against the ACP schemas (`$0 check --help`).",
+        "`$0 check [FILE]` checks a recorded conversation against the ACP schemas (`$0 check --help`).\n" +
+        "`$0 doctor -- <agent command>` probes an agent and says what editors of each version get (`$0 doctor --help`).",
     )
     // Values reach readOptions as typed (yargs would read `1e3`, `0x10` or `abc` as numbers, NaN
     // included), without defaults (readOptions applies them), and a repeated option as an array.

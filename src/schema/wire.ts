@@ -31,10 +31,7 @@ export function methodDefs(version: SchemaVersion): MethodDefs {
   return d;
 }
 
-/**
- * The params and result `$defs` of a method (any side).
- * @internal Exported for the invalid-input property's generators.
- */
+/** The params and result `$defs` of a method (any side): for `acp-bridge doctor`, and the invalid-input property's generators. */
 export function defsFor(version: SchemaVersion, method: string): { params?: string; result?: string } | undefined {
   const d = methodDefs(version);
   const params = d.requests.get(method)?.def ?? d.notifications.get(method)?.def;
