@@ -10,7 +10,8 @@
 // editor check failed.
 //
 // Options: INTEROP_AGENTS=claude,codex (default all), INTEROP_TIMEOUT_MS (default 180000),
-// INTEROP_SCENARIO=editor|main|remote (default all), INTEROP_DUMP_DIR (the editor runs' model requests).
+// INTEROP_SCENARIO=editor|main|remote|doctor (default all), INTEROP_DUMP_DIR (the editor runs' model
+// requests). Last, `acp-bridge doctor` against every agent (issue 23), its verdicts in the report.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -24,6 +25,7 @@ import { bridgeLaunch, serveLaunch, versionFailures } from "./launch.js";
 import { startServe, type Served } from "./serve.js";
 import { checkFiles, prepareWorkspace, removeWorkspace } from "./workspace.js";
 import { editorFailed, playEditor, renderEditorSection, type EditorOutcome } from "./editor-run.js";
+import { renderDoctorSection, runDoctor, type DoctorOutcome } from "./doctor-run.js";
 
 const ROOT = resolve(INTEROP_DIR, "..");
 const RUNS = join(INTEROP_DIR, ".runs");
@@ -133,13 +135,14 @@ async function main(): Promise<void> {
   mkdirSync(RUNS, { recursive: true });
   const only = process.env.INTEROP_AGENTS?.split(",").filter((s) => s !== "");
   const scenario = process.env.INTEROP_SCENARIO ?? "all";
-  if (!["all", "main", "editor", "remote"].includes(scenario))
-    throw new Error(`INTEROP_SCENARIO=${scenario}: main, editor or remote`);
+  if (!["all", "main", "editor", "remote", "doctor"].includes(scenario))
+    throw new Error(`INTEROP_SCENARIO=${scenario}: main, editor, remote or doctor`);
   const results: AgentResult[] = [];
   /** The direct v2 runs of the main scenario, by agent (the remote run compares with them). */
   const directV2 = new Map<string, RunOutcome>();
   for (const recipe of RECIPES) {
-    if (scenario === "editor" || scenario === "remote" || (only && !only.includes(recipe.name))) continue;
+    if (scenario !== "all" && scenario !== "main") continue;
+    if (only && !only.includes(recipe.name)) continue;
     const direct = new Map<AcpVersion, RunOutcome>();
     for (const v of recipe.versions) direct.set(v, await play(recipe, v, v, cache));
     const v2 = direct.get(2);
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
   }
   const editorRuns: EditorOutcome[] = [];
   for (const recipe of RECIPES) {
-    if (scenario === "main" || scenario === "remote" || (only && !only.includes(recipe.name)) || !recipe.editor)
+    if ((scenario !== "all" && scenario !== "editor") || (only && !only.includes(recipe.name)) || !recipe.editor)
       continue;
     const ctx = { bin: join(ROOT, "bin/acp-bridge.js"), cache, runs: RUNS, baseEnv, timeoutMs: TIMEOUT_MS };
     editorRuns.push(await playEditor(recipe, recipe.editor, ctx));
@@ -166,11 +169,18 @@ async function main(): Promise<void> {
     const remoteResult = compareRuns(remoteAgent.name, new Map([[2, direct]]), [remoteRun]);
     results.push({ ...remoteResult, agent: `${remoteAgent.name} (remote: --connect → serve)` });
   }
+  const doctorRuns: DoctorOutcome[] = [];
+  if (scenario === "all" || scenario === "doctor")
+    for (const recipe of RECIPES) {
+      if (only && !only.includes(recipe.name)) continue;
+      doctorRuns.push(await runDoctor(recipe, { bin: join(ROOT, "bin/acp-bridge.js"), cache, runs: RUNS, baseEnv }));
+    }
   const report = [
-    scenario === "editor"
-      ? `# Interop with real agents: editor scenario only (${new Date().toISOString()})`
+    scenario === "editor" || scenario === "doctor"
+      ? `# Interop with real agents: ${scenario} only (${new Date().toISOString()})`
       : renderReport(results).trimEnd(),
     ...(editorRuns.length > 0 ? [renderEditorSection(editorRuns)] : []),
+    ...(doctorRuns.length > 0 ? [renderDoctorSection(doctorRuns)] : []),
   ].join("\n\n");
   process.stdout.write(report + "\n");
   // A partial run (one scenario, some agents) never replaces the committed full result.
@@ -178,7 +188,8 @@ async function main(): Promise<void> {
   writeFileSync(partial ? join(RUNS, "last-partial-result.md") : join(INTEROP_DIR, "last-result.md"), report + "\n");
   const bad =
     results.some((r) => r.rows.some((row) => row.bridgeLost > 0 || row.schema > 0 || row.failed)) ||
-    editorRuns.some(editorFailed);
+    editorRuns.some(editorFailed) ||
+    doctorRuns.some((d) => d.status !== 0);
   process.exitCode = bad ? 1 : 0;
 }
 
