@@ -17,14 +17,7 @@ import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
 import { isObject } from "../base/json.js";
 
 /** Options the transport and the command line read (src/main.ts), not the engine. */
-type NotTheEngines =
-  | "maxMessageBytes"
-  | "shutdownGraceMs"
-  | "strict"
-  | "trace"
-  | "logLevel"
-  | "connect"
-  | "headerEnv";
+type NotTheEngines = "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" | "logLevel" | "connect" | "headerEnv";
 type Given = "agentProtocol" | "clientProtocol" | "mcpUnsupported";
 
 /** The engine's options: the command line's (src/options.ts); any left out takes its default. */
