@@ -3,6 +3,11 @@
 // let the bridge's probe settle on the client's version and the "bridged" run would pass through.
 import type { AcpVersion, AgentRecipe, Launch } from "./agents/recipe.js";
 
+/** A forced agent keeps `--agent-protocol auto` (the bridge probes, as a user runs it); any other is told. */
+function pinned(recipe: Pick<AgentRecipe, "versionForcedByLaunch">, agentVersion: AcpVersion): string[] {
+  return recipe.versionForcedByLaunch ? [] : ["--agent-protocol", String(agentVersion)];
+}
+
 /** The bridge command line for a run of `agent` speaking `agentVersion`, tracing into `trace`. */
 export function bridgeLaunch(
   bin: string,
@@ -11,11 +16,9 @@ export function bridgeLaunch(
   agent: Launch,
   trace: string,
 ): Launch {
-  // A forced agent keeps `--agent-protocol auto` (the bridge probes, as a user runs it).
-  const pin = recipe.versionForcedByLaunch ? [] : ["--agent-protocol", String(agentVersion)];
   return {
     command: process.execPath,
-    args: [bin, ...pin, "--trace", trace, "--", agent.command, ...agent.args],
+    args: [bin, ...pinned(recipe, agentVersion), "--trace", trace, "--", agent.command, ...agent.args],
     env: agent.env,
   };
 }
@@ -37,7 +40,7 @@ export function serveLaunch(
   agent: Launch,
   trace: string,
 ): Launch {
-  const pin = recipe.versionForcedByLaunch ? [] : ["--agent-protocol", String(agentVersion)];
+  const pin = pinned(recipe, agentVersion);
   return {
     command: process.execPath,
     args: [

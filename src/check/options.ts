@@ -1,5 +1,6 @@
 // `acp-bridge check`'s options, declared once: its parser, its `--help` and the README's table
 // (docs/options-table.ts) are built from this table.
+import { subcommandHelp } from "../subcommand-help.js";
 
 /** The request-id → method map's bound (per file): past it the oldest unanswered request is forgotten. */
 export const MAX_PENDING = 65_536;
@@ -44,23 +45,15 @@ export interface CheckArgs {
 const CHECK_USAGE = "acp-bridge check [--protocol 1|2] [--max-line-bytes N] [FILE]";
 
 export function checkHelp(): string {
-  const rows = Object.entries(CHECK_OPTIONS).map(([name, spec]: [string, CheckOption]) => {
-    const left = `  --${name} ${spec.metavar ?? ""}`.padEnd(28);
-    const dflt = spec.default === undefined ? "" : ` [default: ${String(spec.default)}]`;
-    return `${left}${spec.describe}${dflt}`;
-  });
-  return [
+  return subcommandHelp(
     CHECK_USAGE,
-    "",
-    "Checks a recorded conversation (a --trace .jsons file, or NDJSON of one connection) against the",
-    "official ACP schemas, offline. FILE absent or '-': stdin. One line per violation on stdout,",
-    "a summary on stderr; status 0 clean, 1 on a violation, 2 on a usage error.",
-    "",
-    "Options:",
-    ...rows,
-    `  ${"--help, -h".padEnd(26)}this text`,
-    "",
-  ].join("\n");
+    [
+      "Checks a recorded conversation (a --trace .jsons file, or NDJSON of one connection) against the",
+      "official ACP schemas, offline. FILE absent or '-': stdin. One line per violation on stdout,",
+      "a summary on stderr; status 0 clean, 1 on a violation, 2 on a usage error.",
+    ],
+    CHECK_OPTIONS,
+  );
 }
 
 const DECIMAL = /^[0-9]+$/;

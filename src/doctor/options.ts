@@ -1,5 +1,6 @@
 // `acp-bridge doctor`'s options, declared once: its parser, its `--help` and the README's table
 // (docs/options-table.ts) are built from this table.
+import { subcommandHelp } from "../subcommand-help.js";
 
 interface DoctorOption {
   /** The value's name; none for a flag. */
@@ -44,24 +45,16 @@ export interface DoctorArgs {
 const USAGE = "acp-bridge doctor [--json] [--cwd DIR] [--timeout-ms N] -- <agent command> [args...]";
 
 export function doctorHelp(): string {
-  const rows = Object.entries(DOCTOR_OPTIONS).map(([name, spec]: [string, DoctorOption]) => {
-    const left = `  --${name} ${spec.metavar ?? ""}`.padEnd(28);
-    const dflt = spec.default === undefined ? "" : ` [default: ${String(spec.default)}]`;
-    return `${left}${spec.describe}${dflt}`;
-  });
-  return [
+  return subcommandHelp(
     USAGE,
-    "",
-    "Starts the agent (a fresh process per probe, each bounded in time), asks initialize in v1 and in",
-    "v2, opens a session where no login is needed, never prompts. Reports what a v1 and a v2 editor",
-    "get through the bridge, and findings about the agent in tiers. Status 0 when an editor of each",
-    "version can use the agent through the bridge, 1 otherwise, 2 on a usage error.",
-    "",
-    "Options:",
-    ...rows,
-    `  ${"--help, -h".padEnd(26)}this text`,
-    "",
-  ].join("\n");
+    [
+      "Starts the agent (a fresh process per probe, each bounded in time), asks initialize in v1 and in",
+      "v2, opens a session where no login is needed, never prompts. Reports what a v1 and a v2 editor",
+      "get through the bridge, and findings about the agent in tiers. Status 0 when an editor of each",
+      "version can use the agent through the bridge, 1 otherwise, 2 on a usage error.",
+    ],
+    DOCTOR_OPTIONS,
+  );
 }
 
 const DECIMAL = /^[0-9]+$/;
