@@ -59,6 +59,9 @@ async function play(
     const agent = await recipe.launch(agentVersion, ws, mock);
     const trace = join(RUNS, `${label}.trace.jsons`);
     writeFileSync(trace, "");
+    // serve traces its (one) connection into `<trace>-1.jsons`, appending: emptied as the trace is.
+    const agentTrace = remote ? trace.replace(/\.jsons$/, "-1.jsons") : trace;
+    writeFileSync(agentTrace, "");
     const bin = join(ROOT, "bin/acp-bridge.js");
     if (remote) {
       // The agent's side is the server's: it runs the agent (in the workspace, with its environment)
@@ -95,8 +98,6 @@ async function play(
     const files = await checkFiles(ws.cwd);
     // The server reaps the agent with its connection: its trace is complete once it stopped.
     await served?.stop();
-    // serve traces its (one) connection into `<trace>-1.jsons`.
-    const agentTrace = served ? trace.replace(/\.jsons$/, "-1.jsons") : trace;
     const agentWire = via === "bridge" ? wireFromTrace(readFileSync(agentTrace, "utf8")) : undefined;
     const failures = [
       ...(run.failure ? [run.failure] : []),
