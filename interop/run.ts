@@ -167,8 +167,7 @@ async function main(): Promise<void> {
   if ((scenario === "all" || scenario === "remote") && remoteAgent) {
     const direct = directV2.get(remoteAgent.name) ?? (await play(remoteAgent, 2, 2, cache));
     const remoteRun = await play(remoteAgent, 2, 1, cache, true);
-    const remoteResult = compareRuns(remoteAgent.name, new Map([[2, direct]]), [remoteRun]);
-    results.push({ ...remoteResult, agent: `${remoteAgent.name} (remote: --connect → serve)` });
+    results.push(compareRuns(`${remoteAgent.name} (remote: --connect → serve)`, new Map([[2, direct]]), [remoteRun]));
   }
   const doctorRuns: DoctorOutcome[] = [];
   if (scenario === "all" || scenario === "doctor")
