@@ -232,8 +232,12 @@ function cpuMs(pid: number): number {
 }
 
 /** Updates per second, and the relaying process's CPU µs per update (steadier on a loaded machine). */
-async function throughput(t: Target, mix: Mix): Promise<{ rate: number; cpuUs: number }> {
-  const d = new Driver(t, { BENCH_MIX: mix });
+async function throughput(
+  t: Target,
+  mix: Mix,
+  env: Record<string, string> = {},
+): Promise<{ rate: number; cpuUs: number }> {
+  const d = new Driver(t, { BENCH_MIX: mix, ...env });
   const sid = await d.handshake();
   await d.turn(sid, 2000); // warm-up
   const cpu0 = cpuMs(d.child.pid!);
@@ -552,14 +556,8 @@ async function remoteThroughput(mix: Mix): Promise<{ rate: number; cpuUs: number
         "Authorization=BENCH_TOKEN",
       ],
     };
-    const d = new Driver(target, { BENCH_TOKEN: serve.token });
-    const sid = await d.handshake();
-    await d.turn(sid, 2000); // warm-up
-    const cpu0 = cpuMs(d.child.pid!);
-    const ms = await d.turn(sid, N);
-    const cpu = cpuMs(d.child.pid!) - cpu0;
-    await d.close();
-    return { rate: (N / ms) * 1000, cpuUs: (cpu * 1000) / N };
+    // The mix is serve's agent's (its environment): the --connect bridge only needs the token.
+    return await throughput(target, mix, { BENCH_TOKEN: serve.token });
   } finally {
     await serve.stop();
   }

@@ -9,8 +9,6 @@ import type { ClientPort } from "../transport/run.js";
 import { LineSplitter } from "../wire/ndjson.js";
 import { pumpMessages, StreamOutlet } from "./stream-link.js";
 
-const NL = Buffer.from("\n");
-
 export interface RemoteClient extends ClientPort {
   /** End the connection as if the client had left: run() then shuts the agent down. */
   close(why: string): void;
@@ -61,9 +59,10 @@ export function streamClient(stream: Stream, maxMessageBytes: number, idleMs: nu
         (l) => {
           touch();
           splitter.push(l);
-          splitter.push(NL);
         },
         toAgent,
+        undefined,
+        true,
       ).then((end) => {
         if (end.error !== undefined)
           log.debug(`remote client: ${end.error instanceof Error ? end.error.message : "the transport failed"}`);

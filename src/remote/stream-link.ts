@@ -86,6 +86,8 @@ export async function pumpMessages(
   sink: FlowSink,
   /** Stops reading (the stream is cancelled): a peer that does not close in time. */
   stop?: AbortSignal,
+  /** Each line with its `\n` (for a line splitter, which then takes it whole, without copying). */
+  terminated = false,
 ): Promise<PumpEnd> {
   const reader = readable.getReader();
   const cancel = () => void reader.cancel(new Error("closed by the bridge")).catch(() => undefined);
@@ -103,7 +105,8 @@ export async function pumpMessages(
       received++;
       sink.hold();
       flushing ??= setImmediate(flush);
-      line(Buffer.from(JSON.stringify(r.value)));
+      const text = JSON.stringify(r.value);
+      line(Buffer.from(terminated ? `${text}\n` : text));
       if (sink.congested && stop?.aborted !== true) await new Promise<void>((resolve) => sink.onDrain(resolve));
     }
   } catch (error) {
