@@ -11,9 +11,9 @@ import { keptEnum, redact, shownKey } from "./redact.js";
 
 type Side = "client" | "agent";
 
-export const MAX_KEYS = 256;
+const MAX_KEYS = 256;
 export const OTHER = "(other)";
-export const EXAMPLE_MAX_CHARS = 300;
+const EXAMPLE_MAX_CHARS = 300;
 /** Requests remembered per side to name the method of their answer; the oldest go first. */
 const MAX_IN_FLIGHT = 4096;
 const MAX_NAME_CHARS = 100;
@@ -120,7 +120,7 @@ function idKey(id: unknown): string | undefined {
 }
 
 /** A loss path as reports group it: keys joined by dots, array indices as `*`. */
-export function pathPattern(path: Loss["path"]): string {
+function pathPattern(path: Loss["path"]): string {
   if (path.length === 0) return "(the whole message)";
   return cut(path.map((p) => (typeof p === "number" ? "*" : shownKey(p))).join("."), MAX_REASON_CHARS);
 }
@@ -144,7 +144,7 @@ function valueAt(src: unknown, path: Loss["path"]): { value: unknown; key: strin
 }
 
 /** A redacted example of what a loss was about: the value at its path, cut to EXAMPLE_MAX_CHARS. */
-export function example(src: unknown, path: Loss["path"]): string {
+function example(src: unknown, path: Loss["path"]): string {
   const { value, key } = valueAt(src, path);
   const text = JSON.stringify(redact(value, key)) ?? "(absent)";
   return cut(text, EXAMPLE_MAX_CHARS);

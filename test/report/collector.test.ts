@@ -1,6 +1,10 @@
 // The `--report` collector: counts only, bounded whatever the session's length.
 import { describe, expect, it } from "vitest";
-import { EXAMPLE_MAX_CHARS, MAX_KEYS, OTHER, ReportCollector, pathPattern } from "../../src/report/collector.js";
+import { OTHER, ReportCollector } from "../../src/report/collector.js";
+
+/** The collector's bounds (README, "Reporting what the bridge did"). */
+const MAX_KEYS = 256;
+const EXAMPLE_MAX_CHARS = 300;
 
 const note = (method: string, params: unknown = {}) => ({ jsonrpc: "2.0", method, params });
 
@@ -80,7 +84,8 @@ describe("ReportCollector", () => {
         example: '"…(2 chars)"',
       },
     ]);
-    expect(pathPattern([])).toBe("(the whole message)");
+    c.lost("session/update:_x", "agent", [{ path: [], reason: "dropped" }], { sessionUpdate: "_x" });
+    expect(c.data().losses.at(-1)).toMatchObject({ path: "(the whole message)", example: '{"sessionUpdate":"_x"}' });
   });
 
   it("names the method an answer answers, in each direction", () => {

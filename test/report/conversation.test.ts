@@ -1,7 +1,11 @@
 // `--report`'s contents on scripted conversations through the in-memory bridge: known losses,
 // emulations and refusals, counted exactly, examples redacted (every message the bridge writes is
 // schema-checked by the harness).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { gitPatchSection } from "../../src/convert/git-patch.js";
 import { ReportCollector, type ReportData } from "../../src/report/collector.js";
 import { handshakeA, handshakeB, harness, type Harness } from "../support/harness.js";
 
@@ -151,6 +155,47 @@ describe("--report on direction A (v1 client, v2 agent)", () => {
   });
 });
 
+describe("--report on a v2 diff toward a v1 client", () => {
+  it("works a diff's losses out exactly: none for a v1 rendering that converts back, where coarse said one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-bridge-report-"));
+    try {
+      const path = join(dir, "a.txt");
+      const OLD = "one\ntwo\nthree\n";
+      writeFileSync(path, OLD);
+      const { h, c } = reported();
+      await handshakeA(h, {}, { session: {} });
+      h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: dir, mcpServers: [] } });
+      const [req] = h.takeAgent();
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S } });
+      await h.settle();
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          title: "Edit",
+          kind: "edit",
+          status: "completed",
+          content: [
+            {
+              type: "diff",
+              changes: [{ operation: "modify", path, fileType: "text" }],
+              patch: { format: "git_patch", text: gitPatchSection("modify", path, OLD, OLD.replace("two", "2")) },
+            },
+          ],
+        }),
+      );
+      await h.settle();
+      h.takeClient();
+      const d = c.data();
+      expect(d.diffs).toEqual({ exact: 1, hunkOnly: 0 });
+      const diffLosses = d.losses.filter((l) => l.message === "session/update:tool_call_update");
+      expect(diffLosses.map((l) => [l.path, l.reason])).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("--report on direction B (v2 client, v1 agent)", () => {
   it("counts the bridge's emulations of what the v1 agent lacks, and its refusals", async () => {
     const { h, c } = reported();
@@ -187,5 +232,35 @@ describe("--report on direction B (v2 client, v1 agent)", () => {
       count: 1,
       example: '{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"…(11 chars)"}}',
     });
+  });
+
+  it("counts the diffs made exact from their files and those left with their hunks", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-bridge-report-"));
+    try {
+      const present = join(dir, "present.txt");
+      writeFileSync(present, "one\ntwo\nthree\n");
+      const { h, c } = reported();
+      await handshakeB(h, {});
+      h.client({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: dir, mcpServers: [] } });
+      const [req] = h.takeAgent();
+      h.agent({ jsonrpc: "2.0", id: req.id, result: { sessionId: S } });
+      await h.settle();
+      const diff = (path: string) => ({ type: "diff", path, oldText: "two\n", newText: "2\n" });
+      h.agent(
+        update({
+          sessionUpdate: "tool_call",
+          toolCallId: "t1",
+          title: "edit",
+          kind: "edit",
+          status: "completed",
+          content: [diff(present), diff(join(dir, "absent.txt"))],
+        }),
+      );
+      await h.settle();
+      h.takeClient();
+      expect(c.data().diffs).toEqual({ exact: 1, hunkOnly: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
