@@ -249,7 +249,7 @@ export const OPTIONS = {
     type: "string",
     describe:
       "at exit, write what the bridge did to this file (markdown; JSON when it ends in .json) and one summary line on stderr",
-    doc: 'at exit (also after the agent crashed, on SIGTERM/SIGINT/SIGHUP, when the client closes stdin), write what the bridge did: versions, message counts, every loss of the translation with a redacted example, emulations, errors returned, diffs, the stash; markdown, or JSON when `FILE` ends in `.json` (README, "Reporting what the bridge did"); costs the fast path; a file that cannot be opened is a usage error (status 2, no agent started)',
+    doc: "at exit (also after the agent crashed, on SIGTERM/SIGINT/SIGHUP, when the client closes stdin), write what the bridge did: versions, message counts, every loss of the translation with a redacted example, emulations, errors returned, diffs, the stash; markdown, or JSON when `FILE` ends in `.json` ([Reporting what the bridge did](#reporting-what-the-bridge-did---report)); costs the fast path; a file that cannot be opened is a usage error (status 2, no agent started)",
     metavar: "FILE",
   },
   connect: {
