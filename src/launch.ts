@@ -8,6 +8,7 @@ import type { EarlyStart } from "./main.js";
 import { parseQuick } from "./options.js";
 import { startAgent } from "./transport/agent-process.js";
 import { TraceWriter } from "./transport/trace.js";
+import { ReportWriter } from "./report/index.js";
 
 export function startEarly(argv: readonly string[]): EarlyStart | undefined {
   const args = parseQuick(argv);
@@ -21,6 +22,14 @@ export function startEarly(argv: readonly string[]): EarlyStart | undefined {
   } catch {
     return undefined; // main opens it again and says why
   }
+  let report: ReportWriter | undefined;
+  try {
+    report = args.report === undefined ? undefined : ReportWriter.open(args.report);
+  } catch {
+    void trace?.close();
+    return undefined; // likewise
+  }
   log.debug("agent started before the bridge loads");
-  return { args, log, trace, agent: startAgent(command, commandArgs, args.shutdownGraceMs, log) };
+  const hangup = report !== undefined;
+  return { args, log, trace, report, agent: startAgent(command, commandArgs, args.shutdownGraceMs, log, true, hangup) };
 }

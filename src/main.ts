@@ -5,6 +5,8 @@ import { parseQuick, type CliArgs } from "./options.js";
 import type { StartedAgent } from "./transport/agent-process.js";
 import { run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
+import { ReportWriter } from "./report/index.js";
+import type { ReportEnd } from "./report/render.js";
 
 /** What the launcher (launch.ts) did before loading the bridge: the command line read, the agent started. */
 export interface EarlyStart {
@@ -13,6 +15,8 @@ export interface EarlyStart {
   readonly agent: StartedAgent;
   /** `--trace`'s file, opened before the agent was started. */
   readonly trace: TraceWriter | undefined;
+  /** `--report`'s file, likewise. */
+  readonly report: ReportWriter | undefined;
 }
 
 export async function main(argv: readonly string[], early?: EarlyStart): Promise<number> {
@@ -30,6 +34,7 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     shutdownGraceMs,
     strict: strictChecks,
     trace: tracePath,
+    report: reportPath,
     logLevel,
     connect,
     headerEnv,
@@ -45,21 +50,50 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
       process.stderr.write(`acp-bridge: ${(e as Error).message}\n`);
       return 2;
     }
+  let report = early?.report;
+  if (!early && reportPath !== undefined)
+    try {
+      report = ReportWriter.open(reportPath);
+    } catch (e) {
+      process.stderr.write(`acp-bridge: ${(e as Error).message}\n`);
+      await trace?.close();
+      return 2;
+    }
   // Loaded only when asked for: it compiles the schemas (start-up budget).
   const strict = strictChecks ? (await import("./schema/strict.js")).strictHooks(log) : undefined;
+  // The report sees every message: its hooks turn the core's fast path off (engine/fast-lines.ts).
+  const counted = report?.hooks();
   const hooks =
-    trace || strict
+    trace || strict || counted
       ? {
           onReceive: (from: "client" | "agent", msg: unknown) => {
             trace?.record("in", from, msg);
             strict?.onReceive(from, msg);
+            counted?.onReceive(from, msg);
           },
           onSend: (to: "client" | "agent", msg: unknown) => {
             trace?.record("out", to, msg);
             strict?.onSend(to, msg);
+            counted?.onSend(to, msg);
           },
+          ...(counted ? { observer: counted.observer } : {}),
         }
       : {};
+  /** Writes the report (once) and says so on stderr: the summary but at `silent`, a failure always. */
+  const finishReport = (end: ReportEnd): void => {
+    const done = report?.finish(end);
+    if (done && (done.failed || logLevel !== "silent")) process.stderr.write(`${done.line}\n`);
+  };
+  // A local agent gets the ending signals (SIGHUP too with a report, agent-process.ts) and the run
+  // ends as usual, report last. A remote bridge has no agent to wait for: the signal writes the
+  // report, then ends the bridge as it would have without one.
+  const fatal: readonly NodeJS.Signals[] = report !== undefined && connect !== undefined ? ENDING : [];
+  const onFatal = (sig: NodeJS.Signals): void => {
+    finishReport({ signal: sig });
+    for (const s of fatal) process.off(s, onFatal);
+    process.kill(process.pid, sig);
+  };
+  for (const s of fatal) process.on(s, onFatal);
   const bridge = createBridgeConfig(connect === undefined ? options : { ...options, remoteAgent: true }, log, hooks);
   let status: number;
   if (connect !== undefined) {
@@ -69,6 +103,8 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     if ("problem" in target) {
       process.stderr.write(`acp-bridge: ${target.problem}\nTry 'acp-bridge --help'.\n`);
       await trace?.close();
+      for (const s of fatal) process.off(s, onFatal);
+      report?.discard();
       return 2;
     }
     status = await remote.runConnected({ target, bridge, maxMessageBytes, shutdownGraceMs, log });
@@ -83,7 +119,13 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
       shutdownGraceMs,
       log,
       ...(early ? { agent: early.agent } : {}),
+      ...(report ? { forwardHangup: true } : {}),
     });
+  for (const s of fatal) process.off(s, onFatal);
+  finishReport({ status });
   await trace?.close();
   return status;
 }
+
+/** The signals that end a bridge: each goes to a local agent, or ends a remote bridge at once. */
+const ENDING: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];

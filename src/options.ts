@@ -245,6 +245,13 @@ export const OPTIONS = {
     doc: "append every message both ways in the ACP conductor's `.jsons` trace format; a file that cannot be opened is a usage error (status 2, no agent started), a write that fails later stops the trace with an error logged, not the session",
     metavar: "FILE",
   },
+  report: {
+    type: "string",
+    describe:
+      "at exit, write what the bridge did to this file (markdown; JSON when it ends in .json) and one summary line on stderr",
+    doc: "at exit (also after the agent crashed, on SIGTERM/SIGINT/SIGHUP, when the client closes stdin), write what the bridge did: versions, message counts, every loss of the translation with a redacted example, emulations, errors returned, diffs, the stash; markdown, or JSON when `FILE` ends in `.json` ([Reporting what the bridge did](#reporting-what-the-bridge-did---report)); costs the fast path; a file that cannot be opened is a usage error (status 2, no agent started)",
+    metavar: "FILE",
+  },
   connect: {
     type: "string",
     describe:

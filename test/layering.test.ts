@@ -12,6 +12,8 @@ const RANK: Readonly<Record<string, number>> = {
   // ACP's remote transports (issue 22): a remote peer wired to the bridge as stdio and processes are.
   remote: -1,
   transport: 0,
+  // `--report` (issue 23): beside the transport, an onlooker of the engine that the engine never imports.
+  report: 0,
   engine: 1,
   // The editor's MCP server (H §6.5): the engine loads it; it uses the converters' path rules.
   editor: 1.5,

@@ -8,7 +8,7 @@ export const STASH_KEY = "acp-bridge";
 export const STASH_VERSION = 1;
 
 export type Version = 1 | 2;
-/** @internal Part of ConvertOptions; exported for the property tests' level lists. */
+/** Part of ConvertOptions; the level chosen toward each peer is what `--report` shows of the stash. */
 export type StashLevel = "off" | "compact" | "full";
 
 export interface ConvertOptions {

@@ -21,6 +21,7 @@ import { fastPathFor, type FastPath } from "./fast-lines.js";
 import { Link, type Outlet } from "./link.js";
 import { idKey } from "./relay.js";
 import type { ExitInfo, Incoming, Translator } from "./translator.js";
+import { bridgeMade, type BridgeObserver } from "./observer.js";
 
 export interface BridgeConfig extends HandshakeConfig {
   readonly log: Logger;
@@ -32,6 +33,8 @@ export interface BridgeConfig extends HandshakeConfig {
   readonly onSend?: ((to: "client" | "agent", msg: unknown) => void) | undefined;
   /** Called for every message read from either side. */
   readonly onReceive?: ((from: "client" | "agent", msg: unknown) => void) | undefined;
+  /** Told what the run did (`--report`); its engines get it through their own configuration. */
+  readonly observer?: BridgeObserver | undefined;
 }
 
 type Phase = "awaiting-init" | "negotiating" | "ready" | "closed";
@@ -85,6 +88,7 @@ export class Bridge {
   ) {
     this.client = new Link("client", clientOut, config.onSend && ((m) => config.onSend?.("client", m)), config.log);
     this.agent = new Link("agent", agentOut, config.onSend && ((m) => config.onSend?.("agent", m)), config.log);
+    this.client.observer = this.agent.observer = config.observer;
   }
 
   get mode(): Translator["mode"] | undefined {
@@ -121,11 +125,13 @@ export class Bridge {
     if (envelope.kind === "request" && envelope.id !== undefined) {
       link.refuse(envelope.id, rpcErrors.invalidRequest(why.message, why.data));
     } else if (envelope.kind === "response" && envelope.id !== undefined) {
-      const settled = link.deliver({
-        jsonrpc: "2.0",
-        id: envelope.id,
-        error: rpcErrors.internal(`The ${link.name}'s answer was unreadable: ${why.message}`, why.data),
-      });
+      const settled = link.deliver(
+        bridgeMade({
+          jsonrpc: "2.0",
+          id: envelope.id,
+          error: rpcErrors.internal(`The ${link.name}'s answer was unreadable: ${why.message}`, why.data),
+        }),
+      );
       if (!settled) this.config.log.debug(`dropped an unreadable ${link.name} response to no request`, envelope.id);
     } else if (envelope.kind === "request") {
       // No id the framing could find: nothing can be answered (documented limit).
@@ -244,7 +250,10 @@ export class Bridge {
       else if (m.kind === "response") {
         // The request it answers, if the throw came before `deliver` took it (Link.deliver settles it otherwise).
         const asked = from.pending.peek(m.msg.id);
-        if (asked) from.deliver({ jsonrpc: "2.0", id: m.msg.id, error: translationFailed(asked.method, causeOf(e)) });
+        if (asked)
+          from.deliver(
+            bridgeMade({ jsonrpc: "2.0", id: m.msg.id, error: translationFailed(asked.method, causeOf(e)) }),
+          );
       }
     } catch (again) {
       this.config.log.error(`could not refuse ${what}: ${causeOf(again)}`);
@@ -481,6 +490,7 @@ export class Bridge {
         (from, call) => this.admitsFast(from, call),
       );
     this.phase = "ready";
+    this.config.observer?.negotiated(outcome.clientVersion, outcome.agentVersion, this.translator.mode);
     this.config.log.info(
       `client speaks v${outcome.clientVersion}, agent speaks v${outcome.agentVersion}: ${this.translator.mode === "pass" ? "pass-through" : `direction ${this.translator.mode}`}`,
     );

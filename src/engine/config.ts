@@ -11,13 +11,15 @@ import { pairingB } from "./v2-client/pairing.js";
 import { DEFAULT_FLUSH_MS, DEFAULT_TERMINAL_FLUSH_MS } from "./v1-client/updates/index.js";
 import type { Logger } from "../log.js";
 import type { BridgeConfig } from "./bridge.js";
+import type { BridgeObserver } from "./observer.js";
 import type { Pairing, Version } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
 import { isObject } from "../base/json.js";
 
 /** Options the transport and the command line read (src/main.ts), not the engine. */
-type NotTheEngines = "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" | "logLevel" | "connect" | "headerEnv";
+type NotTheEngines =
+  "maxMessageBytes" | "shutdownGraceMs" | "strict" | "trace" | "report" | "logLevel" | "connect" | "headerEnv";
 type Given = "agentProtocol" | "clientProtocol" | "mcpUnsupported";
 
 /** The engine's options: the command line's (src/options.ts); any left out takes its default. */
@@ -35,8 +37,9 @@ function stashPolicy(options: Complete): StashPolicy {
   return { setting: options.stash, maxBytes: DEFAULT_STASH_MAX_BYTES };
 }
 
-function directionBConfig(options: Complete, log: Logger): BConfig {
+function directionBConfig(options: Complete, log: Logger, observer: BridgeObserver | undefined): BConfig {
   return {
+    ...(observer ? { observer } : {}),
     stash: stashPolicy(options),
     log,
     platform: options.platform ?? defaultPlatform(),
@@ -51,8 +54,9 @@ function defaultPlatform(): Platform {
   return process.platform === "win32" ? "windows" : "posix";
 }
 
-function directionAConfig(options: Complete, log: Logger): AConfig {
+function directionAConfig(options: Complete, log: Logger, observer: BridgeObserver | undefined): AConfig {
   return {
+    ...(observer ? { observer } : {}),
     stash: stashPolicy(options),
     log,
     mcpUnsupported: options.mcpUnsupported,
@@ -110,11 +114,11 @@ function passPairing(v: Version, options: Complete): Pairing {
 export function createBridgeConfig(
   given: BridgeOptions,
   log: Logger,
-  hooks: Pick<BridgeConfig, "onSend" | "onReceive"> = {},
+  hooks: Pick<BridgeConfig, "onSend" | "onReceive" | "observer"> = {},
 ): BridgeConfig {
   const options: Complete = { ...DEFAULT_OPTIONS, ...given };
-  const a1 = pairingA(directionAConfig(options, log));
-  const b1 = pairingB(directionBConfig(options, log));
+  const a1 = pairingA(directionAConfig(options, log, hooks.observer));
+  const b1 = pairingB(directionBConfig(options, log, hooks.observer));
   return {
     log,
     agentProtocol: options.agentProtocol,

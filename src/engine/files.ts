@@ -9,6 +9,7 @@
 
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { diffFilePaths, type FileTexts } from "../convert/diff.js";
+import type { BridgeObserver } from "./observer.js";
 
 const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -51,15 +52,29 @@ function readTextFile(path: string, maxBytes: number): string | undefined {
   }
 }
 
-/** The texts of the files named by the diffs of a tool call's `content` (v2 items when `from` is 2). */
-export function diffFiles(content: unknown, from: 1 | 2, maxBytes: number, cwd?: string): FileTexts | undefined {
-  if (maxBytes <= 0) return undefined;
+/**
+ * The texts of the files named by the diffs of a tool call's `content` (v2 items when `from` is 2).
+ * `observer` learns, per file, whether its text was found (the diff made exact) or not (hunks only).
+ */
+export function diffFiles(
+  content: unknown,
+  from: 1 | 2,
+  maxBytes: number,
+  cwd?: string,
+  observer?: BridgeObserver,
+): FileTexts | undefined {
+  if (maxBytes <= 0) {
+    const unread = observer === undefined ? 0 : diffFilePaths(content, from, cwd).length;
+    for (let i = 0; i < unread; i++) observer?.diff(false);
+    return undefined;
+  }
   const paths = diffFilePaths(content, from, cwd);
   if (paths.length === 0) return undefined;
   const out = new Map<string, string>();
   for (const p of paths) {
     const text = readTextFile(p, maxBytes);
     if (text !== undefined) out.set(p, text);
+    observer?.diff(text !== undefined);
   }
   return out;
 }

@@ -22,6 +22,7 @@ import { allocLine } from "../wire/writer.js";
 import { translationFailed } from "../base/errors.js";
 import type { Logger } from "../log.js";
 import { causeOf, contained } from "./barrier.js";
+import { bridgeMade, type BridgeObserver } from "./observer.js";
 
 const KEY_ORDER_BYTES = Buffer.from(KEY_ORDER_KEY);
 
@@ -47,6 +48,8 @@ export class Link {
   maxPending: number = limits.bridgeRequests.default;
   /** Sees every outgoing message first; returning true keeps it from being written (batch replies). */
   intercept: ((msg: unknown) => boolean) | undefined;
+  /** Told which errors going to this peer are relayed from the other (`--report`); set by the core. */
+  observer: BridgeObserver | undefined;
   /** The version this peer speaks, once a translating mode runs: key-order records of it are applied (wire/key-order.ts). */
   orderVersion: 1 | 2 | undefined;
   /**
@@ -271,7 +274,7 @@ export class Link {
   ): number {
     if (this.pending.size >= this.maxPending) {
       const error = rpcErrors.limit(limits.bridgeRequests, this.maxPending);
-      const settle = () => answer({ jsonrpc: "2.0", id: 0, error });
+      const settle = () => answer(bridgeMade({ jsonrpc: "2.0", id: 0, error }));
       queueMicrotask(this.log ? contained(this.log, `the answer to '${method}'`, settle) : settle);
       return 0;
     }
@@ -304,7 +307,7 @@ export class Link {
     } catch (e) {
       // The crash barrier (bridge.ts): the request this answers is settled with the error, and the
       // throw goes on to the barrier, which logs it.
-      p.answer({ jsonrpc: "2.0", id: resp.id, error: translationFailed(p.method, causeOf(e)) });
+      p.answer(bridgeMade({ jsonrpc: "2.0", id: resp.id, error: translationFailed(p.method, causeOf(e)) }));
       throw e;
     }
     return true;
@@ -312,6 +315,6 @@ export class Link {
 
   /** The peer is gone: answer every pending call with `error`. */
   abandon(error: RpcError): void {
-    for (const [id, p] of this.pending.drain()) p.answer({ jsonrpc: "2.0", id, error });
+    for (const [id, p] of this.pending.drain()) p.answer(bridgeMade({ jsonrpc: "2.0", id, error }));
   }
 }

@@ -5,11 +5,17 @@ import type { Id, RequestMessage, ResponseMessage, RpcError } from "../wire/json
 import type { ScannedCall } from "../wire/call-scan.js";
 import { IdTable } from "../wire/id-table.js";
 import type { Link } from "./link.js";
+import { isBridgeMade } from "./observer.js";
 import type { Outgoing } from "./outgoing.js";
 import type { Admit } from "./translator.js";
 
-/** The answer to a request; `after` is what must follow it on the wire (written once it is sent). */
-export type Answer = ({ result: unknown } | { error: RpcError }) & { readonly after?: readonly Outgoing[] };
+/**
+ * The answer to a request; `after` is what must follow it on the wire (written once it is sent).
+ * `relayed`: the error is the far peer's answer, passed on (an onlooker tells it from the bridge's own).
+ */
+export type Answer = ({ result: unknown } | { error: RpcError; readonly relayed?: boolean }) & {
+  readonly after?: readonly Outgoing[];
+};
 
 /** A request a peer sent us that is not answered yet. */
 export interface Inbound {
@@ -65,8 +71,10 @@ export class RequestRoute {
     if (entry.answered) return;
     entry.answered = true;
     this.inbound.close(entry.id);
-    if ("error" in answer) this.from.fail(entry.id, answer.error);
-    else this.from.respond(entry.id, answer.result);
+    if ("error" in answer) {
+      if (answer.relayed === true) this.from.observer?.relayedError(this.from.name, entry.id);
+      this.from.fail(entry.id, answer.error);
+    } else this.from.respond(entry.id, answer.result);
     if (answer.after) this.emit(answer.after);
   }
 
@@ -102,7 +110,7 @@ export class RequestRoute {
   /** The answer of `entry`'s far-side request, mapped; none once it was answered locally (cancelled). */
   private answerer(entry: Inbound, map: (resp: ResponseMessage) => Answer): (resp: ResponseMessage) => void {
     return (resp) => {
-      if (!entry.answered) this.reply(entry, map(resp));
+      if (!entry.answered) this.reply(entry, relayedIf(resp, map(resp)));
     };
   }
 
@@ -138,6 +146,11 @@ export class RequestRoute {
       this.to.notify("$/cancel_request", params);
     }
   }
+}
+
+/** `answer` to a far-side `resp`: an error answering an error is that error relayed. */
+export function relayedIf(resp: ResponseMessage, answer: Answer): Answer {
+  return resp.error !== undefined && "error" in answer && !isBridgeMade(resp) ? { ...answer, relayed: true } : answer;
 }
 
 function passAnswer(resp: ResponseMessage): Answer {

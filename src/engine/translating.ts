@@ -21,6 +21,7 @@ import type { NotificationMessage, RequestMessage, ResponseMessage, RpcError } f
 import { recordKeyOrder } from "../wire/key-order.js";
 import { isObject } from "../base/json.js";
 import { dispatchTable } from "./dispatch.js";
+import { bridgeMade, noteLost, updateKind, type BridgeObserver } from "./observer.js";
 import { inputProblem, resultProblem } from "./guard.js";
 import type { Link } from "./link.js";
 import type { Outgoing } from "./outgoing.js";
@@ -32,10 +33,21 @@ export function failedConv<T>(r: Conv<T>): r is Extract<Conv<T>, { ok: false }> 
   return !r.ok;
 }
 
-/** A converter failure on something the agent sent: logged, and the message is dropped. */
-export function dropped<T>(r: Conv<T>, log: Logger, what: string): r is Extract<Conv<T>, { ok: false }> {
-  if (r.ok) return false;
-  log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
+/**
+ * A converter failure on the agent's update `src` of variant `what`: logged, and the message is
+ * dropped. A success tells the observer what the conversion lost.
+ */
+export function dropped<T>(
+  r: Conv<T>,
+  ctx: { readonly log: Logger; readonly observer?: BridgeObserver | undefined },
+  what: string,
+  src: unknown,
+): r is Extract<Conv<T>, { ok: false }> {
+  if (r.ok) {
+    noteLost(ctx.observer, updateKind(what), "agent", src, r);
+    return false;
+  }
+  ctx.log.warn(`dropped a malformed ${what} from the agent`, r.error.data);
   return true;
 }
 
@@ -77,7 +89,7 @@ function checkedAnswer(from: Link, resp: ResponseMessage): ResponseMessage {
   const call = from.pending.peek(resp.id);
   if (call === undefined || !CHECKED_ANSWERS.has(call.method)) return resp;
   const answer = objectResult(resp);
-  return "error" in answer ? { jsonrpc: "2.0", id: resp.id, error: answer.error } : resp;
+  return "error" in answer ? bridgeMade({ jsonrpc: "2.0", id: resp.id, error: answer.error }) : resp;
 }
 
 /** The client's answer when the agent's result cannot be converted. */

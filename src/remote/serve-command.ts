@@ -87,6 +87,7 @@ export async function runServe(argv: readonly string[]): Promise<number> {
     shutdownGraceMs,
     strict: strictChecks,
     trace,
+    report,
     logLevel,
     connect,
     headerEnv,
@@ -96,6 +97,8 @@ export async function runServe(argv: readonly string[]): Promise<number> {
   // Serving a remote agent would chain two transports: run a bridge with --connect on the far side instead.
   if (connect !== undefined || headerEnv !== undefined)
     return usage("--connect and --header-env do not apply to serve");
+  // A report per connection is not written yet: one run of the bridge, one report (README).
+  if (report !== undefined) return usage("--report does not apply to serve");
   if (opts.listen === undefined) return usage("--listen HOST:PORT is required");
   const at = hostPort(opts.listen);
   if (!at) return usage(`--listen must be HOST:PORT with a port from 0 to 65535 (got ${JSON.stringify(opts.listen)})`);

@@ -73,7 +73,7 @@ export function spawnAgent(command: string, args: readonly string[], interactive
   };
 }
 
-/** An agent piped for ACP, with SIGINT and SIGTERM forwarded to its process group until `release`. */
+/** An agent piped for ACP, with SIGINT and SIGTERM (SIGHUP if asked) forwarded to its process group until `release`. */
 export interface StartedAgent {
   readonly agent: AgentProcess;
   /** The agent's stdout ended or closed (followed from the start: it can end before the bridge reads it). */
@@ -97,6 +97,8 @@ export function startAgent(
   log: Logger,
   // `serve` runs many agents and ends each through its own connection's shutdown instead.
   forwardSignals = true,
+  // `--report`: a hang-up ends the agent too, so that the bridge lives on to write the report.
+  forwardHangup = false,
 ): StartedAgent {
   const agent = spawnAgent(command, args, false);
   const out = agent.child.stdout;
@@ -114,7 +116,9 @@ export function startAgent(
   };
   const onInt = forward("SIGINT");
   const onTerm = forward("SIGTERM");
+  const onHup = forward("SIGHUP");
   if (forwardSignals) process.on("SIGINT", onInt).on("SIGTERM", onTerm);
+  if (forwardSignals && forwardHangup) process.on("SIGHUP", onHup);
   return {
     agent,
     stdoutEnded,
@@ -123,7 +127,7 @@ export function startAgent(
       return held.splice(0);
     },
     release() {
-      process.off("SIGINT", onInt).off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt).off("SIGTERM", onTerm).off("SIGHUP", onHup);
       for (const t of timers) clearTimeout(t);
       timers.clear();
     },

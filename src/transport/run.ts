@@ -25,6 +25,8 @@ export interface RunOptions {
   readonly client?: ClientPort;
   /** The agent, already started by the launcher (`command` and `args` are then its own). */
   readonly agent?: StartedAgent;
+  /** SIGHUP goes to the agent too (`--report`: the bridge outlives a hang-up to write it). */
+  readonly forwardHangup?: boolean;
 }
 
 /**
@@ -103,7 +105,9 @@ export async function run(opts: RunOptions): Promise<number> {
   const stdout = (opts.stdout ?? process.stdout) as NodeJS.WritableStream & Writable;
   const client = opts.client ?? stdioClient(stdin, stdout, opts.maxMessageBytes);
 
-  const started = opts.agent ?? startAgent(opts.command, opts.args, opts.shutdownGraceMs, opts.log);
+  const started =
+    opts.agent ??
+    startAgent(opts.command, opts.args, opts.shutdownGraceMs, opts.log, true, opts.forwardHangup === true);
   const agent = started.agent;
   const child = agent.child;
   const agentIn = child.stdin;

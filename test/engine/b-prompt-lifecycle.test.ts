@@ -240,7 +240,8 @@ describe("B prompt lifecycle (T §1.4)", () => {
     early.prompt("hi");
     early.take();
     early.respond(1, { error });
-    expect(early.take()).toEqual([{ to: "client", id: "p1", answer: { error } }]);
+    // The agent's own error, relayed (what `--report` tells from the bridge's refusals).
+    expect(early.take()).toEqual([{ to: "client", id: "p1", answer: { error, relayed: true } }]);
     expect(early.s.prompts.busy).toBe(false);
 
     const late = rig(0);

@@ -36,7 +36,7 @@ export const baseOptions: BridgeOptions = {
 export function harness(
   options: Partial<BridgeOptions> = {},
   log: Logger = silentLogger,
-  hooks: Partial<Pick<BridgeConfig, "onReceive">> = {},
+  hooks: Partial<Pick<BridgeConfig, "onReceive" | "onSend" | "observer">> = {},
 ): Harness {
   const toClient: string[] = [];
   const toAgent: string[] = [];

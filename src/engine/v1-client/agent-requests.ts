@@ -15,6 +15,7 @@ import { clientUpdate, flushSession } from "./updates/index.js";
 import { permissionTerminalItem } from "./updates/terminals.js";
 import { claimed, isAnnounced, markAnnounced } from "./updates/tool-calls.js";
 import type { EngineA } from "./context.js";
+import { noteLost, resultKind } from "../observer.js";
 
 /** A permission option as finalizing a synthetic tool call reads it. */
 function isOption(x: unknown): x is { optionId: string; kind: string } {
@@ -42,12 +43,18 @@ export function permission(a: EngineA, msg: RequestMessage, params: Obj | undefi
     v2RequestId: msg.id as v2.RequestId,
     isAnnounced: (id) => isAnnounced(s, id),
     diffRendering: a.config.diffRendering,
-    files: subject ? diffFiles(subject.toolCall.content, 2, a.updates.diffFileMaxBytes ?? 0) : undefined,
+    files: subject
+      ? diffFiles(subject.toolCall.content, 2, a.updates.diffFileMaxBytes ?? 0, undefined, a.config.observer)
+      : undefined,
     renderTerminal: (terminalId) => permissionTerminalItem(s, terminalId, a.updates),
   });
   if (failedConv(r)) return [...flushed, fail("agent", msg.id, r.error)];
+  noteLost(a.config.observer, msg.method, "agent", params, r);
   const v = r.value;
-  if (v.kind === "cancel") return [...flushed, answer("agent", a.up.local(msg), { result: v.response })];
+  if (v.kind === "cancel") {
+    a.config.observer?.emulated(msg.method, "answered cancelled: v1 cannot show the request");
+    return [...flushed, answer("agent", a.up.local(msg), { result: v.response })];
+  }
   const shown: Outgoing[] = [...flushed];
   for (const u of v.before) {
     markAnnounced(s, u.toolCallId, u, v.syntheticToolCallId === u.toolCallId);
@@ -69,6 +76,7 @@ export function permission(a: EngineA, msg: RequestMessage, params: Obj | undefi
     if (resp.error) return { error: resp.error };
     const conv = permissionResponseToV2(resp.result as v1.RequestPermissionResponse);
     if (failedConv(conv)) return { result: { outcome: { outcome: "cancelled" } } };
+    noteLost(a.config.observer, resultKind(msg.method), "client", resp.result, conv);
     return { result: conv.value };
   });
   return NOTHING;
@@ -83,10 +91,12 @@ export function elicitation(a: EngineA, msg: RequestMessage, params: Obj | undef
     },
   });
   if (failedConv(r)) return [fail("agent", msg.id, r.error)];
+  noteLost(a.config.observer, msg.method, "agent", params, r);
   a.up.forward(msg, "elicitation/create", r.value, (resp) => {
     if (resp.error) return { error: resp.error };
     const conv = elicitationResponseToV2(resp.result as v1.CreateElicitationResponse);
     if (failedConv(conv)) return { result: { action: "cancel" } };
+    noteLost(a.config.observer, resultKind(msg.method), "client", resp.result, conv);
     return { result: conv.value };
   });
   return NOTHING;

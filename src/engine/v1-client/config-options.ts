@@ -15,6 +15,7 @@ import { noSessionId, NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import { failedConv, malformed } from "../translating.js";
 import { clientUpdate, updateToV1 } from "./updates/index.js";
 import type { EngineA } from "./context.js";
+import { noteLost, resultKind } from "../observer.js";
 
 /** A v1 `current_mode_update` (the client just set the mode itself: no echo of it). */
 function isModeUpdate(o: Outgoing): boolean {
@@ -32,10 +33,12 @@ export function setMode(a: EngineA, msg: RequestMessage, params: Obj | undefined
   const s = a.session(sessionId);
   const r = setModeToSetConfigOption(params, modeBinding(s.configOptions));
   if (failedConv(r)) return rejected(msg, r.error);
+  noteLost(a.config.observer, msg.method, "client", params, r);
   a.down.forward(msg, "session/set_config_option", r.value, (resp) => {
     if (resp.error) return { error: resp.error };
     const res = setConfigOptionResponseToSetModeResponse(resp.result);
     if (failedConv(res)) return { result: {} };
+    noteLost(a.config.observer, resultKind(msg.method), "agent", resp.result, res);
     const before = s.configOptions;
     s.configOptions = res.value.configOptions;
     if (!optionsChangedBeyondMode(before, res.value.configOptions)) return { result: res.value.response };
@@ -54,10 +57,12 @@ export function setModel(a: EngineA, msg: RequestMessage, params: Obj | undefine
   const s = a.session(sessionId);
   const r = setModelToSetConfigOption(params, s.configOptions);
   if (failedConv(r)) return rejected(msg, r.error);
+  noteLost(a.config.observer, msg.method, "client", params, r);
   a.down.forward(msg, "session/set_config_option", r.value, (resp) => {
     if (resp.error) return { error: resp.error };
     const res = setConfigOptionResponseToSetModeResponse(resp.result);
     if (failedConv(res)) return { result: {} };
+    noteLost(a.config.observer, resultKind(msg.method), "agent", resp.result, res);
     s.configOptions = res.value.configOptions;
     return { result: res.value.response };
   });
@@ -70,10 +75,12 @@ export function setConfigOption(a: EngineA, msg: RequestMessage, params: Obj | u
   const s = a.session(sessionId);
   const r = setConfigOptionRequestToV2(params, { options: s.configOptions }, a.toAgent);
   if (failedConv(r)) return rejected(msg, r.error);
+  noteLost(a.config.observer, msg.method, "client", params, r);
   a.down.forward(msg, "session/set_config_option", r.value, (resp) => {
     if (resp.error) return { error: resp.error };
     const conv = setConfigOptionResponseToV1(resp.result, { booleanOptions: a.clientFlags.booleanOptions }, a.toClient);
     if (failedConv(conv)) return malformed("session/set_config_option", conv.error.data);
+    noteLost(a.config.observer, resultKind(msg.method), "agent", resp.result, conv);
     const before = s.configOptions;
     s.configOptions = isObject(resp.result) ? resp.result.configOptions : s.configOptions;
     // The mode may have changed through its option: v1 clients track it through current_mode_update,

@@ -6,6 +6,7 @@ import type { McpSupport } from "../../convert/mcp.js";
 import type { ConvertOptions, StashPolicy } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { Link } from "../link.js";
+import type { BridgeObserver } from "../observer.js";
 import type { Outgoing } from "../outgoing.js";
 import type { RequestRoute } from "../relay.js";
 import type { EditorGlue } from "./editor.js";
@@ -31,6 +32,8 @@ export interface AConfig {
   readonly maxSessions?: number;
   /** The editor's MCP server for the agent (`--editor-tools*`, H §6.5); absent: off. */
   readonly editorTools?: EditorToolsConfig;
+  /** Told what the translation did (`--report`, engine/observer.ts); absent: nobody asks. */
+  readonly observer?: BridgeObserver;
 }
 
 export interface EditorToolsConfig {

@@ -15,6 +15,7 @@ import type { Link } from "../link.js";
 import { fail, NOTHING, type Outgoing } from "../outgoing.js";
 import { SessionTable } from "../bounded.js";
 import type { ExitInfo } from "../translator.js";
+import { noteDropped } from "../observer.js";
 import type { ScannedMembers } from "../../wire/member-scan.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
 import { objectResult, TranslatingMode } from "../translating.js";
@@ -86,7 +87,10 @@ export class DirectionA extends TranslatingMode {
       terminalFlushMs: config.terminalFlushMs,
       terminalMaxBytes: config.terminalMaxBytes,
       write: (out) => this.write(out),
+      observer: config.observer,
     };
+    config.observer?.stash("client", this.toClient.stash);
+    config.observer?.stash("agent", this.toAgent.stash);
     this.keepKeyOrder(1, {
       client: clientFlags.bridgePeer && this.toClient.stash !== "off",
       agent: agentFlags.bridge === true && this.toAgent.stash !== "off",
@@ -212,7 +216,10 @@ export class DirectionA extends TranslatingMode {
   protected clientNotification(msg: NotificationMessage): void {
     const handle = this.clientNotifications.get(msg.method);
     if (handle) handle(msg, isObject(msg.params) ? msg.params : undefined, undefined);
-    else this.log.debug(`dropped client notification '${msg.method}': no v2 form`);
+    else {
+      this.log.debug(`dropped client notification '${msg.method}': no v2 form`);
+      noteDropped(this.config.observer, msg.method, "client", msg.params, "no v2 form: dropped");
+    }
   }
 
   // ------------------------------------------------------------------ agent → client
@@ -234,7 +241,10 @@ export class DirectionA extends TranslatingMode {
   protected agentNotification(msg: NotificationMessage, line: Buffer | undefined): void {
     const handle = this.agentNotifications.get(msg.method);
     if (handle) handle(msg, isObject(msg.params) ? msg.params : undefined, line);
-    else this.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
+    else {
+      this.log.debug(`dropped agent notification '${msg.method}': no v1 form`);
+      noteDropped(this.config.observer, msg.method, "agent", msg.params, "no v1 form: dropped");
+    }
   }
 
   private sessionUpdate(

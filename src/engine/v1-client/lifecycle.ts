@@ -25,12 +25,13 @@ import { Stash } from "../../convert/stash.js";
 import { syntheticNames as SN } from "../../../mappings/config-option.js";
 import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
 import { noSessionId, NOTHING, rejected, type Outgoing } from "../outgoing.js";
-import type { Answer } from "../relay.js";
+import { relayedIf, type Answer } from "../relay.js";
 import { failedConv, malformed, objectResult } from "../translating.js";
 import { flushSession, updateToV1 } from "./updates/index.js";
 import { reshowToolCall } from "./updates/tool-calls.js";
 import { editorTerminalCreated } from "./editor.js";
 import { contained } from "../barrier.js";
+import { noteLost, resultKind } from "../observer.js";
 import type { EditorSession } from "../../editor/host.js";
 import type { EngineA } from "./context.js";
 
@@ -58,6 +59,7 @@ export function lifecycle(
           ? resumeSessionRequestToV2(raw as v1.ResumeSessionRequest, ctx)
           : forkSessionRequestToV2(raw as never, ctx);
   if (failedConv(converted)) return rejected(msg, converted.error);
+  noteLost(a.config.observer, msg.method, "client", raw, converted);
   const { params: out, droppedMcpServers } = converted.value;
   for (const d of droppedMcpServers)
     a.config.log.warn(`dropped MCP server '${d.name}': the agent does not support its transport`, d);
@@ -73,7 +75,7 @@ export function lifecycle(
       // A turn the reload found ended is answered first (T §1.2-8), whatever becomes of the request.
       if (existing) a.write(existing.lifecycle.resumeEnded(!resp.error));
       if (entry.answered) return editor?.close();
-      a.down.reply(entry, lifecycleAnswer(a, raw, kind, method, resp, editor));
+      a.down.reply(entry, relayedIf(resp, lifecycleAnswer(a, raw, kind, method, resp, editor)));
     });
   };
   // The editor's MCP server (H §6.5) is declared with the request: it listens before the agent learns of it.
@@ -126,6 +128,7 @@ function lifecycleAnswerFor(
     a.config.log.warn(`the agent's ${method} result is malformed`, r.error.data);
     return malformed(method, r.error.data);
   }
+  noteLost(a.config.observer, resultKind(`session/${kind}`), "agent", resp.result, r);
   const result = r.value.result;
   const sessionId =
     isObject(result) && typeof result.sessionId === "string"
@@ -167,11 +170,13 @@ export function list(a: EngineA, msg: RequestMessage, params: Obj | undefined): 
   };
   const r = listSessionsRequestToV2(params ?? {}, ctx);
   if (failedConv(r)) return rejected(msg, r.error);
+  noteLost(a.config.observer, "session/list", "client", params, r);
   const { params: out, directoriesFilter: filter } = r.value;
   a.down.forward(msg, "session/list", out, (resp) => {
     if (resp.error) return { error: resp.error };
     const conv = listSessionsResponseToV1(resp.result, a.toClient);
     if (failedConv(conv)) return malformed("session/list", conv.error.data);
+    noteLost(a.config.observer, resultKind("session/list"), "agent", resp.result, conv);
     const result = conv.value;
     if (filter !== undefined && Array.isArray(result.sessions))
       result.sessions = filterSessionsByDirectories(result.sessions, filter);

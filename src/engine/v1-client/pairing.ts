@@ -8,6 +8,7 @@ import { VERSION } from "../../version.js";
 import { rpcErrors } from "../../base/errors.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
+import { noteLost, resultKind } from "../observer.js";
 import { DirectionA, type AConfig, type AgentFlagsA } from "./engine.js";
 import type { ClientFlags } from "./updates/index.js";
 import type { Obj } from "../../base/json.js";
@@ -66,6 +67,7 @@ export function pairingA(config: AConfig): Pairing {
         bridgeMarker: MARKER,
       });
       if (!r.ok) return { error: r.error };
+      noteLost(config.observer, "initialize", "client", clientParams, r);
       return { params: r.value };
     },
     accept(clientParams, agentResult) {
@@ -91,6 +93,7 @@ export function pairingA(config: AConfig): Pairing {
             detail: r.error.data,
           }),
         };
+      noteLost(config.observer, resultKind("initialize"), "agent", agentResult, r);
       return {
         clientResult: r.value,
         createTranslator: (client, agent) => new DirectionA(client, agent, config, clientFlags, agentFlags),

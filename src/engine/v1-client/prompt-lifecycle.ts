@@ -19,7 +19,8 @@ const LOG_LIMIT = 1000;
 /** The answers of one v1 prompt (one of them is used, once): what each writes, in order. */
 export interface PromptHandle {
   answerIdle(idle: v2.IdleStateUpdate, cancelRequested: boolean): readonly Outgoing[];
-  answerError(error: RpcError): readonly Outgoing[];
+  /** `relayed`: the agent's own error for the prompt (not the bridge's, e.g. on its exit). */
+  answerError(error: RpcError, relayed?: boolean): readonly Outgoing[];
   answerCancelled(): readonly Outgoing[];
 }
 
@@ -124,7 +125,7 @@ export class PromptLifecycle {
       const answer =
         p.cancelRequested && error.code === ErrorCodes.requestCancelled
           ? p.handle.answerCancelled()
-          : p.handle.answerError(error);
+          : p.handle.answerError(error, true);
       return [...answer, ...this.releaseHeld(undefined)];
     }
     p.acked = true;

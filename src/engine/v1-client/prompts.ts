@@ -12,10 +12,12 @@ import { failedConv } from "../translating.js";
 import { flushSession } from "./updates/index.js";
 import { endTurnTerminals } from "./updates/terminals.js";
 import type { EngineA } from "./context.js";
+import { isBridgeMade, noteLost, updateKind } from "../observer.js";
 
 export function prompt(a: EngineA, msg: RequestMessage, params: Obj | undefined): readonly Outgoing[] {
   const r = promptRequestToV2((params ?? {}) as v1.PromptRequest, a.toAgent);
   if (failedConv(r)) return rejected(msg, r.error);
+  noteLost(a.config.observer, msg.method, "client", params, r);
   const sessionId = params?.sessionId;
   if (typeof sessionId !== "string") return noSessionId(msg);
   const s = a.session(sessionId);
@@ -30,13 +32,17 @@ export function prompt(a: EngineA, msg: RequestMessage, params: Obj | undefined)
     answerIdle: (idle: v2.IdleStateUpdate, cancelRequested: boolean) => {
       const out = idleToPromptResponse(idle, { cancelRequested }, a.toClient);
       if (failedConv(out)) return finish({ result: { stopReason: cancelRequested ? "cancelled" : "end_turn" } });
+      noteLost(a.config.observer, updateKind("state_update"), "agent", idle, out);
       const v = out.value;
       return finish("error" in v ? { error: v.error } : { result: v.result });
     },
-    answerError: (error: RpcError) => finish({ error }),
+    answerError: (error: RpcError, relayed = false) => finish({ error, relayed: relayed && !bridgeMadeAnswer }),
     answerCancelled: () => finish({ result: { stopReason: "cancelled" } }),
   };
+  /** The answer being handled is the bridge's own (the agent left): its error is not the agent's. */
+  let bridgeMadeAnswer = false;
   const outboundId = a.agent.request("session/prompt", r.value, (resp) => {
+    bridgeMadeAnswer = isBridgeMade(resp);
     const out = s.lifecycle.answered(outboundId, resp.result, resp.error);
     if (!resp.error && a.clientFlags.bridgePeer) {
       const messageId = isObject(resp.result) ? resp.result.messageId : undefined;

@@ -12,6 +12,7 @@ import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
 import { answer, fail, NOTHING, type Outgoing } from "../outgoing.js";
 import type { Answer, Inbound } from "../relay.js";
 import type { EngineB } from "./context.js";
+import { noteLost, resultKind } from "../observer.js";
 import type { SessionB } from "./session.js";
 import { boundary, clientUpdate } from "./updates/index.js";
 import { diffFilesOfV1 } from "./updates/tool-calls.js";
@@ -58,9 +59,11 @@ export function permission(b: EngineB, msg: RequestMessage, params: Obj, s: Sess
     extensionTerminals: s?.terminals,
   });
   if (!r.ok) return [...out, fail("agent", msg.id, r.error)];
+  noteLost(b.config.observer, msg.method, "agent", params, r);
   const v = r.value;
   if (v.kind !== "prompt") {
     b.config.log.warn("answered a permission request without options as cancelled: v2 needs at least one option");
+    b.config.observer?.emulated(msg.method, "answered cancelled: v2 needs at least one option");
     return [...out, answer("agent", b.up.local(msg), { result: v.response })];
   }
   if (s) out.push(...v.before.map((u) => clientUpdate(s.sessionId, u)));
@@ -77,6 +80,7 @@ export function permission(b: EngineB, msg: RequestMessage, params: Obj, s: Sess
   }
   relay(b, s, msg, out, v.params, permissionCancelled, (resp) => {
     const conv = permissionResponseToV1(resp.result as v2.RequestPermissionResponse, b.toAgent);
+    noteLost(b.config.observer, resultKind(msg.method), "client", resp.result, conv);
     return { result: conv.ok ? conv.value : permissionCancelled() };
   });
   return NOTHING;
@@ -102,8 +106,10 @@ export function elicitation(
     },
   });
   if (!r.ok) return [...out, fail("agent", msg.id, r.error)];
+  noteLost(b.config.observer, msg.method, "agent", params, r);
   relay(b, s, msg, out, r.value, elicitationCancelled, (resp) => {
     const conv = elicitationResponseToV1(resp.result as v2.CreateElicitationResponse, b.toAgent);
+    noteLost(b.config.observer, resultKind(msg.method), "client", resp.result, conv);
     return { result: conv.ok ? conv.value : elicitationCancelled() };
   });
   return NOTHING;

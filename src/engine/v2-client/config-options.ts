@@ -14,6 +14,7 @@ import type { RequestMessage } from "../../wire/jsonrpc.js";
 import { noSessionId, NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import { malformed } from "../translating.js";
 import type { EngineB } from "./context.js";
+import { noteLost, resultKind } from "../observer.js";
 
 /** The legacy model setter of earlier unstable SDKs (its row in mappings/methods.ts). */
 const SET_MODEL = "session/set_model";
@@ -27,12 +28,14 @@ export function setConfigOption(b: EngineB, msg: RequestMessage, params: Obj): r
     // The synthetic mode option (H §5.3): a v1 session/set_mode, checked before the agent is asked.
     const r = setConfigOptionOnSyntheticToSetMode(params, s.config);
     if (!r.ok) return rejected(msg, r.error);
+    noteLost(b.config.observer, msg.method, "client", params, r);
     const modeId = r.value.modeId;
     b.down.forward(msg, "session/set_mode", r.value, (resp) => {
       if (resp.error) return { error: resp.error };
       s.config = withCurrentMode(s.config, modeId);
       const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, b.toClient);
       if (!conv.ok) return malformed("session/set_mode", conv.error.data);
+      noteLost(b.config.observer, resultKind("session/set_mode"), "agent", resp.result, conv);
       return { result: conv.value };
     });
     return NOTHING;
@@ -42,17 +45,20 @@ export function setConfigOption(b: EngineB, msg: RequestMessage, params: Obj): r
     // The option standing for legacy `models`: the v1 agent's own `session/set_model`.
     const m = setConfigOptionToSetModel(params, models);
     if (!m.ok) return rejected(msg, m.error);
+    noteLost(b.config.observer, msg.method, "client", params, m);
     b.down.forward(msg, SET_MODEL, m.value, (resp) => {
       if (resp.error) return { error: resp.error };
       s.config = { ...s.config, models: withCurrentModel(models, m.value.modelId) };
       const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, b.toClient);
       if (!conv.ok) return malformed(SET_MODEL, conv.error.data);
+      noteLost(b.config.observer, resultKind(SET_MODEL), "agent", resp.result, conv);
       return { result: conv.value };
     });
     return NOTHING;
   }
   const r = setConfigOptionRequestToV1(params);
   if (!r.ok) return rejected(msg, r.error);
+  noteLost(b.config.observer, msg.method, "client", params, r);
   b.down.forward(msg, "session/set_config_option", r.value, (resp) => {
     if (resp.error) return { error: resp.error };
     const conv = setConfigOptionResponseToV2(
@@ -61,6 +67,7 @@ export function setConfigOption(b: EngineB, msg: RequestMessage, params: Obj): r
       b.toClient,
     );
     if (!conv.ok) return malformed("session/set_config_option", conv.error.data);
+    noteLost(b.config.observer, resultKind(msg.method), "agent", resp.result, conv);
     if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
     return { result: conv.value };
   });

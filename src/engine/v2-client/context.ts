@@ -5,6 +5,7 @@ import type { Platform } from "../../convert/directories.js";
 import type { ConvertOptions, StashPolicy } from "../../convert/stash.js";
 import type { Logger } from "../../log.js";
 import type { RequestMessage, RpcError } from "../../wire/jsonrpc.js";
+import type { BridgeObserver } from "../observer.js";
 import { fail, type Outgoing } from "../outgoing.js";
 import type { RequestRoute } from "../relay.js";
 import type { SessionB } from "./session.js";
@@ -25,6 +26,8 @@ export interface BConfig {
   readonly diffFileMaxBytes?: number;
   /** Sessions tracked at once (`--max-sessions`, mappings/limits.ts). */
   readonly maxSessions?: number;
+  /** Told what the translation did (`--report`, engine/observer.ts); absent: nobody asks. */
+  readonly observer?: BridgeObserver;
 }
 
 export interface EngineB {

@@ -14,6 +14,7 @@ import type { Answer, Inbound } from "../relay.js";
 import { malformed, objectResult } from "../translating.js";
 import { mcp, refused, roots, type EngineB } from "./context.js";
 import type { SessionB } from "./session.js";
+import { isBridgeMade, noteLost, resultKind } from "../observer.js";
 import { boundary, clientUpdate } from "./updates/index.js";
 
 /** Marks a result the bridge made up for a method the agent lacks. */
@@ -64,8 +65,10 @@ export function resume(b: EngineB, msg: RequestMessage, params: Obj): readonly O
     viaLoad,
   });
   if (!r.ok) return rejected(msg, r.error);
+  noteLost(b.config.observer, msg.method, "client", params, r);
   const s = b.session(sessionId);
   if (!wantsReplay && !f.resume && !f.load) return resumeLocally(b, msg, s, params);
+  if (viaLoad) b.config.observer?.emulated(msg.method, "through the v1 agent's session/load, its replay withheld");
   const { method, params: out } = r.value;
   // Revived now, so its replay is forwarded; a failed resume leaves it closed.
   const wasClosed = s.closed;
@@ -91,7 +94,7 @@ export function resume(b: EngineB, msg: RequestMessage, params: Obj): readonly O
       s.updatedAt ??= info.updatedAt;
       return [
         ...done,
-        answer("client", entry, { error: b.errorForClient(resp.error, sessionId) }),
+        answer("client", entry, { error: b.errorForClient(resp.error, sessionId), relayed: !isBridgeMade(resp) }),
         ...s.prompts.next(),
       ];
     }
@@ -101,6 +104,7 @@ export function resume(b: EngineB, msg: RequestMessage, params: Obj): readonly O
         ? loadResponseToResumeResult(resp.result, ctx, b.toClient)
         : resumeSessionResponseToV2(resp.result, ctx, b.toClient);
     if (!conv.ok) return [...done, answer("client", entry, malformed(method, conv.error.data))];
+    noteLost(b.config.observer, resultKind(method), "agent", resp.result, conv);
     s.record(params);
     s.config = agentConfigFromResult(resp.result);
     s.rememberCommands(conv.value);
@@ -137,6 +141,7 @@ function resumeLocally(b: EngineB, msg: RequestMessage, s: SessionB, params: Obj
     jsonEqual(s.params.mcpServers ?? [], params.mcpServers ?? []);
   if (!same) return refused(msg, rpcErrors.invalidParams({ reason: "agent cannot re-apply session parameters" }));
   const entry = b.down.local(msg);
+  b.config.observer?.emulated(msg.method, "answered by the bridge: the session is live on this connection");
   const result: Obj = { _meta: emulatedMeta("session/resume") };
   if (s.availableCommands !== undefined) result.availableCommands = s.availableCommands;
   return [...b.turns.snapshot(s), answer("client", entry, { result }), ...resendInfo(b, s, takeInfo(s))];
@@ -145,6 +150,7 @@ function resumeLocally(b: EngineB, msg: RequestMessage, s: SessionB, params: Obj
 export function list(b: EngineB, msg: RequestMessage, params: Obj): readonly Outgoing[] {
   const r = listSessionsRequestToV1(params, { ...b.toAgent, ...roots(b) });
   if (!r.ok) return rejected(msg, r.error);
+  noteLost(b.config.observer, msg.method, "client", params, r);
   const filter = r.value.directoriesFilter;
   const keep = <T extends { additionalDirectories?: unknown }>(sessions: T[]): T[] =>
     filter === undefined ? sessions : sessions.filter((i) => jsonEqual(i.additionalDirectories ?? [], filter));
@@ -163,12 +169,14 @@ export function list(b: EngineB, msg: RequestMessage, params: Obj): readonly Out
       sessions.push(info);
     }
     const entry = b.down.local(msg);
+    b.config.observer?.emulated(msg.method, "answered by the bridge from the sessions it has seen");
     return [answer("client", entry, { result: { sessions: keep(sessions), _meta: emulatedMeta("session/list") } })];
   }
   b.down.forward(msg, "session/list", r.value.params, (resp) => {
     if (resp.error) return { error: resp.error };
     const conv = listSessionsResponseToV2(resp.result, b.toClient);
     if (!conv.ok) return malformed("session/list", conv.error.data);
+    noteLost(b.config.observer, resultKind("session/list"), "agent", resp.result, conv);
     const result = conv.value;
     return { result: Array.isArray(result.sessions) ? { ...result, sessions: keep(result.sessions) } : result };
   });
@@ -191,13 +199,14 @@ export function close(b: EngineB, msg: RequestMessage, params: Obj): readonly Ou
       // Clients treat -32002 on close as success (H §4.7).
       const a = resp.error
         ? resp.error.code !== ErrorCodes.resourceNotFound
-          ? { error: resp.error }
+          ? { error: resp.error, relayed: !isBridgeMade(resp) }
           : { result: {} }
         : objectResult(resp);
       b.write(afterTurn(() => finish(a)));
     };
     return [...out, request("agent", "session/close", params, closedByAgent, (id) => (entry.outboundId = id))];
   }
+  b.config.observer?.emulated(msg.method, "answered by the bridge, a running turn cancelled first");
   if (s?.prompts.busy) out.push(notify("agent", "session/cancel", { sessionId }));
   return [...out, ...afterTurn(() => finish({ result: { _meta: emulatedMeta("session/close") } }))];
 }

@@ -18,6 +18,7 @@ import { SessionTable } from "../bounded.js";
 import type { Link } from "../link.js";
 import { NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import type { ExitInfo } from "../translator.js";
+import { noteDropped, noteLost } from "../observer.js";
 import { objectResult, TranslatingMode } from "../translating.js";
 import { elicitation, permission } from "./agent-requests.js";
 import { refused, type BConfig, type EngineB } from "./context.js";
@@ -92,7 +93,10 @@ export class DirectionB extends TranslatingMode {
       log: config.log,
       diffFileMaxBytes: config.diffFileMaxBytes ?? 0,
       clientIsBridge,
+      observer: config.observer,
     };
+    config.observer?.stash("client", toClient.stash);
+    config.observer?.stash("agent", toAgent.stash);
     const write = (out: readonly Outgoing[]) => this.write(out);
     const errorForClient = (error: RpcError, sessionId: string | undefined) => this.errorForClient(error, sessionId);
     this.io = {
@@ -101,6 +105,7 @@ export class DirectionB extends TranslatingMode {
       write,
       errorForClient,
       log: config.log,
+      observer: config.observer,
     };
     // The strategy is chosen once, here: the agent's initialize result said whether it is a bridge.
     const turns: TurnStrategy = peer ? new PeerTurns(this.io) : new LocalTurns();
@@ -132,6 +137,7 @@ export class DirectionB extends TranslatingMode {
   /** B, -32002 on a session-scoped request gets `data.sessionId` (H §7.1). */
   private errorForClient(error: RpcError, sessionId: string | undefined): RpcError {
     const r = errorToV2(error, { sessionId }, this.b.toClient);
+    noteLost(this.b.config.observer, "(error)", "agent", error, r);
     return r.ok ? r.value : error;
   }
 
@@ -221,7 +227,10 @@ export class DirectionB extends TranslatingMode {
   protected clientNotification(msg: NotificationMessage): void {
     const handle = this.clientNotifications.get(msg.method);
     if (handle) handle(msg, isObject(msg.params) ? msg.params : {}, undefined);
-    else this.log.debug(`dropped client notification '${msg.method}': no v1 form`);
+    else {
+      this.log.debug(`dropped client notification '${msg.method}': no v1 form`);
+      noteDropped(this.b.config.observer, msg.method, "client", msg.params, "no v1 form: dropped");
+    }
   }
 
   // ------------------------------------------------------------------ agent → client
@@ -242,7 +251,10 @@ export class DirectionB extends TranslatingMode {
     if (handle) return handle(msg, params, line);
     const peer = this.peerNotifications.get(msg.method);
     if (peer) this.write(peer(params));
-    else this.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
+    else {
+      this.log.debug(`dropped agent notification '${msg.method}': no v2 form`);
+      noteDropped(this.b.config.observer, msg.method, "agent", msg.params, "no v2 form: dropped");
+    }
   }
 
   private sessionUpdate(params: Obj): readonly Outgoing[] {

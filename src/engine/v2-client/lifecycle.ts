@@ -11,6 +11,7 @@ import type { RequestMessage } from "../../wire/jsonrpc.js";
 import { NOTHING, rejected, type Outgoing } from "../outgoing.js";
 import { malformed, objectResult } from "../translating.js";
 import { mcp, roots, type EngineB } from "./context.js";
+import { noteLost, resultKind } from "../observer.js";
 
 /** `session/new` and `session/fork`: a session starts; its parameters and modes are recorded. */
 export function create(b: EngineB, msg: RequestMessage, params: Obj, kind: "new" | "fork"): readonly Outgoing[] {
@@ -20,6 +21,7 @@ export function create(b: EngineB, msg: RequestMessage, params: Obj, kind: "new"
       ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx)
       : forkSessionRequestToV1(params as never, ctx);
   if (!r.ok) return rejected(msg, r.error);
+  noteLost(b.config.observer, msg.method, "client", params, r);
   const method = `session/${kind}`;
   b.down.forward(msg, method, r.value, (resp) => {
     if (resp.error) return { error: resp.error };
@@ -28,6 +30,7 @@ export function create(b: EngineB, msg: RequestMessage, params: Obj, kind: "new"
         ? newSessionResponseToV2(resp.result, {}, b.toClient)
         : forkSessionResponseToV2(resp.result, {}, b.toClient);
     if (!conv.ok) return malformed(method, conv.error.data);
+    noteLost(b.config.observer, resultKind(method), "agent", resp.result, conv);
     const sessionId = conv.value.sessionId;
     if (typeof sessionId === "string") {
       const s = b.session(sessionId);

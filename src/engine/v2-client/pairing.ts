@@ -13,6 +13,7 @@ import { rpcErrors } from "../../base/errors.js";
 import { VERSION } from "../../version.js";
 import { recordKeyOrder } from "../../wire/key-order.js";
 import type { Pairing } from "../handshake.js";
+import { noteLost, resultKind } from "../observer.js";
 import { DirectionB, type BConfig } from "./engine.js";
 
 const MARKER = { bridge: { name: "acp-bridge", version: VERSION }, clientProtocol: 2, agentProtocol: 1 } as const;
@@ -30,6 +31,7 @@ export function pairingB(config: BConfig): Pairing {
         bridgeMarker: MARKER,
       });
       if (!r.ok) return { error: r.error };
+      noteLost(config.observer, "initialize", "client", clientParams, r);
       return { params: r.value };
     },
     accept(clientParams, agentResult) {
@@ -49,6 +51,7 @@ export function pairingB(config: BConfig): Pairing {
             detail: r.error.data,
           }),
         };
+      noteLost(config.observer, resultKind("initialize"), "agent", agentResult, r);
       const flags = agentFlagsFromV1(agentResult.agentCapabilities);
       // The v1 "agent" is an A bridge when it identified itself (T §5.5).
       const peer = bridgeMarkerOf(agentResult._meta) !== undefined;

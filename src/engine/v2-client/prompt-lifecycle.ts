@@ -15,6 +15,7 @@ import { setOwn } from "../../base/json.js";
 import { nextGeneratedId } from "../../convert/message.js";
 import { promptErrorToIdle, promptResponseToIdle } from "../../convert/prompt.js";
 import type { ConvertOptions } from "../../convert/stash.js";
+import { isBridgeMade, noteLost, resultKind, type BridgeObserver } from "../observer.js";
 import type { ResponseMessage, RpcError } from "../../wire/jsonrpc.js";
 import { rpcErrors } from "../../base/errors.js";
 import { answer, notify, NOTHING, request, type Outgoing } from "../outgoing.js";
@@ -78,6 +79,8 @@ export interface TurnIO {
   errorForClient(error: RpcError, sessionId: string): RpcError;
   /** Where a timer logs what it throws (the crash barrier). */
   readonly log: Logger;
+  /** Told what the conversions lost (`--report`); absent: nobody asks. */
+  readonly observer?: BridgeObserver | undefined;
 }
 
 export class PromptLifecycleB {
@@ -265,7 +268,10 @@ export class PromptLifecycleB {
     if (resp.error && !acked)
       // Rule 6: failed before insertion: the v2 prompt fails the same way, nothing else.
       return [
-        answer("client", turn.entry, { error: this.io.errorForClient(resp.error, this.s.sessionId) }),
+        answer("client", turn.entry, {
+          error: this.io.errorForClient(resp.error, this.s.sessionId),
+          relayed: !isBridgeMade(resp),
+        }),
         ...this.finish(turn),
       ];
     // Rule 5: not acked yet, the answer is the trigger (2b); then the idle.
@@ -274,6 +280,7 @@ export class PromptLifecycleB {
     const idle = resp.error
       ? promptErrorToIdle(resp.error, { cancelRequested: cancelled }, this.io.toClient)
       : promptResponseToIdle(resp.result as v1.PromptResponse);
+    noteLost(this.io.observer, resultKind("session/prompt"), "agent", resp.error ?? resp.result, idle);
     if (!idle.ok) out.push(...this.end(turn, { stopReason: cancelled ? "cancelled" : "end_turn" }));
     else if (cancelled && idle.value.stopReason !== "cancelled" && resp.error)
       // Rule 6: a v2 agent reports `cancelled`, not an error, after a cancel.

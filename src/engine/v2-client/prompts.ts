@@ -6,12 +6,14 @@ import { promptRequestToV1 } from "../../convert/prompt.js";
 import type { RequestMessage } from "../../wire/jsonrpc.js";
 import { noSessionId, notify, rejected, type Outgoing } from "../outgoing.js";
 import type { EngineB } from "./context.js";
+import { noteLost } from "../observer.js";
 
 export function prompt(b: EngineB, msg: RequestMessage, params: Obj): readonly Outgoing[] {
   const sessionId = params.sessionId;
   if (typeof sessionId !== "string") return noSessionId(msg);
   const r = promptRequestToV1(params as v2.PromptRequest, b.toAgent);
   if (!r.ok) return rejected(msg, r.error);
+  noteLost(b.config.observer, msg.method, "client", params, r);
   const s = b.session(sessionId);
   return b.turns.prompt(s, b.down.local(msg), r.value);
 }

@@ -17,6 +17,7 @@ import { BRIDGE_METHOD_PREFIX } from "../../../../mappings/methods.js";
 import type { Logger } from "../../../log.js";
 import { NOTHING, notify, raw, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
+import { noteDropped, updateKind, type BridgeObserver } from "../../observer.js";
 import type { SessionA } from "../session.js";
 import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
@@ -75,6 +76,8 @@ export interface UpdateContext {
    * other emission is returned to the caller.
    */
   readonly write: (out: readonly Outgoing[]) => void;
+  /** Told what the conversions lost (`--report`); absent: nobody asks. */
+  readonly observer?: BridgeObserver | undefined;
 }
 
 /** The original line of a notification and its parsed message (to forward it untouched). */
@@ -357,21 +360,21 @@ function renderUpdate(
       if (!isUpdate(update, "plan_update")) return NOTHING;
       if (ctx.flags.plan) {
         const native = planUpdateToV1Native(update, ctx.opts);
-        if (dropped(native, ctx.log, "plan_update")) return NOTHING;
+        if (dropped(native, ctx, "plan_update", update)) return NOTHING;
         return [clientUpdate(s.sessionId, { ...native.value, sessionUpdate: "plan_update" }, meta)];
       }
       const next = applyPlanUpdate(s.plans, update);
-      if (dropped(next, ctx.log, "plan_update")) return NOTHING;
+      if (dropped(next, ctx, "plan_update", update)) return NOTHING;
       // Plan ids are the agent's: the oldest plans go beyond the bound (mappings/limits.ts).
       s.plans = keepNewest(next.value, limits.plans.default);
       const plan = plansToV1(s.plans, update, ctx.opts);
-      if (dropped(plan, ctx.log, "plan_update")) return NOTHING;
+      if (dropped(plan, ctx, "plan_update", update)) return NOTHING;
       return [clientUpdate(s.sessionId, { sessionUpdate: "plan", ...plan.value }, meta)];
     }
     case "available_commands_update": {
       if (!isUpdate(update, "available_commands_update")) return NOTHING;
       const r = availableCommandsToV1(update, ctx.opts);
-      if (dropped(r, ctx.log, "available_commands_update")) return NOTHING;
+      if (dropped(r, ctx, "available_commands_update", update)) return NOTHING;
       return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, meta)];
     }
     case "config_option_update": {
@@ -381,7 +384,7 @@ function renderUpdate(
         { booleanOptions: ctx.flags.booleanOptions },
         ctx.opts,
       );
-      if (dropped(r, ctx.log, "config_option_update")) return NOTHING;
+      if (dropped(r, ctx, "config_option_update", update)) return NOTHING;
       s.configOptions = update.configOptions;
       if (r.value.modesChanged)
         ctx.log.warnOnce(`modes-${s.sessionId}`, "the agent changed the set of modes: v1 clients cannot be told");
@@ -394,13 +397,13 @@ function renderUpdate(
         return [raw("client", line.line, line.msg)];
       if (!isUpdate(update, "session_info_update")) return NOTHING;
       const r = sessionInfoToV1(update);
-      if (dropped(r, ctx.log, "session_info_update")) return NOTHING;
+      if (dropped(r, ctx, "session_info_update", update)) return NOTHING;
       return [clientUpdate(s.sessionId, r.value, meta)];
     }
     case "usage_update": {
       if (!isUpdate(update, "usage_update")) return NOTHING;
       const r = usageToV1(update, s.lastCost, ctx.opts);
-      if (dropped(r, ctx.log, "usage_update")) return NOTHING;
+      if (dropped(r, ctx, "usage_update", update)) return NOTHING;
       s.lastCost = r.value.lastCost;
       return [clientUpdate(s.sessionId, r.value.update, meta)];
     }
@@ -421,9 +424,10 @@ function renderUpdate(
         },
         ctx.opts,
       );
-      if (dropped(r, ctx.log, tag)) return NOTHING;
+      if (dropped(r, ctx, tag, update)) return NOTHING;
       if (r.value === null) {
         ctx.log.debug(`dropped ${tag}: the v1 client did not opt into it (session.notices / session.compaction)`);
+        noteDropped(ctx.observer, updateKind(tag), "agent", update, "the v1 client did not opt into it: dropped");
         return NOTHING;
       }
       if (r.value.sessionUpdate === "agent_message_chunk") s.noticeCount++;
@@ -433,6 +437,7 @@ function renderUpdate(
       // An extension or future variant: v1's union is closed (T §2.11).
       if (ctx.flags.bridgePeer) return [extUpdate(s.sessionId, update)];
       ctx.log.warnOnce(`update-${tag}`, `dropped session/update '${tag}': it has no v1 form`);
+      noteDropped(ctx.observer, updateKind(tag), "agent", update, "no v1 form: dropped");
       return NOTHING;
   }
 }

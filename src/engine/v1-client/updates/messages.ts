@@ -87,13 +87,13 @@ export function messageToV1(
       { kind: message.kind, firstKind, redactionNotice: ctx.redactionNotice },
       ctx.opts,
     );
-    if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
+    if (dropped(r, ctx, update.sessionUpdate, update)) return NOTHING;
     s.sent.set(message.kind, id, r.value.sent);
     return r.value.chunks.map((c) => clientUpdate(s.sessionId, c, meta));
   }
   if (!isUpdate(update, "user_message_chunk", "agent_message_chunk", "agent_thought_chunk")) return NOTHING;
   const r = chunkToV1(update, sent, { kind: message.kind, firstKind }, ctx.opts);
-  if (dropped(r, ctx.log, update.sessionUpdate)) return NOTHING;
+  if (dropped(r, ctx, update.sessionUpdate, update)) return NOTHING;
   s.sent.set(message.kind, id, r.value.sent);
   return [clientUpdate(s.sessionId, r.value.update, meta)];
 }

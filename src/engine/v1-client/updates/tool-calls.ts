@@ -34,8 +34,8 @@ function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV
   return {
     opts: ctx.opts,
     diffRendering: ctx.diffRendering,
-    // The engine reads no losses of a tool call's rendering: a diff skips working them out.
-    coarseLosses: true,
+    // Without an observer nobody reads the losses of a tool call's rendering: a diff skips working them out.
+    coarseLosses: ctx.observer === undefined,
     renderTerminal: (terminalId) =>
       conventionMode(ctx) ? { type: "terminal", terminalId } : terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
     ...extra,
@@ -45,7 +45,7 @@ function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV
 /** The current text of the files named by the diffs about to be rendered, and what the status says of them. */
 function diffContext(t: ToolCallView, u: v2.ToolCallUpdate, ctx: UpdateContext): Partial<ToolCallToV1Context> {
   const content: unknown = Array.isArray(u.content) ? u.content : t.announced ? undefined : t.view.content;
-  const files = diffFiles(content, 2, ctx.diffFileMaxBytes ?? 0);
+  const files = diffFiles(content, 2, ctx.diffFileMaxBytes ?? 0, undefined, ctx.observer);
   return files ? { files, diffStage: diffStageOf(t.view.status) } : {};
 }
 
@@ -161,13 +161,13 @@ export function emitToolCall(
   const unshown = outputKey(ctx) !== undefined ? unshownTerminals(s, t) : [];
   if (unshown.length > 0 && t.announced && conventionMode(ctx)) {
     const r = toolCallToV1(view, context);
-    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    if (dropped(r, ctx, "tool_call_update", view)) return NOTHING;
     return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
   }
   if (!t.announced && restoresV1Update(u)) {
     // A chained B's v1 agent updated a tool call it never announced: the same update goes on.
     const r = toolCallUpdateToV1(u, context);
-    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    if (dropped(r, ctx, "tool_call_update", u)) return NOTHING;
     t.announced = true;
     t.synthetic = false;
     return [clientUpdate(s.sessionId, { sessionUpdate: "tool_call_update", ...r.value }, meta)];
@@ -175,14 +175,15 @@ export function emitToolCall(
   if (!t.announced || restoresV1ToolCall(u)) {
     // First sighting (or a chained bridge restoring a re-sent v1 tool_call): a v1 `tool_call`.
     const first = creation !== undefined && isToolCallBody(creation) ? creation : view;
-    const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(t.announced ? u : first, context);
-    if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+    const src = restoresV1ToolCall(u) || t.announced ? u : first;
+    const r = restoresV1ToolCall(u) ? toolCallUpdateToV1(u, context) : toolCallToV1(src, context);
+    if (dropped(r, ctx, "tool_call_update", src)) return NOTHING;
     t.announced = true;
     t.synthetic = false;
     return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call", ...r.value }, unshown, meta);
   }
   const r = toolCallUpdateToV1(u, context);
-  if (dropped(r, ctx.log, "tool_call_update")) return NOTHING;
+  if (dropped(r, ctx, "tool_call_update", u)) return NOTHING;
   return showing(s, view.toolCallId, ctx, { sessionUpdate: "tool_call_update", ...r.value }, unshown, meta);
 }
 

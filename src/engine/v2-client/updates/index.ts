@@ -20,6 +20,7 @@ import { usageToV2 } from "../../../convert/usage.js";
 import type { Logger } from "../../../log.js";
 import { notify, NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
+import { noteDropped, updateKind, type BridgeObserver } from "../../observer.js";
 import type { SessionB } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { fastChunkKind, TOOL_CALL_UPDATE } from "../../fast-lines.js";
@@ -33,6 +34,8 @@ export interface UpdateContextB {
   readonly diffFileMaxBytes?: number;
   /** The v2 client is an A bridge: the `_meta` terminal convention rides on to its v1 client as sent. */
   readonly clientIsBridge?: boolean;
+  /** Told what the conversions lost (`--report`); absent: nobody asks. */
+  readonly observer?: BridgeObserver | undefined;
 }
 
 /** A v2 `session/update` to the client; `meta` is the v1 notification's `_meta`, carried over. */
@@ -97,7 +100,7 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
       s.prompts.closeEcho();
       const out = [...boundary(s)];
       const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
-      if (dropped(r, ctx.log, "plan")) return out;
+      if (dropped(r, ctx, "plan", update)) return out;
       s.plans = recordEmitted(s.plans, r.value);
       return [
         ...out,
@@ -110,19 +113,19 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
     }
     case "current_mode_update": {
       const r = currentModeUpdateToConfigOptionUpdate(update, s.config, ctx.opts);
-      if (dropped(r, ctx.log, "current_mode_update")) return NOTHING;
+      if (dropped(r, ctx, "current_mode_update", update)) return NOTHING;
       s.config = r.value.config;
       return r.value.update ? [clientUpdate(s.sessionId, r.value.update, meta)] : NOTHING;
     }
     case "config_option_update": {
       const r = configOptionUpdateToV2(update, { modes: s.config.modes, models: s.config.models }, ctx.opts);
-      if (dropped(r, ctx.log, "config_option_update")) return NOTHING;
+      if (dropped(r, ctx, "config_option_update", update)) return NOTHING;
       s.config = { ...s.config, configOptions: update.configOptions };
       return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta)];
     }
     case "available_commands_update": {
       const r = availableCommandsToV2(update as v1.AvailableCommandsUpdate, ctx.opts);
-      if (dropped(r, ctx.log, "available_commands_update")) return NOTHING;
+      if (dropped(r, ctx, "available_commands_update", update)) return NOTHING;
       const list = r.value.availableCommands;
       // A chained A bridge's follow-up to a session result (H §4.1): the client has this very list
       // in the result it got (restored from the stash), and a direct v2 agent sends no such update.
@@ -137,7 +140,7 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
     }
     case "session_info_update": {
       const r = sessionInfoToV2(update, ctx.opts);
-      if (dropped(r, ctx.log, "session_info_update")) return NOTHING;
+      if (dropped(r, ctx, "session_info_update", update)) return NOTHING;
       const { title, updatedAt } = r.value;
       if (typeof title === "string") s.title = title;
       if (typeof updatedAt === "string") s.updatedAt = updatedAt;
@@ -145,34 +148,35 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
     }
     case "usage_update": {
       const r = usageToV2(update as v1.UsageUpdate, s.costForwarded, ctx.opts);
-      if (dropped(r, ctx.log, "usage_update")) return NOTHING;
+      if (dropped(r, ctx, "usage_update", update)) return NOTHING;
       s.costForwarded = r.value.costForwarded;
       return [clientUpdate(s.sessionId, { ...r.value.update, sessionUpdate: "usage_update" }, meta)];
     }
     case "notice": {
       const r = noticeToV2(update as v1.Notice);
-      if (dropped(r, ctx.log, "notice")) return NOTHING;
+      if (dropped(r, ctx, "notice", update)) return NOTHING;
       return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "notice" }, meta)];
     }
     case "compaction_update": {
       const r = compactionUpdateToV2(update as v1.CompactionUpdate, ctx.opts);
-      if (dropped(r, ctx.log, "compaction_update")) return NOTHING;
+      if (dropped(r, ctx, "compaction_update", update)) return NOTHING;
       return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_update" }, meta)];
     }
     case "compaction_summary_chunk": {
       const r = compactionSummaryChunkToV2(update as v1.CompactionSummaryChunk, ctx.opts);
-      if (dropped(r, ctx.log, "compaction_summary_chunk")) return NOTHING;
+      if (dropped(r, ctx, "compaction_summary_chunk", update)) return NOTHING;
       return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta)];
     }
     case "plan_update": {
       // v1 unstable, and a variant v2 knows: it passes as it is when v2 accepts its content.
       const r = planUpdateToV2Native(update as unknown as v1u.PlanUpdate);
-      if (dropped(r, ctx.log, "plan_update")) return NOTHING;
+      if (dropped(r, ctx, "plan_update", update)) return NOTHING;
       return [clientUpdate(s.sessionId, r.value, meta)];
     }
     default:
       if (V2_ONLY_VARIANTS.has(tag)) {
         ctx.log.warn(`dropped a session/update '${tag}' from the v1 agent: no v1 variant has that name`);
+        noteDropped(ctx.observer, updateKind(tag), "agent", update, "a v2-only variant from a v1 agent: dropped");
         return NOTHING;
       }
       // v1 unstable variants keep their names in v2 (T §2.11); v2 peers treat unknown ones as such.

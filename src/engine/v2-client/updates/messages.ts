@@ -73,7 +73,7 @@ export function chunk(
     if (own !== undefined && own !== echo.messageId) s.alias.set(own, echo.messageId);
     // The echo is the agent's block, not the client's: converted like any other (or dropped).
     const conv = contentBlockToV2(update.content, ctx.opts);
-    if (dropped(conv, ctx.log, update.sessionUpdate)) return NOTHING;
+    if (dropped(conv, ctx, update.sessionUpdate, update.content)) return NOTHING;
     const body: Obj = { ...update };
     delete body.sessionUpdate;
     const content = conv.value;
@@ -91,7 +91,7 @@ export function chunk(
     { kind, messageId: id.messageId, synthetic: id.synthetic, sharedId: id.sharedId },
     ctx.opts,
   );
-  if (dropped(r, ctx.log, update.sessionUpdate)) return id.flushed;
+  if (dropped(r, ctx, update.sessionUpdate, update)) return id.flushed;
   s.pendingUpsert = r.value.pending;
   return [...id.flushed, ...updatesOf(s, r.value.updates, meta)];
 }

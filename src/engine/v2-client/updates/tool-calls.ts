@@ -21,7 +21,7 @@ import { terminalConvention } from "./terminals.js";
 export function diffFilesOfV1(toolCall: unknown, s: SessionB | undefined, ctx: UpdateContextB): FileTexts | undefined {
   if (!isObject(toolCall)) return undefined;
   const cwd = typeof s?.params.cwd === "string" ? s.params.cwd : undefined;
-  return diffFiles(toolCall.content, 1, ctx.diffFileMaxBytes ?? 0, cwd);
+  return diffFiles(toolCall.content, 1, ctx.diffFileMaxBytes ?? 0, cwd, ctx.observer);
 }
 
 /**
@@ -68,7 +68,7 @@ export function toolCall(s: SessionB, original: Obj, ctx: UpdateContextB, meta: 
     // A v1 tool_call without a status is pending (the v1 default); an update without one tells nothing.
     diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
   });
-  if (dropped(r, ctx.log, String(src.sessionUpdate))) return out;
+  if (dropped(r, ctx, String(src.sessionUpdate), src)) return out;
   // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
   const known = r.value.length > 0 || isPermissionAnnouncement(m);
   if (known) rememberTool(s, id, seen, src, r.value);
