@@ -79,9 +79,9 @@ function cell(x: string | number | null): string {
     .replace(/[\r\n]+/g, " ");
 }
 
-/** A code span that holds any text (its backticks included). */
+/** A code span that holds any text: a backtick inside is written as a look-alike, so one backtick fences it. */
 function code(text: string): string {
-  return text === "" ? "" : `\`\` ${text.replace(/`/g, "ˋ")} \`\``;
+  return text === "" ? "" : `\`${text.replace(/`/g, "ˋ")}\``;
 }
 
 function table(head: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string[] {

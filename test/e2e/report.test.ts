@@ -49,9 +49,9 @@ describe("--report (built CLI)", () => {
       const md = readFileSync(report, "utf8");
       expect(md).toMatch(/^# acp-bridge report\n/);
       expect(md).toContain("- versions: v1 client ⇄ v2 agent (direction A)");
-      expect(md).toContain("| `` session/prompt `` | 1 | 1 | 0 | 0 |");
+      expect(md).toContain("| `session/prompt` | 1 | 1 | 0 | 0 |");
       expect(md).toMatch(
-        /\| agent→client \| `` session\/update:plan_update `` \| `` plan\.planId `` \| v1 has a single plan without an id \| 1 \| `` "…\(\d+ chars\)" `` \|/,
+        /\| agent→client \| `session\/update:plan_update` \| `plan\.planId` \| v1 has a single plan without an id \| 1 \| `"…\(\d+ chars\)"` \|/,
       );
       expect(md).not.toContain("alice");
       expect(md).not.toContain(process.cwd());
