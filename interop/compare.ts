@@ -40,6 +40,8 @@ export interface RunOutcome {
   readonly stash: { readonly messages: number; readonly bytes: number };
   /** Turn failures: timeout, exit, files not as expected. */
   readonly failures: readonly string[];
+  /** Bridge runs of the main scenario: the `--report` file and the summary line the bridge printed. */
+  readonly report?: { readonly file: string; readonly line: string };
 }
 
 interface Row {

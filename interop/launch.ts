@@ -8,17 +8,23 @@ function pinned(recipe: Pick<AgentRecipe, "versionForcedByLaunch">, agentVersion
   return recipe.versionForcedByLaunch ? [] : ["--agent-protocol", String(agentVersion)];
 }
 
-/** The bridge command line for a run of `agent` speaking `agentVersion`, tracing into `trace`. */
+/**
+ * The bridge command line for a run of `agent` speaking `agentVersion`, tracing into `trace`, and
+ * writing its `--report` into `report` when given (a report turns the fast paths off: the editor
+ * and remote runs keep them).
+ */
 export function bridgeLaunch(
   bin: string,
   recipe: Pick<AgentRecipe, "versionForcedByLaunch">,
   agentVersion: AcpVersion,
   agent: Launch,
   trace: string,
+  report?: string,
 ): Launch {
+  const reporting = report === undefined ? [] : ["--report", report];
   return {
     command: process.execPath,
-    args: [bin, ...pinned(recipe, agentVersion), "--trace", trace, "--", agent.command, ...agent.args],
+    args: [bin, ...pinned(recipe, agentVersion), "--trace", trace, ...reporting, "--", agent.command, ...agent.args],
     env: agent.env,
   };
 }

@@ -13,8 +13,8 @@
 // INTEROP_SCENARIO=editor|main|remote|doctor (default all), INTEROP_DUMP_DIR (the editor runs' model
 // requests). Last, `acp-bridge doctor` against every agent (issue 23), its verdicts in the report.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { RECIPES } from "./agents/index.js";
 import type { AcpVersion, AgentRecipe } from "./agents/recipe.js";
 import { cacheDir, ensureCache, INTEROP_DIR } from "./cache.js";
@@ -63,6 +63,8 @@ async function play(
     const agentTrace = remote ? trace.replace(/\.jsons$/, "-1.jsons") : trace;
     writeFileSync(agentTrace, "");
     const bin = join(ROOT, "bin/acp-bridge.js");
+    const report = join(RUNS, `${label}.report.md`);
+    rmSync(report, { force: true });
     if (remote) {
       // The agent's side is the server's: it runs the agent (in the workspace, with its environment)
       // and traces what the agent said; the client's bridge only moves the editor's lines.
@@ -85,7 +87,7 @@ async function play(
         }
       : via === "direct"
         ? agent
-        : bridgeLaunch(bin, recipe, agentVersion, agent, trace);
+        : bridgeLaunch(bin, recipe, agentVersion, agent, trace, report);
     const started = Date.now();
     const run = await runClient({
       version: clientVersion,
@@ -99,7 +101,9 @@ async function play(
     // The server reaps the agent with its connection: its trace is complete once it stopped.
     await served?.stop();
     const agentWire = via === "bridge" ? wireFromTrace(readFileSync(agentTrace, "utf8")) : undefined;
+    const reported = via === "bridge" && !remote ? reportOf(report, run.stderr) : undefined;
     const failures = [
+      ...(reported?.line === "" ? ["the bridge wrote no --report"] : []),
       ...(run.failure ? [run.failure] : []),
       ...(agentWire ? versionFailures(spokenVersion(agentWire), agentVersion) : []),
       ...files,
@@ -121,11 +125,30 @@ async function play(
       schemaProblems: run.problems,
       stash: stashCount(run.wire),
       failures,
+      ...(reported ? { report: reported } : {}),
     };
   } finally {
     await served?.stop();
     await mock.close();
   }
+}
+
+/** The bridge's `--report` summary line (stderr); a bridged run without one fails. */
+function reportOf(file: string, stderr: string): { file: string; line: string } {
+  const line = stderr.split("\n").find((l) => l.startsWith("acp-bridge: report written to ")) ?? "";
+  return { file: relative(INTEROP_DIR, file), line: existsSync(file) ? line : "" };
+}
+
+/** Each bridged run's report summary, and where the whole report is. */
+function renderReportsSection(runs: readonly RunOutcome[]): string {
+  const rows = runs.flatMap((r) => (r.report ? [`- ${r.label}: \`${r.report.line}\` (\`${r.report.file}\`)`] : []));
+  return [
+    "## Reports",
+    "",
+    "Each bridged run's `--report` summary line; the reports themselves are in `.runs/`.",
+    "",
+    ...rows,
+  ].join("\n");
 }
 
 async function main(): Promise<void> {
@@ -139,6 +162,7 @@ async function main(): Promise<void> {
   if (!["all", "main", "editor", "remote", "doctor"].includes(scenario))
     throw new Error(`INTEROP_SCENARIO=${scenario}: main, editor, remote or doctor`);
   const results: AgentResult[] = [];
+  const bridgedRuns: RunOutcome[] = [];
   /** The direct v2 runs of the main scenario, by agent (the remote run compares with them). */
   const directV2 = new Map<string, RunOutcome>();
   for (const recipe of RECIPES) {
@@ -154,6 +178,7 @@ async function main(): Promise<void> {
       bridged.push(await play(recipe, agentVersion, clientVersion, cache));
     }
     results.push(compareRuns(recipe.name, direct, bridged));
+    bridgedRuns.push(...bridged);
   }
   const editorRuns: EditorOutcome[] = [];
   for (const recipe of RECIPES) {
@@ -179,6 +204,7 @@ async function main(): Promise<void> {
     scenario === "editor" || scenario === "doctor"
       ? `# Interop with real agents: ${scenario} only (${new Date().toISOString()})`
       : renderReport(results).trimEnd(),
+    ...(bridgedRuns.length > 0 ? [renderReportsSection(bridgedRuns)] : []),
     ...(editorRuns.length > 0 ? [renderEditorSection(editorRuns)] : []),
     ...(doctorRuns.length > 0 ? [renderDoctorSection(doctorRuns)] : []),
   ].join("\n\n");
