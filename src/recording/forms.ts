@@ -38,7 +38,7 @@ export interface NotALine {
   readonly wanted: string;
 }
 
-export function formOf(value: unknown): Form {
+function formOf(value: unknown): Form {
   if (isObj(value) && !("jsonrpc" in value)) {
     if (typeof value.type === "string" && typeof value.from === "string") return "trace";
     if (value.dir === "in" || value.dir === "out") return "wire";

@@ -19,7 +19,7 @@ import { STASH_KEY } from "../convert/stash.js";
 import type { Role } from "../recording/forms.js";
 
 export type Version = 1 | 2;
-export type StashChoice = "full" | "off";
+type StashChoice = "full" | "off";
 
 /** One recorded message and where it came from. */
 export interface Recorded {
@@ -29,7 +29,7 @@ export interface Recorded {
 }
 
 /** A message of the output: sent on the middle by `from`'s side, caused by recorded line `line`. */
-export interface Written {
+interface Written {
   readonly from: Role;
   readonly msg: Obj;
   readonly cause: number;
@@ -57,6 +57,8 @@ export interface ChainOptions {
   readonly maxPending: number;
   readonly write: (w: Written) => void;
   readonly skip: (s: Skipped) => void;
+  /** Sees what the bridges send each recorded peer (not part of the output). */
+  readonly atEnd?: (to: Role, msg: Obj) => void;
 }
 
 /** A recorded request on its way: fed to a bridge, not yet matched to a message of the chain. */
@@ -406,6 +408,7 @@ export class Chain {
     this.activity++;
     if (this.ended) return;
     const msg = JSON.parse(String(raw)) as Obj;
+    this.opts.atEnd?.(to, msg);
     const peerSide = to === "client" ? this.client : this.agent;
     const otherSide = to === "client" ? this.agent : this.client;
     if (typeof msg.method === "string" && msg.id !== undefined) {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConversationChecker } from "../../src/check/conversation.js";
+import { Chain } from "../../src/replay/chain.js";
 import { runConvert } from "../../src/replay/command.js";
 
 const dir = mkdtempSync(join(tmpdir(), "acp-bridge-convert-"));
@@ -106,5 +107,32 @@ describe("the load fixtures (a second connection loading the session back)", () 
     expect(there.status, there.stderr).toBe(0);
     const back = await convert(["--to", String(from), file(there.stdout)]);
     expect(messages(back.stdout)).toEqual(messages(readFileSync(path, "utf8")));
+  });
+});
+
+describe("the chain's own bookkeeping", () => {
+  it("a v2 recording's prompt is acked to its client by the A bridge's prompt_accepted, under the B bridge's own id", async () => {
+    const entries = lines(readFileSync("interop/fixtures/codex-v2.ndjson", "utf8")).map(
+      (l) => JSON.parse(l) as { from: "client" | "agent"; message: Record<string, unknown> },
+    );
+    const toClient: Record<string, unknown>[] = [];
+    const chain = new Chain({
+      from: 2,
+      to: 1,
+      stash: "full",
+      recordedBetweenBridges: false,
+      maxPending: 1024,
+      write: () => undefined,
+      skip: () => undefined,
+      atEnd: (peer, msg) => {
+        if (peer === "client") toClient.push(msg);
+      },
+    });
+    for (const [i, e] of entries.entries()) await chain.feed({ from: e.from, msg: e.message, line: i + 1 });
+    chain.end();
+    const prompt = entries.find((e) => e.message.method === "session/prompt")?.message;
+    const answers = toClient.filter((m) => m.method === undefined && m.id === prompt?.id);
+    // The ack (the agent's own message id), and no "never accepted" error at the turn's end.
+    expect(answers).toEqual([{ jsonrpc: "2.0", id: prompt?.id, result: { messageId: expect.any(String) } }]);
   });
 });
