@@ -136,3 +136,45 @@ describe("the chain's own bookkeeping", () => {
     expect(answers).toEqual([{ jsonrpc: "2.0", id: prompt?.id, result: { messageId: expect.any(String) } }]);
   });
 });
+
+describe("output for people (issue 23, item 4)", () => {
+  /** convert from stdin delivered in two chunks 250 ms apart, stderr a terminal. */
+  async function onTerminal(env: NodeJS.ProcessEnv, input: string): Promise<string> {
+    let stderr = "";
+    const half = Math.floor(input.length / 2);
+    async function* slowly() {
+      yield Buffer.from(input.slice(0, half));
+      await new Promise((r) => setTimeout(r, 250));
+      yield Buffer.from(input.slice(half));
+    }
+    const tty = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          stderr += String(chunk);
+          cb();
+        },
+      }),
+      { isTTY: true },
+    );
+    await runConvert(["--to", "2"], {
+      stdin: Readable.from(slowly()),
+      stdout: new Writable({ write: (_c, _e, cb) => cb() }),
+      stderr: tty,
+      env,
+    });
+    return stderr;
+  }
+  const refused = `${readFileSync("interop/fixtures/gemini-v1.ndjson", "utf8")}{"from":"client","message":{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":5,"mcpServers":[]}}}\n`;
+
+  it("shows progress on a terminal and marks what was not converted in red", async () => {
+    const stderr = await onTerminal({}, refused);
+    expect(stderr).toContain("\r\u001b[Kconverting <stdin>: ");
+    expect(stderr).toContain("\u001b[31mnot converted\u001b[0m");
+  });
+
+  it("writes no colour with NO_COLOR, even on a terminal", async () => {
+    const stderr = await onTerminal({ NO_COLOR: "1" }, refused);
+    expect(stderr).toContain("not converted");
+    expect(stderr).not.toContain("\u001b[31m");
+  });
+});
