@@ -26,7 +26,7 @@ export const CONVERT_OPTIONS = {
     metavar: "1|2",
     choices: ["1", "2"],
     describe: "the version to write the conversation in (required)",
-    doc: "the version to write the conversation in (required); the recording's own version is settled by its `initialize` exchange",
+    doc: "the version to write the conversation in (required); the recording's own version is the one its client's `initialize` asks for",
   },
   stash: {
     metavar: "full|off",
