@@ -1,8 +1,9 @@
 // `npm run bench:check [-- --mb N]`: `acp-bridge check` on a large trace (1 GB by default), generated
-// on the fly into a temp file (a v1 client and a v1 agent: turns of prompts, message chunks, tool
-// calls, their answers). Reports throughput and the checker's peak RSS, measured in a child process
-// of its own so that generating the file does not count. Never run by `npm test`: a benchmark, not
-// a timed test.
+// on the fly into a temp file (a v1 client and a v1 agent: a session, then turns of prompts, message
+// chunks, tool calls, their answers). `npm run bench:convert [-- --mb N]`: `acp-bridge convert --to 2`
+// of that trace's client connection (through the two in-process bridges). Reports throughput and the
+// command's peak RSS, measured in a child process of its own so that generating the file does not
+// count. Never run by `npm test`: a benchmark, not a timed test.
 import { spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,19 +13,25 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = fileURLToPath(import.meta.url);
 
+const convertMode = process.argv.includes("--convert");
+
 if (process.argv[2] === "--child") {
-  // The measured side: the checker on the file, its output discarded.
-  const { runCheck } = (await import(
-    pathToFileURL(join(here, "../../src/check/command.js")).href
-  )) as typeof import("../src/check/command.js");
+  // The measured side: the command on the file, its output discarded.
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const io = { stdin: process.stdin, stdout: sink, stderr: sink, env: { NO_COLOR: "1" } };
+  const file = process.argv[3] ?? "";
   const started = performance.now();
-  const status = await runCheck([process.argv[3] ?? ""], {
-    stdin: process.stdin,
-    stdout: sink,
-    stderr: sink,
-    env: { NO_COLOR: "1" },
-  });
+  const status = convertMode
+    ? await (
+        (await import(
+          pathToFileURL(join(here, "../../src/replay/command.js")).href
+        )) as typeof import("../src/replay/command.js")
+      ).runConvert(["--to", "2", file], io)
+    : await (
+        (await import(
+          pathToFileURL(join(here, "../../src/check/command.js")).href
+        )) as typeof import("../src/check/command.js")
+      ).runCheck([file], io);
   process.stdout.write(
     JSON.stringify({
       status,
@@ -42,15 +49,17 @@ if (process.argv[2] === "--child") {
     await generate(file, mb * 1024 * 1024);
     const bytes = statSync(file).size;
     const genMs = performance.now() - t0;
-    const r = spawnSync(process.execPath, [here, "--child", file], { encoding: "utf8" });
-    if (r.status !== 0) throw new Error(`the checker failed: ${r.stderr}`);
+    const r = spawnSync(process.execPath, [here, "--child", file, ...(convertMode ? ["--convert"] : [])], {
+      encoding: "utf8",
+    });
+    if (r.status !== 0) throw new Error(`the ${convertMode ? "converter" : "checker"} failed: ${r.stderr}`);
     const got = JSON.parse(r.stdout) as { status: number; ms: number; maxRssMiB: number };
     const mib = bytes / 1024 / 1024;
     process.stdout.write(
       [
         `trace: ${mib.toFixed(0)} MiB generated in ${(genMs / 1000).toFixed(1)} s`,
-        `check: ${(got.ms / 1000).toFixed(1)} s, ${(mib / (got.ms / 1000)).toFixed(1)} MiB/s, status ${String(got.status)}`,
-        `peak RSS of the checker: ${got.maxRssMiB.toFixed(0)} MiB`,
+        `${convertMode ? "convert --to 2" : "check"}: ${(got.ms / 1000).toFixed(1)} s, ${(mib / (got.ms / 1000)).toFixed(1)} MiB/s, status ${String(got.status)}`,
+        `peak RSS of the ${convertMode ? "converter" : "checker"}: ${got.maxRssMiB.toFixed(0)} MiB`,
         "",
       ].join("\n"),
     );
@@ -83,8 +92,11 @@ async function generate(path: string, target: number): Promise<void> {
       payload: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] },
     });
   const session = "s-1";
+  batch +=
+    both("client", { type: "request", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } }) +
+    both("agent", { type: "response", id: 1, is_error: false, payload: { sessionId: session } });
   const words = "the quick brown fox jumps over the lazy dog and keeps on running through the field ";
-  let id = 1;
+  let id = 2;
   while (written + batch.length < target) {
     if (batch.length > 1 << 20) {
       written += batch.length;

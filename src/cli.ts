@@ -15,6 +15,9 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
 } else if (argv[0] === "check") {
   // `acp-bridge check [FILE]`: a recorded conversation against the schemas, offline (src/check/).
   process.exitCode = await (await import("./check/command.js")).runCheck(argv.slice(1));
+} else if (argv[0] === "convert") {
+  // `acp-bridge convert --to 1|2 [FILE]`: a recorded conversation in the other version, offline (src/replay/).
+  process.exitCode = await (await import("./replay/command.js")).runConvert(argv.slice(1));
 } else if (argv[0] === "serve") {
   // A stdio agent served over ACP's remote transport (src/remote/serve-command.ts).
   process.exitCode = await (await import("./remote/serve-command.js")).runServe(argv.slice(1));

@@ -4,6 +4,7 @@
 // variant, a superset of the stable one, as `--strict` does).
 import { check, type SchemaProblem, type SchemaVersion } from "../schema/validate.js";
 import { methodDefs } from "../schema/wire.js";
+import { Locator, otherRole, type Located, type Member } from "../recording/forms.js";
 
 export interface Violation {
   readonly line: number;
@@ -15,28 +16,10 @@ export interface Violation {
   readonly wanted: string;
 }
 
-/** How the file is written, from its first message: `trace` (`--trace`), `wire` (`{"dir","msg"}`), `bare`. */
-type Form = "trace" | "wire" | "bare";
-
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** One JSON-RPC message of a line, with where it sits in the line and who sent it. */
-interface Located {
-  readonly msg: unknown;
-  /** Pointer of each member in the line (a trace's result is its `payload`). */
-  readonly at: (member: "params" | "result" | "error" | "id" | "method" | "jsonrpc" | "") => string;
-  /** The connection it travelled on. */
-  readonly conn: string;
-  /** Who sent it, as the file names it; `undefined` in the bare form. */
-  readonly from: string | undefined;
-  readonly to: string | undefined;
-  /** Whether the sender is the client or the agent of its connection, when the file says. */
-  readonly role: "client" | "agent" | undefined;
-  readonly hasJsonrpc: boolean;
-}
-
-type Say = (subject: string, member: Parameters<Located["at"]>[0], problems: readonly SchemaProblem[]) => void;
+type Say = (subject: string, member: Member, problems: readonly SchemaProblem[]) => void;
 
 interface Pending {
   readonly method: string;
@@ -59,14 +42,12 @@ export class ConversationChecker {
   /** Messages not checked: no version known yet, or a response whose request was forgotten. */
   unchecked = 0;
   violations = 0;
-  private form: Form | undefined;
+  private readonly locator = new Locator();
   private readonly requested = new Map<string, 1 | 2>();
   private readonly settled = new Map<string, 1 | 2>();
   /** Unanswered requests: `conn \0 sender \0 id` → method, bounded (oldest forgotten first). */
   private readonly pending = new Map<string, Pending>();
   private forgotten = 0;
-  /** In the `dir` form: which of `out`/`in` is the client, once an `initialize` says. */
-  private outRole: "client" | "agent" | undefined;
 
   constructor(private readonly opts: CheckerOptions) {}
 
@@ -79,9 +60,9 @@ export class ConversationChecker {
     } catch (e) {
       return this.found([{ line: n, subject: "not JSON", path: "", wanted: (e as Error).message }]);
     }
-    this.form ??= formOf(value);
-    const located = this.locate(value, n);
-    if ("wanted" in located) return this.found([located]);
+    const located = this.locator.locate(value);
+    if ("wanted" in located)
+      return this.found([{ line: n, subject: located.subject, path: "", wanted: located.wanted }]);
     const out: Violation[] = [];
     for (const m of located) out.push(...this.message(m, n));
     return this.found(out);
@@ -97,77 +78,12 @@ export class ConversationChecker {
     return vs;
   }
 
-  private locate(value: unknown, n: number): Located[] | Violation {
-    const bad = (wanted: string): Violation => ({
-      line: n,
-      subject: `not a ${this.form ?? ""} line`,
-      path: "",
-      wanted,
-    });
-    switch (this.form) {
-      case "trace": {
-        const e = isObj(value) ? value : {};
-        const { type, from, to } = e;
-        if (
-          (type !== "request" && type !== "response" && type !== "notification") ||
-          typeof from !== "string" ||
-          typeof to !== "string"
-        )
-          return bad('a trace event: {"type":"request"|"response"|"notification","from":…,"to":…}');
-        const msg: Obj =
-          type === "response"
-            ? e.is_error === true
-              ? { id: e.id, error: e.payload }
-              : { id: e.id, result: e.payload }
-            : { ...(type === "request" ? { id: e.id } : {}), method: e.method, params: e.params };
-        const role =
-          from === "client" || to === "agent" ? "client" : from === "agent" || to === "client" ? "agent" : undefined;
-        const at = (m: string) => (m === "result" || m === "error" ? "/payload" : m === "" ? "" : `/${m}`);
-        return [{ msg, at, conn: [from, to].sort().join("|"), from, to, role, hasJsonrpc: true }];
-      }
-      case "wire": {
-        if (!isObj(value) || (value.dir !== "in" && value.dir !== "out"))
-          return bad('a wire entry: {"dir":"in"|"out","msg":…}');
-        if (!("msg" in value))
-          return { line: n, subject: `not JSON (${value.dir})`, path: "", wanted: "a JSON-RPC message" };
-        const dir = value.dir;
-        return this.each(value.msg, "/msg", (msg, at) => ({
-          msg,
-          at,
-          conn: "wire",
-          from: dir,
-          to: dir === "out" ? "in" : "out",
-          role: undefined,
-          hasJsonrpc: false,
-        }));
-      }
-      default:
-        return this.each(value, "", (msg, at) => ({
-          msg,
-          at,
-          conn: "wire",
-          from: undefined,
-          to: undefined,
-          role: undefined,
-          hasJsonrpc: false,
-        }));
-    }
-  }
-
-  /** A message or a batch's messages. */
-  private each(value: unknown, base: string, make: (msg: unknown, at: Located["at"]) => Located): Located[] {
-    const atOf = (prefix: string) => (m: string) => (m === "" ? prefix : `${prefix}/${m}`);
-    return Array.isArray(value)
-      ? value.map((m, i) => make(m, atOf(`${base}/${String(i)}`)))
-      : [make(value, atOf(base))];
-  }
-
   private message(m: Located, n: number): Violation[] {
     this.messages++;
     const out: Violation[] = [];
     const dirText =
       m.from === undefined ? "" : m.to === "in" || m.to === "out" ? ` ${m.from}` : ` ${m.from}→${m.to ?? ""}`;
-    const say = (subject: string, member: Parameters<Located["at"]>[0], problems: readonly SchemaProblem[]) => {
+    const say = (subject: string, member: Member, problems: readonly SchemaProblem[]) => {
       for (const p of problems)
         out.push({
           line: n,
@@ -194,7 +110,6 @@ export class ConversationChecker {
     if (method === "initialize" && isObj(o.params)) {
       const v = versionOf(o.params.protocolVersion);
       if (v !== undefined) this.requested.set(m.conn, v);
-      if (this.form === "wire" && this.outRole === undefined) this.outRole = m.from === "out" ? "client" : "agent";
     }
     const version = this.versionOn(m.conn);
     if (isRequest) {
@@ -218,11 +133,10 @@ export class ConversationChecker {
       ]);
       return;
     }
-    const role =
-      m.role ?? (this.form === "wire" && this.outRole !== undefined ? roleOf(m.from, this.outRole) : undefined);
+    const role = m.role;
     if (entry.side !== "protocol" && role !== undefined && entry.side === role)
       say(subject, "method", [
-        { path: "/", message: `must come from the ${other(role)} (the ${role} handles ${method})` },
+        { path: "/", message: `must come from the ${otherRole(role)} (the ${role} handles ${method})` },
       ]);
     const p = check(schemaOfVersion(version), entry.def, o.params ?? {});
     if (p) say(subject, "params", p);
@@ -264,7 +178,7 @@ export class ConversationChecker {
 
   /** `"jsonrpc":"2.0"` on every message (a trace event does not carry it). */
   private envelope(o: Obj, subject: string, say: Say): void {
-    if (this.form !== "trace" && o.jsonrpc !== "2.0")
+    if (this.locator.form !== "trace" && o.jsonrpc !== "2.0")
       say(subject, "jsonrpc", [{ path: "/", message: 'must be "2.0"' }]);
   }
 
@@ -281,19 +195,4 @@ export class ConversationChecker {
       this.forgotten++;
     }
   }
-}
-
-function other(role: "client" | "agent"): "client" | "agent" {
-  return role === "client" ? "agent" : "client";
-}
-
-function roleOf(dir: string | undefined, outRole: "client" | "agent"): "client" | "agent" | undefined {
-  return dir === "out" ? outRole : dir === "in" ? other(outRole) : undefined;
-}
-
-function formOf(value: unknown): Form {
-  if (isObj(value) && typeof value.type === "string" && typeof value.from === "string" && !("jsonrpc" in value))
-    return "trace";
-  if (isObj(value) && (value.dir === "in" || value.dir === "out") && !("jsonrpc" in value)) return "wire";
-  return "bare";
 }

@@ -29,8 +29,14 @@ export type BridgeOptions = Pick<Options, Given> &
     readonly editorStdioCommand?: { readonly command: string; readonly args: readonly string[] };
     /** The agent runs elsewhere (`--connect`): this machine's loopback and commands are not its. */
     readonly remoteAgent?: boolean;
+    /**
+     * A recording replayed (`acp-bridge convert`): each message comes once the engine went quiet, so
+     * every window (update coalescing, the prompt's ack grace, the idle settle) has passed by then:
+     * they are zero, and the engine's output does not hang on a timer.
+     */
+    readonly replay?: boolean;
   };
-type Complete = Omit<Options, NotTheEngines> & Pick<BridgeOptions, "editorStdioCommand" | "remoteAgent">;
+type Complete = Omit<Options, NotTheEngines> & Pick<BridgeOptions, "editorStdioCommand" | "remoteAgent" | "replay">;
 
 /** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
 function stashPolicy(options: Complete): StashPolicy {
@@ -43,7 +49,7 @@ function directionBConfig(options: Complete, log: Logger, observer: BridgeObserv
     stash: stashPolicy(options),
     log,
     platform: options.platform ?? defaultPlatform(),
-    ackGraceMs: options.ackGraceMs,
+    ackGraceMs: options.replay === true ? 0 : options.ackGraceMs,
     closeDrainMs: DEFAULT_CLOSE_DRAIN_MS,
     diffFileMaxBytes: options.diffFileMaxBytes,
     maxSessions: options.maxSessions,
@@ -61,13 +67,13 @@ function directionAConfig(options: Complete, log: Logger, observer: BridgeObserv
     log,
     mcpUnsupported: options.mcpUnsupported,
     platform: options.platform ?? defaultPlatform(),
-    idleSettleMs: options.idleSettleMs,
+    idleSettleMs: options.replay === true ? 0 : options.idleSettleMs,
     forwardPromptEcho: options.forwardPromptEcho,
     redactionNotice: true,
     diffRendering: options.diffRendering,
     diffFileMaxBytes: options.diffFileMaxBytes,
-    flushMs: DEFAULT_FLUSH_MS,
-    terminalFlushMs: DEFAULT_TERMINAL_FLUSH_MS,
+    flushMs: options.replay === true ? 0 : DEFAULT_FLUSH_MS,
+    terminalFlushMs: options.replay === true ? 0 : DEFAULT_TERMINAL_FLUSH_MS,
     terminalMaxBytes: DEFAULT_TERMINAL_MAX_BYTES,
     maxSessions: options.maxSessions,
     ...(options.editorTools === "off"

@@ -27,7 +27,7 @@ function sessionOf(params: unknown): string | undefined {
 }
 
 /** The trace event for one message travelling `from` → `to`. */
-function traceEvent(msg: unknown, from: string, to: string, ts: number): TraceEvent | undefined {
+export function traceEvent(msg: unknown, from: string, to: string, ts: number): TraceEvent | undefined {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return undefined;
   const m = msg as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
   const base = { ts, protocol: "acp" as const, from, to };

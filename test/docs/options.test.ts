@@ -2,7 +2,7 @@
 // state that option's default.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { withCheckOptions, withDoctorOptions, withOptions } from "../../src/docs/options-table.js";
+import { withCheckOptions, withConvertOptions, withDoctorOptions, withOptions } from "../../src/docs/options-table.js";
 import { OPTIONS, type OptionSpec } from "../../src/options.js";
 import { SERVE_OPTIONS } from "../../src/remote/serve-options.js";
 
@@ -31,6 +31,11 @@ describe("options documentation", () => {
   it("the README carries acp-bridge doctor's options table of src/doctor/options.ts (run `npm run docs`)", () => {
     const readme = readFileSync("README.md", "utf8");
     expect(readme).toBe(withDoctorOptions(readme));
+  });
+
+  it("the README carries acp-bridge convert's options table of src/replay/options.ts (run `npm run docs`)", () => {
+    const readme = readFileSync("README.md", "utf8");
+    expect(readme).toBe(withConvertOptions(readme));
   });
 
   it("the README's table states every integer option's range", () => {

@@ -606,6 +606,20 @@ describe("direction A prompt lifecycle (T §1.2, §9 cases 1-6)", () => {
     expect(h.takeClient()).toEqual([{ jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } }]);
   });
 
+  it("in a replay (convert) completes at the idle itself when an agent never reports running: no window, no timer", async () => {
+    const h = await connect({ options: { replay: true } });
+    await newSession(h);
+    h.takeClient();
+    const req = prompt(h);
+    h.agent({ jsonrpc: "2.0", id: req.id, result: { messageId: "u1" } });
+    h.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("ok") }));
+    h.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }));
+    expect(h.takeClient()).toEqual([
+      expect.objectContaining({ method: "session/update" }),
+      { jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } },
+    ]);
+  });
+
   it("cancels one prompt on $/cancel_request: session/cancel, plus withdrawal when not inserted (T §1.2-6)", async () => {
     const h = await connect();
     await newSession(h);
@@ -667,6 +681,25 @@ describe("direction A updates (T §2, §9 cases 7-10, 13)", () => {
     const [u] = h.takeClient();
     expect(u.params.update.content).toEqual(["a", "b", "c"].map((t) => ({ type: "content", content: text(t) })));
     expect(u.params.update._meta["acp-bridge"].residual).toMatchObject({ op: "content_chunk", count: 3 });
+  });
+
+  it("in a replay (convert) shows each tool-call content chunk as it comes: no coalescing window", async () => {
+    const h = await running({ options: { stash: "compact", replay: true } });
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run" }));
+    h.takeClient();
+    for (const t of ["a", "b"])
+      h.agent(
+        update({
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t1",
+          content: { type: "content", content: text(t) },
+        }),
+      );
+    const out = h.takeClient();
+    expect(out.map((u) => u.params.update.content)).toEqual([
+      [{ type: "content", content: text("a") }],
+      ["a", "b"].map((t) => ({ type: "content", content: text(t) })),
+    ]);
   });
 
   it("emits pending content chunks before any later update of the session, keeping the agent's order", async () => {

@@ -192,7 +192,7 @@ export class PromptLifecycle {
       if (!idle) continue;
       if (this.completes(p, seq, prev)) out.push(...this.complete(p, idle));
       // A resume's snapshot may repeat an old stop reason: no settle timer on it (rule 8 reconciles).
-      else if (!this.resumeInFlight) this.maybeSettle(p, idle);
+      else if (!this.resumeInFlight) out.push(...this.maybeSettle(p, idle));
     }
     return out;
   }
@@ -227,12 +227,14 @@ export class PromptLifecycle {
   }
 
   /** Settle fallback for agents that never report `running` (rule 4). */
-  private maybeSettle(p: Pending, idle: Obj & v2.IdleStateUpdate): void {
-    if (this.opts.connection.agentReportsBusy) return;
+  private maybeSettle(p: Pending, idle: Obj & v2.IdleStateUpdate): readonly Outgoing[] {
+    if (this.opts.connection.agentReportsBusy) return NOTHING;
     const reason = idle.stopReason;
-    if (reason === undefined || reason === null) return;
+    if (reason === undefined || reason === null) return NOTHING;
+    // A replay (no window): the agent said nothing more before its next message.
+    if (this.opts.idleSettleMs === 0) return this.complete(p, idle);
     // One timer per idle run: a later idle (no busy state between) must not replace the first.
-    if (p.settleTimer) return;
+    if (p.settleTimer) return NOTHING;
     p.settleTimer = setTimeout(
       contained(this.opts.log, "a prompt's idle settle", () => {
         p.settleTimer = undefined;
@@ -241,6 +243,7 @@ export class PromptLifecycle {
       this.opts.idleSettleMs,
     );
     p.settleTimer.unref();
+    return NOTHING;
   }
 
   private clearSettle(p: Pending): void {

@@ -95,8 +95,8 @@ function transcriptUpdate(
     }
     return out;
   };
-  // An exit is final: render it now; output is coalesced.
-  if (update.exitStatus !== undefined) {
+  // An exit is final: render it now; output is coalesced (but for a replay, which has no window).
+  if (update.exitStatus !== undefined || ctx.terminalFlushMs === 0) {
     if (t.flushTimer) clearTimeout(t.flushTimer);
     return flush();
   }

@@ -344,6 +344,8 @@ export function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, 
     t.pendingMeta = meta;
     return [...flushed, ...flushToolCall(s, t, ctx)];
   }
+  // A replay (no window): each chunk is shown as it comes.
+  if (ctx.flushMs === 0) return flushToolCall(s, t, ctx);
   // v1 resends whole arrays: coalesce bursts so N chunks do not cost O(N²) bytes.
   t.flushTimer ??= setTimeout(
     contained(ctx.log, "a tool call's flush", () => ctx.write(flushToolCall(s, t, ctx))),

@@ -1,0 +1,144 @@
+// `acp-bridge convert`'s options, declared once: its parser, its `--help` and the README's table
+// (docs/options-table.ts) are built from this table.
+import { CHECK_OPTIONS } from "../check/options.js";
+import { subcommandHelp } from "../subcommand-help.js";
+
+/** Each map of unanswered requests the replay keeps (per file): past it the oldest is forgotten. */
+export const MAX_PENDING = 65_536;
+
+interface ConvertOption {
+  /** The value's name (`--to 1|2`). */
+  readonly metavar: string;
+  readonly choices?: readonly string[];
+  /** The default of a choice. */
+  readonly choice?: string;
+  readonly min?: number;
+  readonly max?: number;
+  readonly default?: number;
+  /** `--help`'s text (plain). */
+  readonly describe: string;
+  /** The README's text (Markdown). */
+  readonly doc: string;
+}
+
+export const CONVERT_OPTIONS = {
+  to: {
+    metavar: "1|2",
+    choices: ["1", "2"],
+    describe: "the version to write the conversation in (required)",
+    doc: "the version to write the conversation in (required); the recording's own version is the one its client's `initialize` asks for",
+  },
+  stash: {
+    metavar: "full|off",
+    choices: ["full", "off"],
+    choice: "full",
+    describe:
+      'full: what version Y cannot carry rides in _meta["acp-bridge"], so converting back gives the original; off: plain version-Y peers',
+    doc: '`full`: what the other version cannot carry rides in `_meta["acp-bridge"]` (and the bridges\' markers in `initialize`), so converting the output back gives the original; `off`: the conversation plain version-Y peers would have had, no bridge data',
+  },
+  connection: {
+    metavar: "client|agent",
+    choices: ["client", "agent"],
+    choice: "client",
+    describe: "in a --trace file: the connection to convert (client: client ⇄ acp-bridge; agent: acp-bridge ⇄ agent)",
+    doc: "in a `--trace` file, the connection to convert: `client` (the editor ⇄ `acp-bridge`) or `agent` (`acp-bridge` ⇄ the agent); the other one's events are not written",
+  },
+  output: {
+    metavar: "FILE",
+    describe: "write the conversation to FILE (also -o FILE; default: stdout)",
+    doc: "write the converted conversation to FILE (also `-o FILE`) instead of stdout",
+  },
+  "max-line-bytes": {
+    ...CHECK_OPTIONS["max-line-bytes"],
+    describe: "longest line read; a longer one is skipped and the status is 1 (bounds memory)",
+    doc: "longest line read; a longer one is reported, skipped unread and makes the status 1, so memory stays bounded whatever the file holds",
+  },
+} as const satisfies Record<string, ConvertOption>;
+
+export interface ConvertArgs {
+  readonly to: 1 | 2;
+  readonly stash: "full" | "off";
+  readonly connection: "client" | "agent";
+  /** The output file; undefined: stdout. */
+  readonly output: string | undefined;
+  readonly maxLineBytes: number;
+  /** The file, or `-` for stdin. */
+  readonly file: string;
+}
+
+const USAGE =
+  "acp-bridge convert --to 1|2 [--stash full|off] [--connection client|agent] [-o FILE] [--max-line-bytes N] [FILE]";
+
+export function convertHelp(): string {
+  return subcommandHelp(
+    USAGE,
+    [
+      "Writes one recorded connection (a --trace .jsons file, or NDJSON of one connection) as peers of",
+      "the other version would have had it, through the bridge's own engine (two bridges in-process),",
+      "offline, in the form it was read in. FILE absent or '-': stdin. What does not cross is named on",
+      "stderr with a summary; status 0 converted, 1 when the bridge refused a message or a line was",
+      "unreadable, 2 on a usage error.",
+    ],
+    CONVERT_OPTIONS,
+  );
+}
+
+const DECIMAL = /^[0-9]+$/;
+
+function choose<T extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+): T | { problem: string } | undefined {
+  if (value === undefined) return undefined;
+  const hit = choices.find((c) => c === value);
+  return hit ?? { problem: `--${name} must be one of ${choices.join(", ")} (got ${JSON.stringify(value)})` };
+}
+
+/** The arguments after `convert`, or what is wrong with them (a usage error), or help. */
+export function parseConvertArgs(argv: readonly string[]): ConvertArgs | { problem: string } | "help" {
+  const values = new Map<string, string>();
+  const files: string[] = [];
+  let rest = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (rest || arg === "-" || !arg.startsWith("-")) {
+      files.push(arg);
+      continue;
+    }
+    if (arg === "--") {
+      rest = true;
+      continue;
+    }
+    if (arg === "--help" || arg === "-h") return "help";
+    const eq = arg.indexOf("=");
+    const name = arg === "-o" ? "output" : arg.slice(2, eq === -1 ? undefined : eq);
+    if ((!arg.startsWith("--") && arg !== "-o") || !Object.hasOwn(CONVERT_OPTIONS, name))
+      return { problem: `unknown option ${arg}` };
+    if (values.has(name)) return { problem: `--${name} is given more than once` };
+    const value = eq === -1 || arg === "-o" ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) return { problem: `--${name} needs a value` };
+    values.set(name, value);
+  }
+  if (files.length > 1)
+    return { problem: `one file at a time (got ${files.map((f) => JSON.stringify(f)).join(", ")})` };
+  const to = choose("to", values.get("to"), ["1", "2"] as const);
+  if (to === undefined) return { problem: "--to 1|2 is required" };
+  if (typeof to === "object") return to;
+  const stash = choose("stash", values.get("stash"), CONVERT_OPTIONS.stash.choices) ?? CONVERT_OPTIONS.stash.choice;
+  if (typeof stash === "object") return stash;
+  const connection =
+    choose("connection", values.get("connection"), CONVERT_OPTIONS.connection.choices) ??
+    CONVERT_OPTIONS.connection.choice;
+  if (typeof connection === "object") return connection;
+  const output = values.get("output");
+  if (output === "") return { problem: "--output needs a file name" };
+  const spec = CONVERT_OPTIONS["max-line-bytes"];
+  const raw = values.get("max-line-bytes");
+  const max = raw === undefined ? spec.default : DECIMAL.test(raw) ? Number(raw) : Number.NaN;
+  if (!(max >= spec.min && max <= spec.max))
+    return {
+      problem: `--max-line-bytes must be an integer from ${String(spec.min)} to ${String(spec.max)} (got ${JSON.stringify(raw)})`,
+    };
+  return { to: to === "1" ? 1 : 2, stash, connection, output, maxLineBytes: max, file: files[0] ?? "-" };
+}
