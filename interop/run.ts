@@ -136,7 +136,9 @@ async function play(
 /** The bridge's `--report` summary line (stderr); a bridged run without one fails. */
 function reportOf(file: string, stderr: string): { file: string; line: string } {
   const line = stderr.split("\n").find((l) => l.startsWith("acp-bridge: report written to ")) ?? "";
-  return { file: relative(INTEROP_DIR, file), line: existsSync(file) ? line : "" };
+  // The line names the file by its absolute path: the committed result names it from interop/.
+  const shown = relative(INTEROP_DIR, file);
+  return { file: shown, line: existsSync(file) ? line.replace(file, shown) : "" };
 }
 
 /** Each bridged run's report summary, and where the whole report is. */
