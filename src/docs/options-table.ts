@@ -45,7 +45,7 @@ function renderOptions(): string {
 function renderServeOptions(): string {
   return [
     renderTable(SERVE_OPTIONS, [
-      "| the [options](#options) above | | apply to every served connection; `--trace FILE` traces connection N into `FILE` with `-N` before its extension (`run.jsons` → `run-1.jsons`, `run-2.jsons`, …) |",
+      "| the [options](#options) above | | apply to every served connection; `--trace FILE` traces connection N into `FILE` with `-N` before its extension (`run.jsons` → `run-1.jsons`, `run-2.jsons`, …), and `--report FILE` reports it likewise (`run.md` → `run-1.md`), written when the connection ends |",
       "| `--version`, `--help` | | |",
     ]),
   ].join("\n");

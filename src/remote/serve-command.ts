@@ -9,6 +9,7 @@ import { createBridgeConfig } from "../engine/config.js";
 import { freshToken } from "../editor/token.js";
 import { createLogger } from "../log.js";
 import { TraceWriter } from "../transport/trace.js";
+import { ReportWriter } from "../report/index.js";
 import { OPTIONS, readTable, type CliArgs, type OptionsOf } from "../options.js";
 import { withTable } from "../options-yargs.js";
 import { VERSION } from "../version.js";
@@ -22,8 +23,8 @@ function usage(problem: string): number {
   return 2;
 }
 
-/** The trace file of connection `n`: `run.jsons` → `run-3.jsons`. */
-function connectionTrace(path: string, n: number): string {
+/** The trace or report file of connection `n`: `run.jsons` → `run-3.jsons`. */
+function perConnection(path: string, n: number): string {
   const ext = extname(path);
   return `${path.slice(0, path.length - ext.length)}-${String(n)}${ext}`;
 }
@@ -97,18 +98,20 @@ export async function runServe(argv: readonly string[]): Promise<number> {
   // Serving a remote agent would chain two transports: run a bridge with --connect on the far side instead.
   if (connect !== undefined || headerEnv !== undefined)
     return usage("--connect and --header-env do not apply to serve");
-  // A report per connection is not written yet: one run of the bridge, one report (README).
-  if (report !== undefined) return usage("--report does not apply to serve");
   if (opts.listen === undefined) return usage("--listen HOST:PORT is required");
   const at = hostPort(opts.listen);
   if (!at) return usage(`--listen must be HOST:PORT with a port from 0 to 65535 (got ${JSON.stringify(opts.listen)})`);
-  // One trace file for many connections would interleave them: one file per connection instead.
-  if (trace !== undefined)
-    try {
-      accessSync(dirname(resolve(trace)), constants.W_OK);
-    } catch {
-      return usage(`cannot write trace files beside '${trace}'`);
-    }
+  // One trace or report file for many connections would interleave them: one file per connection.
+  for (const [what, path] of [
+    ["trace", trace],
+    ["report", report],
+  ] as const)
+    if (path !== undefined)
+      try {
+        accessSync(dirname(resolve(path)), constants.W_OK);
+      } catch {
+        return usage(`cannot write ${what} files beside '${path}'`);
+      }
   const loopback = isLoopback(at.host);
   let token: string;
   if (opts.tokenEnv !== undefined) {
@@ -153,28 +156,47 @@ export async function runServe(argv: readonly string[]): Promise<number> {
       command,
       args: commandArgs,
       bridge: (n) => {
-        // Connection n traces into the file --trace names with `-n` before its extension.
+        // Connection n traces and reports into the files --trace and --report name, `-n` before the extension.
         let writer: TraceWriter | undefined;
         if (trace !== undefined)
           try {
-            writer = TraceWriter.open(connectionTrace(trace, n), log);
+            writer = TraceWriter.open(perConnection(trace, n), log);
           } catch (e) {
             log.error(`connection ${String(n)}: ${(e as Error).message}; not traced`);
           }
+        let reporter: ReportWriter | undefined;
+        if (report !== undefined)
+          try {
+            reporter = ReportWriter.open(perConnection(report, n));
+          } catch (e) {
+            log.error(`connection ${String(n)}: ${(e as Error).message}; no report`);
+          }
+        // The report sees every message: its hooks turn the core's fast path off (engine/fast-lines.ts).
+        const counted = reporter?.hooks();
         const hooks =
-          writer || strict
+          writer || strict || counted
             ? {
                 onReceive: (from: "client" | "agent", msg: unknown) => {
                   writer?.record("in", from, msg);
                   strict?.onReceive(from, msg);
+                  counted?.onReceive(from, msg);
                 },
                 onSend: (to: "client" | "agent", msg: unknown) => {
                   writer?.record("out", to, msg);
                   strict?.onSend(to, msg);
+                  counted?.onSend(to, msg);
                 },
+                ...(counted ? { observer: counted.observer } : {}),
               }
             : {};
-        return { config: createBridgeConfig(options, log, hooks), close: () => writer?.close() ?? Promise.resolve() };
+        const close = async (status: number | undefined): Promise<void> => {
+          // A run that failed outright ends the connection as an internal error would (status 1).
+          const done = reporter?.finish({ status: status ?? 1 });
+          if (done && (done.failed || logLevel !== "silent"))
+            process.stderr.write(`acp-bridge serve: connection ${String(n)}: ${done.line}\n`);
+          await writer?.close();
+        };
+        return { config: createBridgeConfig(options, log, hooks), close };
       },
       maxMessageBytes,
       shutdownGraceMs,

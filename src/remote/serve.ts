@@ -38,8 +38,11 @@ export interface ServeConfig {
   /** The agent, started once per connection. */
   readonly command: string;
   readonly args: readonly string[];
-  /** A fresh bridge configuration for connection `n` (from 1), and what to close when it ends (its trace). */
-  readonly bridge: (n: number) => { readonly config: BridgeConfig; close?(): Promise<void> };
+  /**
+   * A fresh bridge configuration for connection `n` (from 1), and what to close when it ends (its
+   * trace, its report) with the connection's exit status (`undefined`: its run failed).
+   */
+  readonly bridge: (n: number) => { readonly config: BridgeConfig; close?(status: number | undefined): Promise<void> };
   readonly maxMessageBytes: number;
   readonly shutdownGraceMs: number;
   readonly log: Logger;
@@ -154,10 +157,16 @@ export async function serve(cfg: ServeConfig): Promise<Serving> {
       agent,
     })
       .then(
-        (status) => log.info(`connection ${String(n)}: done, the agent's status ${String(status)}`),
-        (e: unknown) => log.error(`connection ${String(n)}: ${e instanceof Error ? e.message : String(e)}`),
+        (status) => {
+          log.info(`connection ${String(n)}: done, the agent's status ${String(status)}`);
+          return status;
+        },
+        (e: unknown) => {
+          log.error(`connection ${String(n)}: ${e instanceof Error ? e.message : String(e)}`);
+          return undefined;
+        },
       )
-      .then(() => made.close?.());
+      .then((status) => made.close?.(status));
     runs.add(done);
     void done.finally(() => {
       runs.delete(done);

@@ -145,13 +145,24 @@ describe("--connect: a remote agent over ACP's transport", () => {
 
   for (const profile of ["ws", "http"] as const)
     it(
-      `a v1 editor through --connect (${profile}) to acp-bridge serve in front of the v2 agent: the turn is the one over stdio, traced per connection`,
+      `a v1 editor through --connect (${profile}) to acp-bridge serve in front of the v2 agent: the turn is the one over stdio, traced and reported per connection`,
       async () => {
         const d = scratch();
         const local = await turn(bridge(1, ["--", ...AGENTS[2]], { ACP_DEMO_CHUNK_MS: "0" }), 1, 2);
         const trace = join(d, "served.jsons");
         const server = await startServe(
-          ["--listen", "127.0.0.1:0", "--token-env", "SERVE_TOKEN", "--trace", trace, "--", ...AGENTS[2]],
+          [
+            "--listen",
+            "127.0.0.1:0",
+            "--token-env",
+            "SERVE_TOKEN",
+            "--trace",
+            trace,
+            "--report",
+            join(d, "served.md"),
+            "--",
+            ...AGENTS[2],
+          ],
           { SERVE_TOKEN: "a-token-of-sixteen-chars", ACP_WIRE_LOG: join(d, "agent.jsonl") },
         );
         served.push(server);
@@ -172,9 +183,36 @@ describe("--connect: a remote agent over ACP's transport", () => {
         checkAgentWire(join(d, "agent.jsonl"), 2);
         server.child.kill("SIGTERM");
         expect((await server.exit).code).toBe(0);
+        // The connection's report, written when it ended, and its summary line on serve's stderr.
+        const report = readFileSync(join(d, "served-1.md"), "utf8");
+        expect(report).toContain("- versions: v1 client ⇄ v2 agent (direction A)");
+        expect(report).toMatch(/\| `session\/prompt` \| 1 \| 1 \| 0 \| 0 \|/);
+        expect(server.stderr()).toContain(
+          `acp-bridge serve: connection 1: acp-bridge: report written to ${join(d, "served-1.md")}: v1 client ⇄ v2 agent`,
+        );
       },
       TIMEOUT,
     );
+
+  it(
+    "a --connect bridge with --report that gets SIGTERM writes its report, then ends by the signal as it would without one",
+    async () => {
+      const d = scratch();
+      const remote = await remoteAgent(2, join(d, "wire.jsonl"));
+      const report = join(d, "run.json");
+      const peer = bridge(1, ["--connect", remote.url("ws"), "--report", report]);
+      await peer.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      await peer.ctx.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+      peer.kill("SIGTERM");
+      const exit = await peer.exit;
+      expect(exit.signal).toBe("SIGTERM");
+      const j = JSON.parse(readFileSync(report, "utf8")) as { negotiated: unknown; end: unknown };
+      expect(j.negotiated).toEqual({ client: 1, agent: 2, mode: "A" });
+      expect(j.end).toEqual({ signal: "SIGTERM" });
+      expect(peer.stderr).toContain(`acp-bridge: report written to ${report}: v1 client ⇄ v2 agent (direction A)`);
+    },
+    TIMEOUT,
+  );
 
   it(
     "a chain over the remote link: a v1 editor, a bridge, a --connect bridge and a remote v1 agent give the turn the agent gives the editor directly",

@@ -220,4 +220,12 @@ describe("serve's command line", () => {
     expect(typo.status).toBe(2);
     expect(typo.stderr).toContain("--max-connections must be an integer");
   });
+
+  it("refuses --trace and --report files in a folder it cannot write (status 2, nothing listening)", () => {
+    for (const option of ["--trace", "--report"]) {
+      const r = cli("serve", "--listen", "127.0.0.1:0", option, "/nonexistent-dir/run.md", "--", ...AGENT_V2);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`cannot write ${option.slice(2)} files beside '/nonexistent-dir/run.md'`);
+    }
+  });
 });
