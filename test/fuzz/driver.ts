@@ -4,7 +4,7 @@
 // are not one valid JSON-RPC message in valid UTF-8, and schema violations in translating modes.
 import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,7 +90,11 @@ export function noFigures(mode: Mode): Figures {
 }
 
 /** Feeds `count` inputs of `seed` through one bridge in `mode` and counts what went wrong. */
-export async function fuzzMode(mode: Mode, count: number, seed: number): Promise<Figures> {
+/**
+ * `report`: the bridge runs with `--report FILE.json` (its observer and collector see the hostile
+ * traffic too); a report missing or not JSON after the bridge exited counts as a crash.
+ */
+export async function fuzzMode(mode: Mode, count: number, seed: number, report = false): Promise<Figures> {
   const figures = noFigures(mode);
   const note = (what: string) => {
     if (figures.examples.length < 8) figures.examples.push(what.slice(0, 400));
@@ -110,6 +114,7 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
       String(mode.agent),
       "--max-message-bytes",
       String(MAX_BYTES),
+      ...(report ? ["--report", join(dir, "report.json")] : []),
       "--",
       process.execPath,
       "--import",
@@ -288,6 +293,13 @@ export async function fuzzMode(mode: Mode, count: number, seed: number): Promise
     figures.crashes++;
     note(`the bridge exited ${code}: ${stderr}`);
   }
+  if (report && code !== "timeout")
+    try {
+      JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
+    } catch (e) {
+      figures.crashes++;
+      note(`no readable --report after the bridge exited: ${(e as Error).message}`);
+    }
   for (const [id, n] of answers)
     if (n === 0) {
       figures.unanswered++;

@@ -22,4 +22,17 @@ describe("fuzz: hostile traffic into the built CLI", () => {
       }).toEqual({ crashes: 0, hangs: 0, unanswered: 0, duplicateAnswers: 0, invalidLines: 0 });
       expect(f.inputs).toBe(INPUTS);
     }, 180_000);
+
+  // The report's observer and collector see every message: hostile traffic must not break either.
+  const a = MODES[0];
+  if (a)
+    it(`${a.name} with --report: no crash, no hang, one answer per request, and a report written`, async () => {
+      const f = await fuzzMode(a, INPUTS, SEED + 1, true);
+      expect({ crashes: f.crashes, hangs: f.hangs, unanswered: f.unanswered, invalidLines: f.invalidLines }).toEqual({
+        crashes: 0,
+        hangs: 0,
+        unanswered: 0,
+        invalidLines: 0,
+      });
+    }, 180_000);
 });

@@ -2,6 +2,7 @@
 // figures per mode; exits 1 if any counter that must stay zero is not.
 //   npm run fuzz -- --inputs 1000000 --seed 42
 //   npm run fuzz -- --inputs 100000 --modes 0,1   (indexes of MODES: the translating modes only)
+//   npm run fuzz -- --inputs 100000 --report      (each bridge also writes a --report)
 import { COUNTERS, fuzzMode, MODES, noFigures, type Figures } from "./driver.js";
 
 function arg(name: string): string | undefined {
@@ -14,6 +15,7 @@ const seed = Number(arg("seed") ?? Date.now() % 1_000_000);
 const picked = arg("modes")?.split(",").map(Number) ?? MODES.map((_, i) => i);
 const perMode = Math.ceil(total / picked.length);
 const chunk = Number(arg("chunk") ?? 25_000);
+const report = process.argv.includes("--report");
 console.log(`fuzz: ${total} inputs, seed ${seed}, ${picked.length} modes, bridges of ${chunk} inputs`);
 
 const results: Figures[] = [];
@@ -22,7 +24,7 @@ for (const [m, mode] of MODES.entries()) {
   const sum = noFigures(mode);
   // One bridge per chunk keeps each run's memory small and gives hangs a chance to show.
   for (let done = 0, run = 0; done < perMode; done += chunk, run++) {
-    const f = await fuzzMode(mode, Math.min(chunk, perMode - done), seed + m * 1000 + run);
+    const f = await fuzzMode(mode, Math.min(chunk, perMode - done), seed + m * 1000 + run, report);
     for (const k of COUNTERS) sum[k] += f[k];
     for (const [cls, n] of Object.entries(f.violations)) sum.violations[cls] = (sum.violations[cls] ?? 0) + n;
     for (const e of f.examples) if (sum.examples.length < 10) sum.examples.push(e);
