@@ -101,6 +101,8 @@ describe("the load fixtures (a second connection loading the session back)", () 
   it.each([
     { fixture: "codex-v1.load", from: 1, to: 2 },
     { fixture: "gemini-v1.load", from: 1, to: 2 },
+    // Its replay opens each message with a content-less upsert before the chunk (T §2.2 A↓-3).
+    { fixture: "codex-v2.load", from: 2, to: 1 },
   ] as const)("$fixture: v$from → v$to → v$from gives every original message", async ({ fixture, from, to }) => {
     const path = `interop/fixtures/${fixture}.ndjson`;
     const there = await convert(["--to", String(to), path]);
