@@ -166,6 +166,21 @@ function errorText(e: unknown): string {
 /** A chained A bridge's ack of a prompt to a B bridge (T §5.5): it names the prompt by its request id. */
 const PROMPT_ACCEPTED = `${BRIDGE_METHOD_PREFIX}prompt_accepted`;
 
+/**
+ * Messages whose `params.requestId` names a request their sender RECEIVED (from the other peer):
+ * the bridges know it by another id than the recording's, and than each other's. (`$/cancel_request`
+ * names one its sender sent: handled apart.)
+ */
+const NAMES_RECEIVED: ReadonlySet<string> = new Set([PROMPT_ACCEPTED, "elicitation/create"]);
+
+/** `msg` with `params.requestId` replaced by `map`'s answer for it (`msg` itself when it has none). */
+function withRequestId(msg: Obj, map: (id: unknown) => unknown): Obj {
+  const params = isObject(msg.params) ? msg.params : undefined;
+  if (params === undefined || !NAMES_RECEIVED.has(String(msg.method)) || !("requestId" in params)) return msg;
+  const id = map(params.requestId);
+  return id === undefined ? msg : { ...msg, params: { ...params, requestId: id } };
+}
+
 const MARKER_KEYS = ["bridge", "clientProtocol", "agentProtocol"];
 
 /** `holder._meta` without a bridge's marker (nor `_meta` itself when the source had none, as the envelope says). */
@@ -251,16 +266,6 @@ export class Chain {
     const feedNear = (o: Obj) =>
       r.from === "client" ? near.bridge.clientLine(line(o)) : near.bridge.agentLine(line(o));
     if (typeof m.method === "string") {
-      const params = isObject(m.params) ? m.params : undefined;
-      if (params !== undefined && m.method === PROMPT_ACCEPTED) {
-        // The recorded peer names a request it received by the recorded id: the bridge sent it under its own.
-        const own = near.endIds.get(key(params.requestId));
-        if (own !== undefined) {
-          feedNear({ ...m, params: { ...params, requestId: own } });
-          await this.settle();
-          return;
-        }
-      }
       if (m.id !== undefined) {
         const open = { id: m.id, method: m.method, line: r.line };
         near.unclaimed.add(open);
@@ -268,7 +273,8 @@ export class Chain {
         if (m.method === "initialize" && r.from === "client") this.recordedInit.request = m;
         this.feeding = { from: r.from, open };
       }
-      feedNear(m);
+      // The recorded peer names a request it received by the recorded id: the bridge sent it under its own.
+      feedNear(withRequestId(m, (id) => near.endIds.get(key(id))));
     } else if (m.id !== undefined) {
       // An answer of the recorded peer to a request of the other: under the id the bridge gave it.
       if (
@@ -360,7 +366,8 @@ export class Chain {
           refused: false,
         });
       }
-      this.queue.push({ to, msg: out });
+      // A request it received, named by its middle id: the requester's own id for it.
+      this.queue.push({ to, msg: withRequestId(out, (id) => other.middleIds.get(key(id))?.own) });
       return;
     }
     if (typeof msg.method === "string") {
@@ -375,15 +382,8 @@ export class Chain {
         return;
       }
       this.opts.write({ from, msg, cause: this.cause });
-      if (params !== undefined && msg.method === PROMPT_ACCEPTED) {
-        // It names a request the sender received, by its middle id: the requester's own id for it.
-        const own = other.middleIds.get(key(params.requestId))?.own;
-        if (own !== undefined) {
-          this.queue.push({ to, msg: { ...msg, params: { ...params, requestId: own } } });
-          return;
-        }
-      }
-      this.queue.push({ to, msg });
+      // It names a request the sender received, by its middle id: the requester's own id for it.
+      this.queue.push({ to, msg: withRequestId(msg, (id) => other.middleIds.get(key(id))?.own) });
       return;
     }
     // An answer to a middle request of the other side's bridge: written under the middle id, handed

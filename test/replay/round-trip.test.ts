@@ -112,6 +112,98 @@ describe("the load fixtures (a second connection loading the session back)", () 
   });
 });
 
+describe("an elicitation tied to a pending request (its requestId names that request)", () => {
+  // The agent asks the user while the client's session/new (recorded id 41) waits; the ids are not
+  // the ones the bridges allocate, so a requestId left as the recording's names no request of theirs.
+  const recording = (v: 1 | 2): string =>
+    [
+      {
+        from: "client",
+        message: {
+          jsonrpc: "2.0",
+          id: 40,
+          method: "initialize",
+          params:
+            v === 1
+              ? {
+                  protocolVersion: 1,
+                  clientInfo: { name: "editor", version: "1" },
+                  clientCapabilities: { elicitation: { form: {} } },
+                }
+              : {
+                  protocolVersion: 2,
+                  info: { name: "editor", version: "1" },
+                  capabilities: { elicitation: { form: {} } },
+                },
+        },
+      },
+      {
+        from: "agent",
+        message: {
+          jsonrpc: "2.0",
+          id: 40,
+          result:
+            v === 1
+              ? {
+                  protocolVersion: 1,
+                  agentInfo: { name: "agent", version: "1" },
+                  agentCapabilities: {},
+                  authMethods: [],
+                }
+              : {
+                  protocolVersion: 2,
+                  info: { name: "agent", version: "1" },
+                  capabilities: { session: {} },
+                  authMethods: [],
+                },
+        },
+      },
+      {
+        from: "client",
+        message: { jsonrpc: "2.0", id: 41, method: "session/new", params: { cwd: "/ws", mcpServers: [] } },
+      },
+      {
+        from: "agent",
+        message: {
+          jsonrpc: "2.0",
+          id: "ask-1",
+          method: "elicitation/create",
+          params: {
+            message: "Which profile?",
+            mode: "form",
+            requestId: 41,
+            requestedSchema: { type: "object", properties: { profile: { type: "string" } } },
+          },
+        },
+      },
+      {
+        from: "client",
+        message: { jsonrpc: "2.0", id: "ask-1", result: { action: "accept", content: { profile: "work" } } },
+      },
+      { from: "agent", message: { jsonrpc: "2.0", id: 41, result: { sessionId: "s1" } } },
+    ]
+      .map((e) => `${JSON.stringify(e)}\n`)
+      .join("");
+
+  it.each([
+    { from: 1, to: 2 },
+    { from: 2, to: 1 },
+  ] as const)("v$from → v$to: is written naming the recorded request, and round trips", async ({ from, to }) => {
+    const original = recording(from);
+    const there = await convert(["--to", String(to), file(original)]);
+    expect(there.status, there.stderr).toBe(0);
+    expect(there.stderr).toContain("6 messages read, 6 written, 0 skipped");
+    expect(violations(there.stdout, to)).toEqual([]);
+    const asked = messages(there.stdout).find(
+      (e) => (e as { message: { method?: string } }).message.method === "elicitation/create",
+    );
+    expect(asked).toMatchObject({ from: "agent", message: { id: "ask-1", params: { requestId: 41 } } });
+    const back = await convert(["--to", String(from), file(there.stdout)]);
+    expect(back.status, back.stderr).toBe(0);
+    expect(messages(back.stdout)).toEqual(messages(original));
+  });
+});
+
 describe("the chain's own bookkeeping", () => {
   it("a v2 recording's prompt is acked to its client by the A bridge's prompt_accepted, under the B bridge's own id", async () => {
     const entries = lines(readFileSync("interop/fixtures/codex-v2.ndjson", "utf8")).map(
