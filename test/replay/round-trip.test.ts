@@ -112,6 +112,41 @@ describe("the load fixtures (a second connection loading the session back)", () 
   });
 });
 
+describe("a client asking v2 of an agent that answers v1 (the v1 negotiation rule)", () => {
+  // gemini-v1's client asking 2: the agent's answer (1) settles the recording's version.
+  const original = readFileSync("interop/fixtures/gemini-v1.ndjson", "utf8").replace(
+    '"protocolVersion":1',
+    '"protocolVersion":2',
+  );
+
+  it("is read as the version the agent answered: converted to v2, valid", async () => {
+    const there = await convert(["--to", "2", file(original)]);
+    expect(there.status, there.stderr).toBe(0);
+    expect(there.stderr).toMatch(/v1 → v2: 22 messages read, \d+ written, 0 skipped/);
+    expect(violations(there.stdout, 2)).toEqual([]);
+  });
+
+  it("is written unchanged to v1, the version it speaks", async () => {
+    const there = await convert(["--to", "1", file(original)]);
+    expect(there.status, there.stderr).toBe(0);
+    expect(there.stderr).toContain("the recording already speaks v1: written unchanged");
+    expect(there.stdout).toBe(original);
+  });
+
+  it("round trips but for the version the client asked for: back in v1 it asks 1, as a v1 client does", async () => {
+    const there = await convert(["--to", "2", file(original)]);
+    const back = await convert(["--to", "1", file(there.stdout)]);
+    expect(back.status, back.stderr).toBe(0);
+    const [init, ...rest] = messages(back.stdout) as { message: { params: { protocolVersion: number } } }[];
+    const [origInit, ...origRest] = messages(original) as typeof rest;
+    expect(rest).toEqual(origRest);
+    expect(init).toEqual({
+      ...origInit,
+      message: { ...origInit?.message, params: { ...origInit?.message.params, protocolVersion: 1 } },
+    });
+  });
+});
+
 describe("an elicitation tied to a pending request (its requestId names that request)", () => {
   // The agent asks the user while the client's session/new (recorded id 41) waits; the ids are not
   // the ones the bridges allocate, so a requestId left as the recording's names no request of theirs.
