@@ -277,12 +277,20 @@ export class Chain {
       feedNear(withRequestId(m, (id) => near.endIds.get(key(id))));
     } else if (m.id !== undefined) {
       // An answer of the recorded peer to a request of the other: under the id the bridge gave it.
+      let answer = m;
       if (
         r.from === "agent" &&
         key(m.id) === key(this.recordedInit.request?.id) &&
         this.recordedInit.answer === undefined
-      )
+      ) {
         this.recordedInit.answer = m;
+        // A recorded bridge answering a plain client named itself but spoke to it as to a plain
+        // client (no channel, T §5.5): the bridge facing it must not wait for that channel.
+        if (!this.opts.recordedBetweenBridges && isObject(m.result)) {
+          answer = { ...m, result: structuredClone(m.result) };
+          withoutMarker(answer.result);
+        }
+      }
       const own = near.endIds.take(key(m.id));
       if (own === undefined) {
         const why = far.answeredHere.take(key(m.id));
@@ -295,7 +303,7 @@ export class Chain {
               : `the bridge answered the request itself: ${why}`,
           refused: false,
         });
-      } else feedNear({ ...m, id: own });
+      } else feedNear({ ...answer, id: own });
     } else
       this.opts.skip({
         line: r.line,

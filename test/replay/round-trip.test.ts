@@ -112,6 +112,39 @@ describe("the load fixtures (a second connection loading the session back)", () 
   });
 });
 
+describe("the bridge fixtures (a live bridge's client side: its stash and marker inside)", () => {
+  /** Who sent each message, its id, its method, and whether it is an error: what a round trip keeps. */
+  const shape = (text: string) =>
+    (messages(text) as { from: string; message: Record<string, unknown> }[]).map(({ from, message: m }) => ({
+      from,
+      id: m.id,
+      method: m.method,
+      error: "error" in m,
+    }));
+
+  it.each([
+    { fixture: "codex-v1-bridge-v2", from: 1, to: 2 },
+    { fixture: "codex-v1-bridge-v2.load", from: 1, to: 2 },
+    { fixture: "codex-v2-bridge-v1", from: 2, to: 1 },
+    { fixture: "codex-v2-bridge-v1.load", from: 2, to: 1 },
+    { fixture: "gemini-v2-bridge-v1", from: 2, to: 1 },
+    { fixture: "gemini-v2-bridge-v1.load", from: 2, to: 1 },
+  ] as const)(
+    "$fixture: v$from → v$to → v$from gives every message back, in order, with its id and its kind (no wait for a channel the recorded bridge never opened)",
+    async ({ fixture, from, to }) => {
+      const original = readFileSync(`interop/fixtures/${fixture}.ndjson`, "utf8");
+      const there = await convert(["--to", String(to), `interop/fixtures/${fixture}.ndjson`]);
+      expect(there.status, there.stderr).toBe(0);
+      expect(there.stderr).toMatch(/, 0 skipped\n$/);
+      expect(violations(there.stdout, to)).toEqual([]);
+      const back = await convert(["--to", String(from), file(there.stdout)]);
+      expect(back.status, back.stderr).toBe(0);
+      expect(back.stderr).toMatch(/, 0 skipped\n$/);
+      expect(shape(back.stdout)).toEqual(shape(original));
+    },
+  );
+});
+
 describe("a client asking v2 of an agent that answers v1 (the v1 negotiation rule)", () => {
   // gemini-v1's client asking 2: the agent's answer (1) settles the recording's version.
   const original = readFileSync("interop/fixtures/gemini-v1.ndjson", "utf8").replace(
