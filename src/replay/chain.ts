@@ -16,6 +16,7 @@ import { createLogger } from "../log.js";
 import { DEFAULT_OPTIONS } from "../options.js";
 import { BRIDGE_METHOD_PREFIX, methodRow, type Route } from "../../mappings/methods.js";
 import { STASH_KEY } from "../convert/stash.js";
+import { KEY_ORDER_KEY, keyOrderOf, restoreKeyOrder } from "../wire/key-order.js";
 import type { Role } from "../recording/forms.js";
 
 export type Version = 1 | 2;
@@ -182,6 +183,14 @@ function withRequestId(msg: Obj, map: (id: unknown) => unknown): Obj {
 }
 
 const MARKER_KEYS = ["bridge", "clientProtocol", "agentProtocol"];
+
+/** `msg` with the key order of `recorded` (of version `version`) recorded in its params' `_meta`. */
+function withKeyOrderOf(msg: Obj, recorded: Obj | undefined, version: Version): Obj {
+  const record = recorded === undefined ? undefined : keyOrderOf(recorded, version);
+  if (record === undefined || !isObject(msg.params)) return msg;
+  const meta = isObject(msg.params._meta) ? msg.params._meta : {};
+  return { ...msg, params: { ...msg.params, _meta: { ...meta, [KEY_ORDER_KEY]: record } } };
+}
 
 /** `holder._meta` without a bridge's marker (nor `_meta` itself when the source had none, as the envelope says). */
 function withoutMarker(holder: unknown): void {
@@ -359,12 +368,17 @@ export class Chain {
       const id = claimed?.id ?? `acp-bridge-convert:${String(++this.generated)}`;
       side.middleIds.set(key(id), { own, written: claimed !== undefined });
       side.byOwn.set(key(own), id);
-      const out: Obj = { ...msg, id };
+      let out: Obj = { ...msg, id };
+      let written = out;
       if (method === "initialize" && from === "client") {
         this.initMiddleId = id;
+        // The handshake's request is sent before the bridges keep key order (wire/key-order.ts): the
+        // recorded request's order rides on the output, and is put back when it is converted back.
         if (!this.peers) withoutMarker(out.params);
+        out = restoreKeyOrder(out, versionOfMiddle) as Obj;
+        written = this.peers ? withKeyOrderOf(out, this.recordedInit.request, this.opts.from) : out;
       }
-      if (claimed !== undefined) this.opts.write({ from, msg: out, cause: this.cause });
+      if (claimed !== undefined) this.opts.write({ from, msg: written, cause: this.cause });
       else {
         side.unwritten.set(key(id), true);
         this.opts.skip({
