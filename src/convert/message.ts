@@ -71,6 +71,12 @@ export interface SentMessage {
   readonly rev: number;
   /** `_meta` of content-less upserts before the first chunk, materialized (T §2.2 A↓-3). */
   readonly deferredMeta?: Readonly<Obj> | undefined;
+  /**
+   * The content-less upserts before the first chunk (T §2.2 A↓-3): the one as it came (its
+   * `content` and `_meta` members, when present), so a chained B restores it exactly; `several`
+   * past one (then `deferredMeta` stands for them).
+   */
+  readonly deferred?: Readonly<Obj> | "several" | undefined;
 }
 
 /**
@@ -278,7 +284,8 @@ export function plainTextChunkState(
 ): SentMessage | undefined {
   if (ctx.firstKind !== undefined && ctx.firstKind !== ctx.kind) return undefined;
   const s = sent ?? freshSent(messageId, ctx, false);
-  if (s.v1Id !== messageId || (!s.started && s.deferredMeta !== undefined)) return undefined;
+  if (s.v1Id !== messageId || (!s.started && (s.deferredMeta !== undefined || s.deferred !== undefined)))
+    return undefined;
   const d = s.digest;
   if (d !== undefined && "text" in d.last && s.size !== undefined)
     // The hot path of a stream (the digest is the default): `appendShown` of one text block, built
@@ -327,8 +334,14 @@ export function chunkToV1(
       stash.keep("messageId", id);
       lost.push({ path: ["messageId"], reason: "the v2 id is shown to v1 under another id" });
     }
-    if (!s.started && s.deferredMeta !== undefined)
-      stash.keep("op", "upsert").keep("count", 1).keep("meta", s.deferredMeta);
+    if (!s.started && s.deferred !== undefined) {
+      // Count 0: the upsert had no block; this chunk follows it (T §2.2 A↓-3).
+      stash.keep("op", "upsert").keep("count", 0);
+      const one = s.deferred === "several" ? undefined : s.deferred;
+      if (one !== undefined && has(one, "content")) stash.keep("content", one.content);
+      if (one !== undefined && has(one, "meta")) stash.keep("meta", one.meta);
+      else if (s.deferredMeta !== undefined) stash.keep("meta", s.deferredMeta);
+    }
     setMeta(out, stash.into(meta));
     s = { v1Id: s.v1Id, ...appendShown(s, [block.value], maxChars(ctx)), started: true, rev: s.rev };
     return ok({ update: out as v1.ContentChunk, sent: s }, lost);
@@ -395,7 +408,11 @@ export function upsertToV1Chunks(
         const deferredMeta = hasMeta ? applyMetaPatch(s.deferredMeta, meta) : s.deferredMeta;
         for (const k of Object.keys(extra))
           lost.push({ path: [k], reason: "nothing is sent to v1 for an empty message" });
-        return ok({ chunks, sent: { ...s, deferredMeta } }, lost);
+        const one: Obj = {};
+        if (has(src, "content")) one.content = content;
+        if (hasMeta) one.meta = meta;
+        const deferred = s.deferred === undefined ? one : "several";
+        return ok({ chunks, sent: { ...s, deferredMeta, deferred } }, lost);
       }
       // T §2.2 A↓-2: one chunk per block; the first carries the upsert's metadata.
       const stash = new Stash(2, opts).keep("op", "upsert").keep("count", blocks.length);
@@ -613,6 +630,16 @@ export function v1ChunkToV2Updates(
     const raw = residualOf(env, "raw");
     if (isObject(raw) && isString(raw.sessionUpdate))
       return ok({ updates: [...updates, raw as v2.SessionUpdate], pending: undefined });
+    const count = residualOf(env, "count");
+    if (op === "upsert" && count === 0) {
+      // Content-less upserts went before this chunk (T §2.2 A↓-3): they come back, then the chunk.
+      const upsert: Obj = { sessionUpdate: tag.upsert, messageId: ctx.messageId };
+      if (hasResidual(env, "content")) upsert.content = residualOf(env, "content");
+      if (hasResidual(env, "meta")) upsert._meta = residualOf(env, "meta");
+      const plain = plainChunkToV2(src, ctx, opts, meta);
+      const out = { ...plain.value, sessionUpdate: tag.chunk } as v2.SessionUpdate;
+      return ok({ updates: [...updates, upsert as v2.SessionUpdate, out], pending: undefined }, plain.lost);
+    }
     if (env && isString(op) && OPS.has(op)) {
       const update: Obj = {};
       for (const [k, v] of Object.entries(src))
@@ -620,7 +647,6 @@ export function v1ChunkToV2Updates(
       update.sessionUpdate = tag.upsert;
       update.messageId = ctx.messageId;
       const lost = restoreOp(update, op as Op, env, src, opts);
-      const count = residualOf(env, "count");
       const remaining = typeof count === "number" && Number.isInteger(count) ? count - 1 : 0;
       if ((op === "upsert" || op === "replace") && remaining > 0)
         return ok({ updates, pending: { kind: ctx.kind, v1Id: rawV1Id(src), remaining, update } }, lost);

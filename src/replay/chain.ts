@@ -16,6 +16,7 @@ import { createLogger } from "../log.js";
 import { DEFAULT_OPTIONS } from "../options.js";
 import { BRIDGE_METHOD_PREFIX, methodRow, type Route } from "../../mappings/methods.js";
 import { STASH_KEY } from "../convert/stash.js";
+import { KEY_ORDER_KEY, keyOrderOf, restoreKeyOrder } from "../wire/key-order.js";
 import type { Role } from "../recording/forms.js";
 
 export type Version = 1 | 2;
@@ -166,7 +167,30 @@ function errorText(e: unknown): string {
 /** A chained A bridge's ack of a prompt to a B bridge (T §5.5): it names the prompt by its request id. */
 const PROMPT_ACCEPTED = `${BRIDGE_METHOD_PREFIX}prompt_accepted`;
 
+/**
+ * Messages whose `params.requestId` names a request their sender RECEIVED (from the other peer):
+ * the bridges know it by another id than the recording's, and than each other's. (`$/cancel_request`
+ * names one its sender sent: handled apart.)
+ */
+const NAMES_RECEIVED: ReadonlySet<string> = new Set([PROMPT_ACCEPTED, "elicitation/create"]);
+
+/** `msg` with `params.requestId` replaced by `map`'s answer for it (`msg` itself when it has none). */
+function withRequestId(msg: Obj, map: (id: unknown) => unknown): Obj {
+  const params = isObject(msg.params) ? msg.params : undefined;
+  if (params === undefined || !NAMES_RECEIVED.has(String(msg.method)) || !("requestId" in params)) return msg;
+  const id = map(params.requestId);
+  return id === undefined ? msg : { ...msg, params: { ...params, requestId: id } };
+}
+
 const MARKER_KEYS = ["bridge", "clientProtocol", "agentProtocol"];
+
+/** `msg` with the key order of `recorded` (of version `version`) recorded in its params' `_meta`. */
+function withKeyOrderOf(msg: Obj, recorded: Obj | undefined, version: Version): Obj {
+  const record = recorded === undefined ? undefined : keyOrderOf(recorded, version);
+  if (record === undefined || !isObject(msg.params)) return msg;
+  const meta = isObject(msg.params._meta) ? msg.params._meta : {};
+  return { ...msg, params: { ...msg.params, _meta: { ...meta, [KEY_ORDER_KEY]: record } } };
+}
 
 /** `holder._meta` without a bridge's marker (nor `_meta` itself when the source had none, as the envelope says). */
 function withoutMarker(holder: unknown): void {
@@ -251,16 +275,6 @@ export class Chain {
     const feedNear = (o: Obj) =>
       r.from === "client" ? near.bridge.clientLine(line(o)) : near.bridge.agentLine(line(o));
     if (typeof m.method === "string") {
-      const params = isObject(m.params) ? m.params : undefined;
-      if (params !== undefined && m.method === PROMPT_ACCEPTED) {
-        // The recorded peer names a request it received by the recorded id: the bridge sent it under its own.
-        const own = near.endIds.get(key(params.requestId));
-        if (own !== undefined) {
-          feedNear({ ...m, params: { ...params, requestId: own } });
-          await this.settle();
-          return;
-        }
-      }
       if (m.id !== undefined) {
         const open = { id: m.id, method: m.method, line: r.line };
         near.unclaimed.add(open);
@@ -268,15 +282,24 @@ export class Chain {
         if (m.method === "initialize" && r.from === "client") this.recordedInit.request = m;
         this.feeding = { from: r.from, open };
       }
-      feedNear(m);
+      // The recorded peer names a request it received by the recorded id: the bridge sent it under its own.
+      feedNear(withRequestId(m, (id) => near.endIds.get(key(id))));
     } else if (m.id !== undefined) {
       // An answer of the recorded peer to a request of the other: under the id the bridge gave it.
+      let answer = m;
       if (
         r.from === "agent" &&
         key(m.id) === key(this.recordedInit.request?.id) &&
         this.recordedInit.answer === undefined
-      )
+      ) {
         this.recordedInit.answer = m;
+        // A recorded bridge answering a plain client named itself but spoke to it as to a plain
+        // client (no channel, T §5.5): the bridge facing it must not wait for that channel.
+        if (!this.opts.recordedBetweenBridges && isObject(m.result)) {
+          answer = { ...m, result: structuredClone(m.result) };
+          withoutMarker(answer.result);
+        }
+      }
       const own = near.endIds.take(key(m.id));
       if (own === undefined) {
         const why = far.answeredHere.take(key(m.id));
@@ -289,7 +312,7 @@ export class Chain {
               : `the bridge answered the request itself: ${why}`,
           refused: false,
         });
-      } else feedNear({ ...m, id: own });
+      } else feedNear({ ...answer, id: own });
     } else
       this.opts.skip({
         line: r.line,
@@ -345,12 +368,17 @@ export class Chain {
       const id = claimed?.id ?? `acp-bridge-convert:${String(++this.generated)}`;
       side.middleIds.set(key(id), { own, written: claimed !== undefined });
       side.byOwn.set(key(own), id);
-      const out: Obj = { ...msg, id };
+      let out: Obj = { ...msg, id };
+      let written = out;
       if (method === "initialize" && from === "client") {
         this.initMiddleId = id;
+        // The handshake's request is sent before the bridges keep key order (wire/key-order.ts): the
+        // recorded request's order rides on the output, and is put back when it is converted back.
         if (!this.peers) withoutMarker(out.params);
+        out = restoreKeyOrder(out, versionOfMiddle) as Obj;
+        written = this.peers ? withKeyOrderOf(out, this.recordedInit.request, this.opts.from) : out;
       }
-      if (claimed !== undefined) this.opts.write({ from, msg: out, cause: this.cause });
+      if (claimed !== undefined) this.opts.write({ from, msg: written, cause: this.cause });
       else {
         side.unwritten.set(key(id), true);
         this.opts.skip({
@@ -360,7 +388,8 @@ export class Chain {
           refused: false,
         });
       }
-      this.queue.push({ to, msg: out });
+      // A request it received, named by its middle id: the requester's own id for it.
+      this.queue.push({ to, msg: withRequestId(out, (id) => other.middleIds.get(key(id))?.own) });
       return;
     }
     if (typeof msg.method === "string") {
@@ -375,15 +404,8 @@ export class Chain {
         return;
       }
       this.opts.write({ from, msg, cause: this.cause });
-      if (params !== undefined && msg.method === PROMPT_ACCEPTED) {
-        // It names a request the sender received, by its middle id: the requester's own id for it.
-        const own = other.middleIds.get(key(params.requestId))?.own;
-        if (own !== undefined) {
-          this.queue.push({ to, msg: { ...msg, params: { ...params, requestId: own } } });
-          return;
-        }
-      }
-      this.queue.push({ to, msg });
+      // It names a request the sender received, by its middle id: the requester's own id for it.
+      this.queue.push({ to, msg: withRequestId(msg, (id) => other.middleIds.get(key(id))?.own) });
       return;
     }
     // An answer to a middle request of the other side's bridge: written under the middle id, handed

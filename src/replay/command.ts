@@ -221,22 +221,25 @@ async function convert(
       senders.note(h.role, h.msg);
       if (early !== undefined) {
         early.push(h);
-        if (h.role === "client" && h.msg.method === "initialize" && h.msg.id !== undefined) {
-          const version = versionOf(isObject(h.msg.params) ? h.msg.params.protocolVersion : undefined) ?? 1;
-          const before = early;
-          early = undefined;
-          start(h.msg, version);
-          if (same) {
-            // The lines read so far, once each (a batch's messages share theirs).
-            let last = 0;
-            for (const e of before) {
-              if (e.n !== last) text += `${e.text}\n`;
-              last = e.n;
-            }
-            return;
-          }
-          for (const e of before) await feed(e);
+        if (h.role === "client" && h.msg.method === "initialize" && h.msg.id !== undefined && init === undefined)
+          init = {
+            msg: h.msg,
+            asked: versionOf(isObject(h.msg.params) ? h.msg.params.protocolVersion : undefined) ?? 1,
+          };
+        else if (
+          init !== undefined &&
+          h.role === "agent" &&
+          h.msg.method === undefined &&
+          JSON.stringify(h.msg.id) === JSON.stringify(init.msg.id)
+        ) {
+          // The settled version is the answer's (a v1 agent answers 1 to a client asking 2), as `check` has it.
+          const answered = isObject(h.msg.result) ? versionOf(h.msg.result.protocolVersion) : undefined;
+          if (await settle(answered ?? init.asked)) return;
         } else if (early.length > MAX_EARLY_LINES) {
+          if (init !== undefined) {
+            if (await settle(init.asked)) return;
+            continue;
+          }
           bad(
             n,
             `no client initialize in the first ${String(MAX_EARLY_LINES)} messages: the recording's version is unknown`,
@@ -247,6 +250,25 @@ async function convert(
       }
       await feed(h);
     }
+  };
+  /** The client's initialize request, while its answer is awaited, and the version it asked for. */
+  let init: { msg: Obj; asked: Version } | undefined;
+  /** The recording's version is known: the messages held are fed (true: the rest of the line is written as is). */
+  const settle = async (version: Version): Promise<boolean> => {
+    const before = early ?? [];
+    early = undefined;
+    start(init?.msg ?? {}, version);
+    if (same) {
+      // The lines read so far, once each (a batch's messages share theirs).
+      let last = 0;
+      for (const e of before) {
+        if (e.n !== last) text += `${e.text}\n`;
+        last = e.n;
+      }
+      return true;
+    }
+    for (const e of before) await feed(e);
+    return false;
   };
   const heldOf = (m: Located, msg: Obj, raw: string, n: number): Held => {
     // A trace event carries no `jsonrpc`: the bridges read JSON-RPC.
@@ -268,6 +290,8 @@ async function convert(
     io.stderr.write(`acp-bridge convert: reading '${name}': ${(e as Error).message}\n`);
     return 2;
   }
+  // An initialize never answered: the version it asked for.
+  if (early !== undefined && init !== undefined) await settle(init.asked);
   chain?.end();
   await flush();
   progress.clear();

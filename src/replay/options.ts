@@ -26,7 +26,7 @@ export const CONVERT_OPTIONS = {
     metavar: "1|2",
     choices: ["1", "2"],
     describe: "the version to write the conversation in (required)",
-    doc: "the version to write the conversation in (required); the recording's own version is the one its client's `initialize` asks for",
+    doc: "the version to write the conversation in (required); the recording's own version is the one the agent's answer to its client's `initialize` settles (a v1 agent answers 1 to a client asking 2), the one asked for when unanswered",
   },
   stash: {
     metavar: "full|off",

@@ -44,8 +44,8 @@ function collect(value: unknown, pointer: string, out: Record<string, string[]>)
 }
 
 /**
- * The key order of a message's params or result, or `undefined` when there is no order to keep.
- * @internal Runs inside restoreKeyOrder; exported for its unit test.
+ * The key order of a message's params or result, or `undefined` when there is no order to keep
+ * (`acp-bridge convert` records the handshake's own request with it, src/replay/chain.ts).
  */
 export function keyOrderOf(msg: Obj, version: 1 | 2): KeyOrderRecord | undefined {
   const field = rootField(msg);

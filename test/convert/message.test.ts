@@ -331,7 +331,7 @@ describe("whole-message upserts A↓ (T §2.2, T §9 case 10)", () => {
     ]);
   });
 
-  it("emits nothing for a new message without content and attaches its metadata to the first chunk", () => {
+  it("emits nothing for new messages without content and attaches their metadata to the first chunk, as upsert count 0", () => {
     const a = new AEngine(opts);
     expect(a.update({ sessionUpdate: "agent_message", messageId: "m", _meta: { a: 1, b: 2 } })).toEqual([]);
     expect(a.update({ sessionUpdate: "agent_message", messageId: "m", content: null, _meta: { b: null } })).toEqual([]);
@@ -341,7 +341,27 @@ describe("whole-message upserts A↓ (T §2.2, T §9 case 10)", () => {
         messageId: "m",
         content: text("hi"),
         _meta: {
-          "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { op: "upsert", count: 1, meta: { a: 1 } } },
+          "acp-bridge": { v: 1, from: 2, hadMeta: false, residual: { op: "upsert", count: 0, meta: { a: 1 } } },
+        },
+      },
+    ]);
+  });
+
+  it("keeps the one content-less upsert before the first chunk as it came: its content and its metadata patch", () => {
+    const a = new AEngine(opts);
+    expect(a.update({ sessionUpdate: "user_message", messageId: "u", content: [], _meta: null })).toEqual([]);
+    expect(a.update({ sessionUpdate: "user_message_chunk", messageId: "u", content: text("q") })).toEqual([
+      {
+        sessionUpdate: "user_message_chunk",
+        messageId: "u",
+        content: text("q"),
+        _meta: {
+          "acp-bridge": {
+            v: 1,
+            from: 2,
+            hadMeta: false,
+            residual: { op: "upsert", count: 0, content: [], meta: null },
+          },
         },
       },
     ]);
@@ -404,6 +424,31 @@ describe("whole-message upserts B↓ restore (T §2.2 B↓)", () => {
       _meta: { k: [1] },
     };
     expect(chain([u])).toEqual([u]);
+  });
+
+  it.each([
+    { what: "an empty content and a null metadata patch", upsert: { content: [], _meta: null } },
+    { what: "no content and no metadata", upsert: {} },
+    { what: "a null content and a metadata patch", upsert: { content: null, _meta: { k: 1 } } },
+  ])("restores a content-less upsert before the first chunk, then the chunk: $what", ({ upsert }) => {
+    const stream: Obj[] = [
+      { sessionUpdate: "user_message", messageId: "u", ...upsert },
+      { sessionUpdate: "user_message_chunk", messageId: "u", content: text("q") },
+      { sessionUpdate: "user_message_chunk", messageId: "u", content: text("r") },
+    ];
+    expect(chain(stream)).toEqual(stream);
+  });
+
+  it("restores several content-less upserts before the first chunk as one, their metadata merged, then the chunk", () => {
+    const stream: Obj[] = [
+      { sessionUpdate: "agent_message", messageId: "m", _meta: { a: 1, b: 2 } },
+      { sessionUpdate: "agent_message", messageId: "m", content: null, _meta: { b: null } },
+      { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("hi") },
+    ];
+    expect(chain(stream)).toEqual([
+      { sessionUpdate: "agent_message", messageId: "m", _meta: { a: 1 } },
+      { sessionUpdate: "agent_message_chunk", messageId: "m", content: text("hi") },
+    ]);
   });
 
   it("restores replace, clear and meta, and drops the redaction notices", () => {

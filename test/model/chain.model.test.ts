@@ -220,8 +220,9 @@ const COALESCED = new Set(["tool_call_content_chunk", "user_message", "agent_mes
 
 /**
  * The bytes to compare, in order: what the bridges do not coalesce. Whole-message upserts travel as v1
- * chunks and are rebuilt (T §2.2), and so is a chunk of a message an upsert named (a content-less
- * upsert rides on the next chunk, T §2.2-3); content chunks are coalesced on the v1 hop (T §2.4 A↓-3).
+ * chunks and are rebuilt (T §2.2), and so is a chunk of a message an upsert named (content-less
+ * upserts before a first chunk come back before it, several as one, T §2.2 A↓-3); content chunks
+ * are coalesced on the v1 hop (T §2.4 A↓-3).
  */
 function uncoalesced(updates: readonly Obj[], sent: readonly Obj[]): string[] {
   const upserted = new Set(

@@ -69,13 +69,10 @@ describe.each([
     expect(messages(back.stdout)).toEqual(messages(original));
   });
 
-  it("gives back the very bytes of every line but the initialize request (whose members the bridge renders in its own order)", async () => {
+  it("gives back the very bytes of every line, the initialize request's member order included", async () => {
     const there = await convert(["--to", String(to), path]);
     const back = await convert(["--to", String(from), file(there.stdout)]);
-    const [first, ...rest] = lines(back.stdout);
-    const [origFirst, ...origRest] = lines(original);
-    expect(rest).toEqual(origRest);
-    expect(JSON.parse(first ?? "")).toEqual(JSON.parse(origFirst ?? ""));
+    expect(lines(back.stdout)).toEqual(lines(original));
   });
 
   it(`writes only messages valid in v${String(to)}, and says what it read and wrote`, async () => {
@@ -101,12 +98,177 @@ describe("the load fixtures (a second connection loading the session back)", () 
   it.each([
     { fixture: "codex-v1.load", from: 1, to: 2 },
     { fixture: "gemini-v1.load", from: 1, to: 2 },
-  ] as const)("$fixture: v$from → v$to → v$from gives every original message", async ({ fixture, from, to }) => {
-    const path = `interop/fixtures/${fixture}.ndjson`;
-    const there = await convert(["--to", String(to), path]);
+    // Its replay opens each message with a content-less upsert before the chunk (T §2.2 A↓-3).
+    { fixture: "codex-v2.load", from: 2, to: 1 },
+  ] as const)(
+    "$fixture: v$from → v$to → v$from gives every original line, byte for byte",
+    async ({ fixture, from, to }) => {
+      const path = `interop/fixtures/${fixture}.ndjson`;
+      const there = await convert(["--to", String(to), path]);
+      expect(there.status, there.stderr).toBe(0);
+      const back = await convert(["--to", String(from), file(there.stdout)]);
+      expect(lines(back.stdout)).toEqual(lines(readFileSync(path, "utf8")));
+    },
+  );
+});
+
+describe("the bridge fixtures (a live bridge's client side: its stash and marker inside)", () => {
+  /** Who sent each message, its id, its method, and whether it is an error: what a round trip keeps. */
+  const shape = (text: string) =>
+    (messages(text) as { from: string; message: Record<string, unknown> }[]).map(({ from, message: m }) => ({
+      from,
+      id: m.id,
+      method: m.method,
+      error: "error" in m,
+    }));
+
+  it.each([
+    { fixture: "codex-v1-bridge-v2", from: 1, to: 2 },
+    { fixture: "codex-v1-bridge-v2.load", from: 1, to: 2 },
+    { fixture: "codex-v2-bridge-v1", from: 2, to: 1 },
+    { fixture: "codex-v2-bridge-v1.load", from: 2, to: 1 },
+    { fixture: "gemini-v2-bridge-v1", from: 2, to: 1 },
+    { fixture: "gemini-v2-bridge-v1.load", from: 2, to: 1 },
+  ] as const)(
+    "$fixture: v$from → v$to → v$from gives every message back, in order, with its id and its kind (no wait for a channel the recorded bridge never opened)",
+    async ({ fixture, from, to }) => {
+      const original = readFileSync(`interop/fixtures/${fixture}.ndjson`, "utf8");
+      const there = await convert(["--to", String(to), `interop/fixtures/${fixture}.ndjson`]);
+      expect(there.status, there.stderr).toBe(0);
+      expect(there.stderr).toMatch(/, 0 skipped\n$/);
+      expect(violations(there.stdout, to)).toEqual([]);
+      const back = await convert(["--to", String(from), file(there.stdout)]);
+      expect(back.status, back.stderr).toBe(0);
+      expect(back.stderr).toMatch(/, 0 skipped\n$/);
+      expect(shape(back.stdout)).toEqual(shape(original));
+    },
+  );
+});
+
+describe("a client asking v2 of an agent that answers v1 (the v1 negotiation rule)", () => {
+  // gemini-v1's client asking 2: the agent's answer (1) settles the recording's version.
+  const original = readFileSync("interop/fixtures/gemini-v1.ndjson", "utf8").replace(
+    '"protocolVersion":1',
+    '"protocolVersion":2',
+  );
+
+  it("is read as the version the agent answered: converted to v2, valid", async () => {
+    const there = await convert(["--to", "2", file(original)]);
     expect(there.status, there.stderr).toBe(0);
+    expect(there.stderr).toMatch(/v1 → v2: 22 messages read, \d+ written, 0 skipped/);
+    expect(violations(there.stdout, 2)).toEqual([]);
+  });
+
+  it("is written unchanged to v1, the version it speaks", async () => {
+    const there = await convert(["--to", "1", file(original)]);
+    expect(there.status, there.stderr).toBe(0);
+    expect(there.stderr).toContain("the recording already speaks v1: written unchanged");
+    expect(there.stdout).toBe(original);
+  });
+
+  it("round trips but for the version the client asked for: back in v1 it asks 1, as a v1 client does", async () => {
+    const there = await convert(["--to", "2", file(original)]);
+    const back = await convert(["--to", "1", file(there.stdout)]);
+    expect(back.status, back.stderr).toBe(0);
+    const [init, ...rest] = messages(back.stdout) as { message: { params: { protocolVersion: number } } }[];
+    const [origInit, ...origRest] = messages(original) as typeof rest;
+    expect(rest).toEqual(origRest);
+    expect(init).toEqual({
+      ...origInit,
+      message: { ...origInit?.message, params: { ...origInit?.message.params, protocolVersion: 1 } },
+    });
+  });
+});
+
+describe("an elicitation tied to a pending request (its requestId names that request)", () => {
+  // The agent asks the user while the client's session/new (recorded id 41) waits; the ids are not
+  // the ones the bridges allocate, so a requestId left as the recording's names no request of theirs.
+  const recording = (v: 1 | 2): string =>
+    [
+      {
+        from: "client",
+        message: {
+          jsonrpc: "2.0",
+          id: 40,
+          method: "initialize",
+          params:
+            v === 1
+              ? {
+                  protocolVersion: 1,
+                  clientInfo: { name: "editor", version: "1" },
+                  clientCapabilities: { elicitation: { form: {} } },
+                }
+              : {
+                  protocolVersion: 2,
+                  info: { name: "editor", version: "1" },
+                  capabilities: { elicitation: { form: {} } },
+                },
+        },
+      },
+      {
+        from: "agent",
+        message: {
+          jsonrpc: "2.0",
+          id: 40,
+          result:
+            v === 1
+              ? {
+                  protocolVersion: 1,
+                  agentInfo: { name: "agent", version: "1" },
+                  agentCapabilities: {},
+                  authMethods: [],
+                }
+              : {
+                  protocolVersion: 2,
+                  info: { name: "agent", version: "1" },
+                  capabilities: { session: {} },
+                  authMethods: [],
+                },
+        },
+      },
+      {
+        from: "client",
+        message: { jsonrpc: "2.0", id: 41, method: "session/new", params: { cwd: "/ws", mcpServers: [] } },
+      },
+      {
+        from: "agent",
+        message: {
+          jsonrpc: "2.0",
+          id: "ask-1",
+          method: "elicitation/create",
+          params: {
+            message: "Which profile?",
+            mode: "form",
+            requestId: 41,
+            requestedSchema: { type: "object", properties: { profile: { type: "string" } } },
+          },
+        },
+      },
+      {
+        from: "client",
+        message: { jsonrpc: "2.0", id: "ask-1", result: { action: "accept", content: { profile: "work" } } },
+      },
+      { from: "agent", message: { jsonrpc: "2.0", id: 41, result: { sessionId: "s1" } } },
+    ]
+      .map((e) => `${JSON.stringify(e)}\n`)
+      .join("");
+
+  it.each([
+    { from: 1, to: 2 },
+    { from: 2, to: 1 },
+  ] as const)("v$from → v$to: is written naming the recorded request, and round trips", async ({ from, to }) => {
+    const original = recording(from);
+    const there = await convert(["--to", String(to), file(original)]);
+    expect(there.status, there.stderr).toBe(0);
+    expect(there.stderr).toContain("6 messages read, 6 written, 0 skipped");
+    expect(violations(there.stdout, to)).toEqual([]);
+    const asked = messages(there.stdout).find(
+      (e) => (e as { message: { method?: string } }).message.method === "elicitation/create",
+    );
+    expect(asked).toMatchObject({ from: "agent", message: { id: "ask-1", params: { requestId: 41 } } });
     const back = await convert(["--to", String(from), file(there.stdout)]);
-    expect(messages(back.stdout)).toEqual(messages(readFileSync(path, "utf8")));
+    expect(back.status, back.stderr).toBe(0);
+    expect(messages(back.stdout)).toEqual(messages(original));
   });
 });
 

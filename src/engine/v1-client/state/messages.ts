@@ -121,7 +121,7 @@ export class SentMessages extends SlotTable {
   }
 }
 
-const SENT_KEYS = new Set(["v1Id", "blocks", "size", "digest", "started", "rev", "deferredMeta"]);
+const SENT_KEYS = new Set(["v1Id", "blocks", "size", "digest", "started", "rev", "deferredMeta", "deferred"]);
 
 /** No key beyond those `rebuild` writes (an undefined `deferredMeta` is none). */
 function plain(sent: SentMessage): boolean {
