@@ -35,7 +35,8 @@ function stateOf(bridge: Bridge): string {
     if (typeof v === "function") return undefined;
     if (typeof v !== "object" || v === null) return v;
     // Timers, and the links and writers every session points back to, are not translation state.
-    const name = v.constructor.name;
+    // The class, from the prototype: a peer's data may have an own `constructor` key (`{"constructor": null}`).
+    const name = (Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null)?.constructor?.name;
     if (name === "Timeout" || name === "Link" || name === "RequestRoute") return name;
     if (seen.has(v)) return "[seen]";
     seen.add(v);
