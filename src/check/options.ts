@@ -1,6 +1,7 @@
 // `acp-bridge check`'s options, declared once: its parser, its `--help` and the README's table
 // (docs/options-table.ts) are built from this table.
 import { subcommandHelp } from "../subcommand-help.js";
+import { choiceArg, integerArg, oneFile, readArgs } from "../subcommand-args.js";
 
 /** The request-id → method map's bound (per file): past it the oldest unanswered request is forgotten. */
 export const MAX_PENDING = 65_536;
@@ -56,47 +57,15 @@ export function checkHelp(): string {
   );
 }
 
-const DECIMAL = /^[0-9]+$/;
-
 /** The arguments after `check`, or what is wrong with them (a usage error), or help. */
 export function parseCheckArgs(argv: readonly string[]): CheckArgs | { problem: string } | "help" {
-  const values = new Map<string, string>();
-  const files: string[] = [];
-  let rest = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (rest || arg === "-" || !arg.startsWith("-")) {
-      files.push(arg);
-      continue;
-    }
-    if (arg === "--") {
-      rest = true;
-      continue;
-    }
-    if (arg === "--help" || arg === "-h") return "help";
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    if (!arg.startsWith("--") || !Object.hasOwn(CHECK_OPTIONS, name)) return { problem: `unknown option ${arg}` };
-    if (values.has(name)) return { problem: `--${name} is given more than once` };
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) return { problem: `--${name} needs a value` };
-    values.set(name, value);
-  }
-  if (files.length > 1)
-    return { problem: `one file at a time (got ${files.map((f) => JSON.stringify(f)).join(", ")})` };
-  const protocol = values.get("protocol");
-  if (protocol !== undefined && !CHECK_OPTIONS.protocol.choices.some((c) => c === protocol))
-    return { problem: `--protocol must be one of 1, 2 (got ${JSON.stringify(protocol)})` };
-  const spec = CHECK_OPTIONS["max-line-bytes"];
-  const raw = values.get("max-line-bytes");
-  const max = raw === undefined ? spec.default : DECIMAL.test(raw) ? Number(raw) : Number.NaN;
-  if (!(max >= spec.min && max <= spec.max))
-    return {
-      problem: `--max-line-bytes must be an integer from ${String(spec.min)} to ${String(spec.max)} (got ${JSON.stringify(raw)})`,
-    };
-  return {
-    protocol: protocol === undefined ? undefined : protocol === "1" ? 1 : 2,
-    maxLineBytes: max,
-    file: files[0] ?? "-",
-  };
+  const read = readArgs(argv, { options: CHECK_OPTIONS, operands: true });
+  if (read === "help" || "problem" in read) return read;
+  const file = oneFile(read.operands);
+  if (typeof file === "object") return file;
+  const protocol = choiceArg("protocol", read.values.get("protocol"), CHECK_OPTIONS.protocol.choices);
+  if (typeof protocol === "object") return protocol;
+  const max = integerArg("max-line-bytes", read.values.get("max-line-bytes"), CHECK_OPTIONS["max-line-bytes"]);
+  if (typeof max === "object") return max;
+  return { protocol: protocol === undefined ? undefined : protocol === "1" ? 1 : 2, maxLineBytes: max, file };
 }

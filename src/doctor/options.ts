@@ -1,6 +1,7 @@
 // `acp-bridge doctor`'s options, declared once: its parser, its `--help` and the README's table
 // (docs/options-table.ts) are built from this table.
 import { subcommandHelp } from "../subcommand-help.js";
+import { integerArg, readArgs } from "../subcommand-args.js";
 
 interface DoctorOption {
   /** The value's name; none for a flag. */
@@ -57,39 +58,14 @@ export function doctorHelp(): string {
   );
 }
 
-const DECIMAL = /^[0-9]+$/;
-
 /** The arguments after `doctor`, or what is wrong with them (a usage error), or help. */
 export function parseDoctorArgs(argv: readonly string[]): DoctorArgs | { problem: string } | "help" {
-  const dashdash = argv.indexOf("--");
-  const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
-  const values = new Map<string, string>();
-  let json = false;
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i] ?? "";
-    if (arg === "--help" || arg === "-h") return "help";
-    if (arg === "--json") {
-      json = true;
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    if (!arg.startsWith("--") || name === "json" || !Object.hasOwn(DOCTOR_OPTIONS, name))
-      return { problem: `unknown argument ${arg}` };
-    if (values.has(name)) return { problem: `--${name} is given more than once` };
-    const value = eq === -1 ? own[++i] : arg.slice(eq + 1);
-    if (value === undefined) return { problem: `--${name} needs a value` };
-    values.set(name, value);
-  }
-  const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
-  const [first, ...rest] = command;
+  // `json` is in the table for the help; it takes no value (`--json=1` is refused).
+  const read = readArgs(argv, { options: DOCTOR_OPTIONS, flags: ["json"], operands: false });
+  if (read === "help" || "problem" in read) return read;
+  const [first, ...rest] = read.operands;
   if (first === undefined || first === "") return { problem: "no agent command (give it after --)" };
-  const spec = DOCTOR_OPTIONS["timeout-ms"];
-  const raw = values.get("timeout-ms");
-  const timeoutMs = raw === undefined ? spec.default : DECIMAL.test(raw) ? Number(raw) : Number.NaN;
-  if (!(timeoutMs >= spec.min && timeoutMs <= spec.max))
-    return {
-      problem: `--timeout-ms must be an integer from ${String(spec.min)} to ${String(spec.max)} (got ${JSON.stringify(raw)})`,
-    };
-  return { json, cwd: values.get("cwd"), timeoutMs, command: first, args: rest };
+  const timeoutMs = integerArg("timeout-ms", read.values.get("timeout-ms"), DOCTOR_OPTIONS["timeout-ms"]);
+  if (typeof timeoutMs === "object") return timeoutMs;
+  return { json: read.flags.has("json"), cwd: read.values.get("cwd"), timeoutMs, command: first, args: rest };
 }

@@ -2,6 +2,7 @@
 // (docs/options-table.ts) are built from this table.
 import { CHECK_OPTIONS } from "../check/options.js";
 import { subcommandHelp } from "../subcommand-help.js";
+import { choiceArg, integerArg, oneFile, readArgs } from "../subcommand-args.js";
 
 /** Each map of unanswered requests the replay keeps (per file): past it the oldest is forgotten. */
 export const MAX_PENDING = 65_536;
@@ -83,62 +84,25 @@ export function convertHelp(): string {
   );
 }
 
-const DECIMAL = /^[0-9]+$/;
-
-function choose<T extends string>(
-  name: string,
-  value: string | undefined,
-  choices: readonly T[],
-): T | { problem: string } | undefined {
-  if (value === undefined) return undefined;
-  const hit = choices.find((c) => c === value);
-  return hit ?? { problem: `--${name} must be one of ${choices.join(", ")} (got ${JSON.stringify(value)})` };
-}
-
 /** The arguments after `convert`, or what is wrong with them (a usage error), or help. */
 export function parseConvertArgs(argv: readonly string[]): ConvertArgs | { problem: string } | "help" {
-  const values = new Map<string, string>();
-  const files: string[] = [];
-  let rest = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (rest || arg === "-" || !arg.startsWith("-")) {
-      files.push(arg);
-      continue;
-    }
-    if (arg === "--") {
-      rest = true;
-      continue;
-    }
-    if (arg === "--help" || arg === "-h") return "help";
-    const eq = arg.indexOf("=");
-    const name = arg === "-o" ? "output" : arg.slice(2, eq === -1 ? undefined : eq);
-    if ((!arg.startsWith("--") && arg !== "-o") || !Object.hasOwn(CONVERT_OPTIONS, name))
-      return { problem: `unknown option ${arg}` };
-    if (values.has(name)) return { problem: `--${name} is given more than once` };
-    const value = eq === -1 || arg === "-o" ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) return { problem: `--${name} needs a value` };
-    values.set(name, value);
-  }
-  if (files.length > 1)
-    return { problem: `one file at a time (got ${files.map((f) => JSON.stringify(f)).join(", ")})` };
-  const to = choose("to", values.get("to"), ["1", "2"] as const);
+  const read = readArgs(argv, { options: CONVERT_OPTIONS, short: { "-o": "output" }, operands: true });
+  if (read === "help" || "problem" in read) return read;
+  const file = oneFile(read.operands);
+  if (typeof file === "object") return file;
+  const to = choiceArg("to", read.values.get("to"), ["1", "2"] as const);
   if (to === undefined) return { problem: "--to 1|2 is required" };
   if (typeof to === "object") return to;
-  const stash = choose("stash", values.get("stash"), CONVERT_OPTIONS.stash.choices) ?? CONVERT_OPTIONS.stash.choice;
+  const stash =
+    choiceArg("stash", read.values.get("stash"), CONVERT_OPTIONS.stash.choices) ?? CONVERT_OPTIONS.stash.choice;
   if (typeof stash === "object") return stash;
   const connection =
-    choose("connection", values.get("connection"), CONVERT_OPTIONS.connection.choices) ??
+    choiceArg("connection", read.values.get("connection"), CONVERT_OPTIONS.connection.choices) ??
     CONVERT_OPTIONS.connection.choice;
   if (typeof connection === "object") return connection;
-  const output = values.get("output");
+  const output = read.values.get("output");
   if (output === "") return { problem: "--output needs a file name" };
-  const spec = CONVERT_OPTIONS["max-line-bytes"];
-  const raw = values.get("max-line-bytes");
-  const max = raw === undefined ? spec.default : DECIMAL.test(raw) ? Number(raw) : Number.NaN;
-  if (!(max >= spec.min && max <= spec.max))
-    return {
-      problem: `--max-line-bytes must be an integer from ${String(spec.min)} to ${String(spec.max)} (got ${JSON.stringify(raw)})`,
-    };
-  return { to: to === "1" ? 1 : 2, stash, connection, output, maxLineBytes: max, file: files[0] ?? "-" };
+  const max = integerArg("max-line-bytes", read.values.get("max-line-bytes"), CONVERT_OPTIONS["max-line-bytes"]);
+  if (typeof max === "object") return max;
+  return { to: to === "1" ? 1 : 2, stash, connection, output, maxLineBytes: max, file };
 }
