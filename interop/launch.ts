@@ -10,8 +10,8 @@ function pinned(recipe: Pick<AgentRecipe, "versionForcedByLaunch">, agentVersion
 
 /**
  * The bridge command line for a run of `agent` speaking `agentVersion`, tracing into `trace`, and
- * writing its `--report` into `report` when given (a report turns the fast paths off: the editor
- * and remote runs keep them).
+ * writing its `--report` into `report` when given (a report turns the fast paths off: the runs
+ * without one keep them).
  */
 export function bridgeLaunch(
   bin: string,

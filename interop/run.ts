@@ -65,6 +65,10 @@ async function play(
     const bin = join(ROOT, "bin/acp-bridge.js");
     const report = join(RUNS, `${label}.report.md`);
     rmSync(report, { force: true });
+    // A v1 client's bridged turns write a --report; a v2 client's keep the fast paths (a report sees
+    // every message, so it turns them off), so direction B's fast paths still meet real agents.
+    // Direction A's meet them in the editor and remote runs.
+    const reporting = via === "bridge" && !remote && clientVersion === 1;
     if (remote) {
       // The agent's side is the server's: it runs the agent (in the workspace, with its environment)
       // and traces what the agent said; the client's bridge only moves the editor's lines.
@@ -87,7 +91,7 @@ async function play(
         }
       : via === "direct"
         ? agent
-        : bridgeLaunch(bin, recipe, agentVersion, agent, trace, report);
+        : bridgeLaunch(bin, recipe, agentVersion, agent, trace, reporting ? report : undefined);
     const started = Date.now();
     const run = await runClient({
       version: clientVersion,
@@ -101,7 +105,7 @@ async function play(
     // The server reaps the agent with its connection: its trace is complete once it stopped.
     await served?.stop();
     const agentWire = via === "bridge" ? wireFromTrace(readFileSync(agentTrace, "utf8")) : undefined;
-    const reported = via === "bridge" && !remote ? reportOf(report, run.stderr) : undefined;
+    const reported = reporting ? reportOf(report, run.stderr) : undefined;
     const failures = [
       ...(reported?.line === "" ? ["the bridge wrote no --report"] : []),
       ...(run.failure ? [run.failure] : []),
@@ -147,7 +151,7 @@ function renderReportsSection(runs: readonly RunOutcome[]): string {
   return [
     "## Reports",
     "",
-    "Each bridged run's `--report` summary line; the reports themselves are in `.runs/`.",
+    "The `--report` summary line of each v1 client's bridged turn (a v2 client's turns keep the fast paths a report turns off); the reports themselves are in `.runs/`.",
     "",
     ...rows,
   ].join("\n");
