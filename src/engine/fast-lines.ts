@@ -57,6 +57,7 @@ export function fastPathFor(
   const fastCall = translator.fastCall?.bind(translator);
   const fastMembers = translator.fastMembers?.bind(translator);
   const memberTags = translator.memberTags ?? [];
+  const memberTagsLast = translator.memberTagsLast ?? [];
   /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
   const call = (from: Link, line: Buffer): boolean | undefined => {
     if (fastCall === undefined) return undefined;
@@ -72,7 +73,7 @@ export function fastPathFor(
         // Direction B proves a v1 command list; direction A a v2 update of members (and command lists).
         const c = fastCommands === undefined ? undefined : scanCommands(line, maxDepth);
         if (c !== undefined) return fastCommands?.(c) === true;
-        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags);
+        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsLast);
         if (m !== undefined) return fastMembers?.(m) === true;
       }
       return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;

@@ -1,5 +1,6 @@
 // The JSON bytes the byte-level scanners (envelope.ts, scan.ts, update-scan.ts, call-scan.ts) look
-// for, named once, and the two tests they all make; LF ends every line (ndjson.ts, writer.ts).
+// for, named once, the two tests they all make, and their decoder; LF ends every line (ndjson.ts,
+// writer.ts).
 export const LF = 0x0a;
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
@@ -24,4 +25,17 @@ export function literalEnd(line: Uint8Array, i: number, text: Uint8Array): numbe
   if (i + text.length > line.length) return -1;
   for (let k = 0; k < text.length; k++) if (line[i + k] !== text[k]) return -1;
   return i + text.length;
+}
+
+/**
+ * Node's own decoder behind `toString("utf8", start, end)`, without its argument handling (a fifth
+ * of a short string's decoding); `toString` where a runtime lacks it.
+ */
+export const utf8: (line: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as Partial<FastSlices>).utf8Slice === "function"
+    ? (line, start, end) => (line as unknown as FastSlices).utf8Slice(start, end)
+    : (line, start, end) => line.toString("utf8", start, end);
+
+interface FastSlices {
+  utf8Slice(start: number, end: number): string;
 }

@@ -1,18 +1,23 @@
 // A second scan behind direction A's fast path (update-scan.ts takes only string members): a
 // `session/update` line whose update members are any values, each proven to be the very bytes
 // JSON.stringify writes for what JSON.parse reads of it (call-scan.ts `canonicalEnd`). The engine
-// then renders an update whose v1 form is its own bytes (usage, session info) without parsing it.
-// Only `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":{"sessionUpdate":
-// <one of the tags asked for>,…}}}` in that key order, no whitespace, valid UTF-8 (the tag is checked
-// first, so a line of another variant costs a few bytes' look); anything else returns undefined and
-// the full path decides.
+// then renders an update whose v1 form is its own bytes (usage, session info, tool calls) without
+// serializing it. Only `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":
+// {"sessionUpdate":<one of the tags asked for>,…}}}` in that key order, no whitespace, valid UTF-8 (the
+// tag is checked first, so a line of another variant costs a few bytes' look), or, for the tags asked
+// for that way, the update's members with the tag last (as Claude's adapter writes its tool calls: the
+// line's last bytes tell); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd } from "./bytes.js";
+import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd, utf8 } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
 const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
-const UPDATE = Buffer.from(',"update":{"sessionUpdate":"');
+const UPDATE = Buffer.from(',"update":{');
+const TAG_KEY = Buffer.from('"sessionUpdate":"');
+/** What ends a line whose tag is the update's last member, before the tag's value. */
+const LAST_TAG = Buffer.from(',"sessionUpdate":"');
+const LINE_END = Buffer.from('"}}}');
 const NULL_START = 0x6e;
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
 const MAX_SCAN_DEPTH = 64;
@@ -27,11 +32,17 @@ export class ScannedMembers {
   line: Buffer = Buffer.alloc(0);
   /** The tag, as the index into the scan's `tags`. */
   tag = -1;
+  /** The tag's member: 0, or the last one (a tag asked for last). */
+  tagAt = 0;
+  /** Index of the update's first member (after its opening brace). */
+  updateOpen = -1;
   sessionIdStart = 0;
   sessionIdEnd = 0;
   sessionIdEscaped = false;
   count = 0;
   readonly keys: string[] = [];
+  /** Per member: the index of its key's opening quote, of its value, and after its value. */
+  readonly keyStarts: number[] = [];
   readonly starts: number[] = [];
   readonly ends: number[] = [];
   /** Index of the update object's closing brace. */
@@ -54,6 +65,13 @@ export class ScannedMembers {
   /** The value bytes of member `k` start with `byte`. */
   startsWith(k: number, byte: number): boolean {
     return this.line[this.starts[k] ?? -1] === byte;
+  }
+
+  /** The value bytes of member `k` start with `bytes`. */
+  startsWithBytes(k: number, bytes: Uint8Array): boolean {
+    const start = this.starts[k] ?? -1;
+    const end = literalEnd(this.line, start, bytes);
+    return end >= 0 && end <= (this.ends[k] ?? -1);
   }
 
   /** Member `k` is a string value: its decoded text (escapes read as JSON reads them). */
@@ -88,6 +106,48 @@ export class ScannedMembers {
     return at >= 0 && at + needle.length <= (this.ends[k] ?? 0);
   }
 
+  /** The update object, parsed (what JSON.parse of the line has as `params.update`). */
+  update(): unknown {
+    return JSON.parse(utf8(this.line, this.updateOpen - 1, this.updateClose + 1));
+  }
+
+  /** The line with the tag's value (between its quotes) replaced by `tag`. */
+  spliceTag(tag: Uint8Array): Buffer {
+    const line = this.line;
+    const start = (this.starts[this.tagAt] ?? 0) + 1;
+    const end = (this.ends[this.tagAt] ?? 0) - 1;
+    const out = Buffer.allocUnsafe(line.length - (end - start) + tag.length);
+    line.copy(out, 0, 0, start);
+    out.set(tag, start);
+    line.copy(out, start + tag.length, end);
+    return out;
+  }
+
+  /**
+   * The line with the update's members laid out anew: the tag first, its value's bytes (quotes
+   * included) `tag`, then every other member in order but member `last` (-1: none), then `last`.
+   */
+  relaid(tag: Uint8Array, last: number): Buffer {
+    const line = this.line;
+    const open = this.updateOpen;
+    let size = open + TAG_KEY.length - 1 + tag.length + (line.length - this.updateClose);
+    for (let k = 0; k < this.count; k++)
+      if (k !== this.tagAt) size += 1 + (this.ends[k] ?? 0) - (this.keyStarts[k] ?? 0);
+    const out = Buffer.allocUnsafe(size);
+    let to = line.copy(out, 0, 0, open);
+    to += TAG_KEY.copy(out, to, 0, TAG_KEY.length - 1);
+    out.set(tag, to);
+    to += tag.length;
+    const member = (k: number): void => {
+      out[to++] = COMMA;
+      to += line.copy(out, to, this.keyStarts[k], this.ends[k]);
+    };
+    for (let k = 0; k < this.count; k++) if (k !== this.tagAt && k !== last) member(k);
+    if (last >= 0 && last !== this.tagAt) member(last);
+    line.copy(out, to, this.updateClose);
+    return out;
+  }
+
   /** The line with `member` (`,"key":value`) added as the update's last member. */
   withLastMember(member: Uint8Array): Buffer {
     const line = this.line;
@@ -104,9 +164,15 @@ const scanned = new ScannedMembers();
 
 /**
  * The update `line` holds, if the scan proves the shape above nested within `maxDepth` (the message,
- * params and the update are three levels); undefined otherwise (which says nothing of the line).
+ * params and the update are three levels); undefined otherwise (which says nothing of the line). A
+ * tag of `lastTags` (each one of `tags`) is taken as the update's last member too.
  */
-export function scanMembers(line: Buffer, maxDepth: number, tags: readonly Uint8Array[]): ScannedMembers | undefined {
+export function scanMembers(
+  line: Buffer,
+  maxDepth: number,
+  tags: readonly Uint8Array[],
+  lastTags: readonly Uint8Array[] = [],
+): ScannedMembers | undefined {
   const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 3;
   if (depthLeft < 0) return undefined;
   let i = literalEnd(line, 0, HEAD);
@@ -121,30 +187,50 @@ export function scanMembers(line: Buffer, maxDepth: number, tags: readonly Uint8
   out.sessionIdEscaped = lastHadEscape();
   i = literalEnd(line, end, UPDATE);
   if (i < 0) return undefined;
-  // The tag: one asked for, then its closing quote (`"sessionUpdate":"` was the literal's end).
+  out.updateOpen = i;
   out.tag = -1;
-  for (let t = 0; t < tags.length && out.tag < 0; t++) {
-    const tag = tags[t];
-    if (tag !== undefined && literalEnd(line, i, tag) >= 0 && line[i + tag.length] === QUOTE) out.tag = t;
+  const first = literalEnd(line, i, TAG_KEY);
+  if (first >= 0) {
+    // The tag: one asked for, then its closing quote (`"sessionUpdate":"` was the literal's end).
+    for (let t = 0; t < tags.length && out.tag < 0; t++) {
+      const tag = tags[t];
+      if (tag !== undefined && literalEnd(line, first, tag) >= 0 && line[first + tag.length] === QUOTE) out.tag = t;
+    }
+    if (out.tag < 0) return undefined;
+    out.tagAt = 0;
+    out.keys[0] = "sessionUpdate";
+    out.keyStarts[0] = i;
+    out.starts[0] = first - 1;
+    out.ends[0] = first + (tags[out.tag]?.length ?? 0) + 1;
+    out.count = 1;
+    end = out.ends[0] ?? -1;
+  } else {
+    // The tag last: the line ends with `,"sessionUpdate":"<tag>"}}}`, which the members' scan confirms.
+    const close = line.length - LINE_END.length;
+    if (literalEnd(line, close, LINE_END) < 0) return undefined;
+    for (let t = 0; t < lastTags.length && out.tag < 0; t++) {
+      const tag = lastTags[t];
+      const at = close - (tag?.length ?? 0);
+      if (tag !== undefined && literalEnd(line, at, tag) >= 0 && literalEnd(line, at - LAST_TAG.length, LAST_TAG) >= 0)
+        out.tag = tags.indexOf(tag);
+    }
+    if (out.tag < 0) return undefined;
+    // The first member is at `i`: the loop reads from after the comma there would be.
+    end = i - 1;
   }
-  if (out.tag < 0) return undefined;
-  out.keys[0] = "sessionUpdate";
-  out.starts[0] = i - 1;
-  out.ends[0] = i + (tags[out.tag]?.length ?? 0) + 1;
-  out.count = 1;
-  end = out.ends[0] ?? -1;
-  while (line[end] === COMMA) {
+  for (let more = first < 0; more || line[end] === COMMA; more = false) {
     i = end + 1;
     // Keys plainly spelled (no escape), never one JSON.stringify would move (integer-like) or repeat.
     if (line[i] !== QUOTE || isDigit(line[i + 1]) || out.count === MAX_MEMBERS) return undefined;
     end = stringEnd(line, i, true);
     if (end < 0 || lastHadEscape() || line[end] !== COLON) return undefined;
-    const key = line.toString("utf8", i + 1, end - 1);
+    const key = utf8(line, i + 1, end - 1);
     for (let k = 0; k < out.count; k++) if (out.keys[k] === key) return undefined;
     const start = end + 1;
     end = canonicalEnd(line, start, depthLeft);
     if (end < 0) return undefined;
     out.keys[out.count] = key;
+    out.keyStarts[out.count] = i;
     out.starts[out.count] = start;
     out.ends[out.count] = end;
     out.count++;
@@ -153,6 +239,11 @@ export function scanMembers(line: Buffer, maxDepth: number, tags: readonly Uint8
   // The update, then params and the message close; nothing after.
   if (line[end] !== CLOSE_OBJECT || line[end + 1] !== CLOSE_OBJECT || line[end + 2] !== CLOSE_OBJECT) return undefined;
   if (end + 3 !== line.length) return undefined;
+  if (first < 0) {
+    // The tag's member is the last one scanned, the one the line's end showed.
+    out.tagAt = out.count - 1;
+    if (out.keys[out.tagAt] !== "sessionUpdate") return undefined;
+  }
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
   return out;

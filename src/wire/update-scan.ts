@@ -7,7 +7,7 @@
 // of canonical strings. Anything else (a `_meta`, a number, an escape JSON.stringify would not
 // write, a repeated key) returns undefined, and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, literalEnd } from "./bytes.js";
+import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, literalEnd, utf8 } from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 import { allocLine } from "./writer.js";
 
@@ -149,19 +149,6 @@ function sameBytes(a: Uint8Array, line: Buffer, start: number, end: number): boo
   if (a.length !== end - start) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== line[start + k]) return false;
   return true;
-}
-
-/**
- * Node's own decoder behind `toString("utf8", start, end)`, without its argument handling (a fifth
- * of a short string's decoding); `toString` where a runtime lacks it.
- */
-const utf8: (line: Buffer, start: number, end: number) => string =
-  typeof (Buffer.prototype as Partial<FastSlices>).utf8Slice === "function"
-    ? (line, start, end) => (line as unknown as FastSlices).utf8Slice(start, end)
-    : (line, start, end) => line.toString("utf8", start, end);
-
-interface FastSlices {
-  utf8Slice(start: number, end: number): string;
 }
 
 const scanned = new ScannedUpdate();

@@ -4,7 +4,7 @@
 // writes the same bytes to both peers, in the same order, whatever the agent streams and however
 // its lines are spelled. Every message written to the client is schema-checked.
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { scanUpdate } from "../../src/wire/update-scan.js";
@@ -16,6 +16,8 @@ import { applyRealEdit, numberSpelling, rawInput, realEdit, realText } from "../
 import { anyJson, anyKey, anyString } from "../support/arbitrary.js";
 import { scanMembers } from "../../src/wire/member-scan.js";
 import { MEMBER_TAGS } from "../../src/engine/v1-client/updates/index.js";
+import { DirectionA } from "../../src/engine/v1-client/engine.js";
+import type { ScannedMembers } from "../../src/wire/member-scan.js";
 import { wireProblems } from "../support/wire-schema.js";
 import type { Obj } from "../../src/base/json.js";
 
@@ -158,6 +160,26 @@ const toolCallId = fc.constantFrom("t1", "t2");
 const status = fc.constantFrom("pending", "in_progress", "completed", "failed", "cancelled", "paused");
 const kind = fc.constantFrom("read", "edit", "execute", "think", "other", "switch_mode", "browse");
 
+/** A tool call's content as agents send it: text items mostly, now and then a diff or a terminal. */
+const textItem = realText.map((t) => ({ type: "content", content: { type: "text", text: t } }));
+const DIFF_ITEM = {
+  type: "diff",
+  changes: [{ operation: "modify", path: "/work/a.ts" }],
+  patch: { format: "git_patch", text: "diff --git a/a.ts b/a.ts\n--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-a\n+b\n" },
+};
+const toolContentItem = fc.oneof(
+  { weight: 8, arbitrary: textItem },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>({ type: "terminal", terminalId: "term1" }, DIFF_ITEM) },
+);
+const toolContent = fc.array(toolContentItem, { maxLength: 3 });
+const locations = fc.array(
+  fc.record(
+    { path: fc.constantFrom("/work/a.ts", "/work/é.ts"), line: fc.nat({ max: 400 }) },
+    { requiredKeys: ["path"] },
+  ),
+  { maxLength: 2 },
+);
+
 const update: fc.Arbitrary<Obj> = fc.oneof(
   {
     weight: 6,
@@ -197,6 +219,27 @@ const update: fc.Arbitrary<Obj> = fc.oneof(
         rawInput,
         locations: fc.constant([{ path: "/work/a.ts", line: 3 }]),
         futureField: fc.constant({ x: 1 }),
+      },
+      { requiredKeys: ["sessionUpdate", "toolCallId"] },
+    ),
+  },
+  {
+    // A tool call as Claude's and Codex's adapters send it (issue 21): announced with its members, updated
+    // with rawInput, locations, results as text content or rawOutput, completed with content.
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        sessionUpdate: fc.constant("tool_call_update"),
+        toolCallId: fc.constantFrom("t1", "t2", "t3"),
+        name: realText,
+        rawInput,
+        status,
+        title: text,
+        kind,
+        locations,
+        content: toolContent,
+        rawOutput: fc.oneof(rawInput, realText),
+        _meta: fc.constantFrom<unknown>({ is_mcp_tool_call: true }, { trace: "x", n: null }, {}),
       },
       { requiredKeys: ["sessionUpdate", "toolCallId"] },
     ),
@@ -247,6 +290,8 @@ const spelling = fc.constantFrom(
   "meta",
   "otherSession",
   "paramsReordered",
+  "tagLast",
+  "tagLast",
 );
 
 function spell(u: Obj, how: string): string {
@@ -254,7 +299,14 @@ function spell(u: Obj, how: string): string {
   if (how === "reordered") params = { sessionId: "s1", update: Object.fromEntries(Object.entries(u).reverse()) };
   if (how === "meta") params = { sessionId: "s1", update: { ...u, _meta: { x: 1 } } };
   if (how === "paramsReordered") params = { update: u, sessionId: "s1" };
-  const line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params });
+  // As Claude's adapter writes a tool call: the tag after the other members.
+  if (how === "tagLast") params = { sessionId: "s1", update: { ...u, sessionUpdate: undefined, tag: u.sessionUpdate } };
+  let line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params });
+  if (how === "tagLast") {
+    // The update's last member (a value's own "tag" key comes before it).
+    const at = line.lastIndexOf('"tag":');
+    line = `${line.slice(0, at)}"sessionUpdate":${line.slice(at + 6)}`;
+  }
   if (how === "space") return line.replace('"update":', '"update": ');
   if (how === "escapeU") return line.replace(/"(text|title|messageId)":"/, '"$1":"\\u0041');
   if (how === "escapeSlash") return line.replace(/"(text|title|messageId)":"/, '"$1":"\\/');
@@ -505,7 +557,238 @@ const memberStep: fc.Arbitrary<MemberStep> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<MemberStep>({ kind: "time" }) },
 );
 
+// ---- tool calls of any members (member-scan.ts, `fastToolCallMembers`): lines spelled byte by byte ----
+
+/** A content item: mostly a text item as agents send it, else one the fast path must leave to the full path. */
+const anyToolContentItem = fc.oneof(
+  { weight: 8, arbitrary: textItem },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>(
+      { type: "terminal", terminalId: "term1" },
+      { type: "terminal", terminalId: "term2", extra: 1 },
+      DIFF_ITEM,
+      { content: { text: "keys the other way", type: "text" }, type: "content" },
+      { type: "content", content: { type: "text", text: "annotated", annotations: { audience: ["user", "tool"] } } },
+      { type: "content", content: { type: "text", text: "item meta" }, _meta: { k: 1 } },
+      {
+        type: "content",
+        content: { type: "text", text: "stashed" },
+        _meta: {
+          "acp-bridge": {
+            v: 1,
+            from: 1,
+            hadMeta: false,
+            residual: { raw: { type: "content", content: { type: "text", text: "restored" } } },
+          },
+        },
+      },
+      { type: "content", content: { type: "text", text: "block meta", _meta: { k: null } } },
+      { type: "content", content: { type: "image", data: "AA==", mimeType: "image/png" } },
+      { type: "content", content: { type: "text", text: 5 } },
+      { type: "content", content: { type: "text" } },
+      { type: "content" },
+      { type: "future_item", x: 1 },
+      "x",
+      null,
+    ),
+  },
+);
+const anyToolContent = fc.oneof(
+  { weight: 8, arbitrary: fc.array(anyToolContentItem, { maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, {}, "x") },
+);
+const anyLocation = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        path: fc.oneof(fc.constantFrom("/work/a.ts", "rel/b.ts", "/work/é 漢.ts"), anyString),
+        line: fc.oneof(
+          { weight: 4, arbitrary: fc.nat({ max: 5000 }) },
+          { weight: 1, arbitrary: fc.constantFrom<unknown>(0, 2 ** 32 - 1, 2 ** 32, -1, 1.5, 1e21, null, "3") },
+        ),
+      },
+      { requiredKeys: ["path"] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      { line: 3, path: "/work/keys-reversed.ts" },
+      { path: "/a", _meta: { k: 1 } },
+      { path: "/a", _meta: { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { line: 0 } } } },
+      { path: "/a", extra: true },
+      { line: 3 },
+      { path: 5 },
+      "x",
+      null,
+    ),
+  },
+);
+const anyLocations = fc.oneof(
+  { weight: 8, arbitrary: fc.array(anyLocation, { maxLength: 2 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, "x", {}) },
+);
+/** A tool call's `_meta`: plain, as Codex's adapter sends it, or with a stash of either version, or not an object. */
+const toolMeta = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom<unknown>({ is_mcp_tool_call: true }, { trace: "x", n: null }, {}) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { op: "tool_call" } } },
+      { "acp-bridge": { v: 1, from: 1, hadMeta: false, residual: { op: "tool_call_update" } } },
+      { "acp-bridge": { v: 1, from: 1, hadMeta: false, synthetic: ["forPermission"] } },
+      { "acp-bridge": { v: 1, from: 1, hadMeta: true, residual: { kind: "browse" } }, x: 1 },
+      { "acp-bridge": { v: 1, from: 2, hadMeta: false } },
+      { deep: { "acp-bridge": 1 } },
+      null,
+      "m",
+    ),
+  },
+);
+/** Mostly a valid value, now and then a null (v2's reset) or a value of the wrong type. */
+const orOdd = <T>(x: fc.Arbitrary<T>, ...odd: unknown[]): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 8, arbitrary: x }, { weight: 1, arbitrary: fc.constantFrom<unknown>(null, ...odd) });
+/** The members as Claude's and Codex's adapters send them: values v1 has, nothing stashed. */
+const realToolCallFields = fc.record(
+  {
+    toolCallId: fc.constantFrom("t1", "t2", "t3", "t-é"),
+    name: realText,
+    title: realText,
+    kind: fc.constantFrom("read", "edit", "execute", "search", "fetch", "other"),
+    status: fc.constantFrom("pending", "in_progress", "completed", "failed"),
+    rawInput,
+    rawOutput: fc.oneof(rawInput, realText),
+    content: fc.array(textItem, { maxLength: 2 }),
+    locations: fc.array(
+      fc.record(
+        { path: fc.constantFrom("/work/a.ts", "/work/é 漢.ts"), line: fc.nat({ max: 5000 }) },
+        { requiredKeys: ["path"] },
+      ),
+      { maxLength: 2 },
+    ),
+    _meta: fc.constantFrom<unknown>({ is_mcp_tool_call: true }, { trace: "x", n: null }, {}),
+  },
+  { requiredKeys: ["toolCallId"] },
+);
+/** Any members: values v1 lacks, nulls, stashes, content and locations the fast path must leave alone. */
+const toolCallFields = fc.record(
+  {
+    toolCallId: orOdd(fc.constantFrom("t1", "t2", "t3", "t-é"), 7),
+    name: orOdd(realText, 3),
+    title: orOdd(realText, 3, {}),
+    kind: orOdd(kind, 1, "_vendor"),
+    status: orOdd(status, "", "_vendor"),
+    rawInput: orOdd(rawInput),
+    rawOutput: orOdd(fc.oneof(rawInput, realText)),
+    content: anyToolContent,
+    locations: anyLocations,
+    _meta: toolMeta,
+  },
+  { requiredKeys: [] },
+);
+/** A tool_call_update's members in the order written: the tag first (SDKs), last (Claude's adapter) or between. */
+const toolCallUpdate: fc.Arbitrary<[string, unknown][]> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 8, arbitrary: realToolCallFields },
+      { weight: 4, arbitrary: toolCallFields },
+      { weight: 1, arbitrary: fc.constant({}) },
+    ),
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant<[string, unknown][]>([]) },
+      {
+        weight: 1,
+        arbitrary: fc.array(
+          fc.tuple(
+            fc.oneof(fc.constantFrom("futureField", "capabilities", "__proto__", "messageId", "constructor"), anyKey),
+            anyJson,
+          ),
+          { minLength: 1, maxLength: 2 },
+        ),
+      },
+    ),
+    fc.nat(),
+    fc.nat(),
+  )
+  .map(([fields, extra, order, place]) => {
+    // The id mostly first, as every adapter writes it.
+    const { toolCallId, ...rest } = fields as Obj;
+    const entries = Object.entries(reordered([...Object.entries(rest), ...extra], order));
+    if (toolCallId !== undefined) entries.unshift(["toolCallId", toolCallId]);
+    const tag: [string, unknown] = ["sessionUpdate", "tool_call_update"];
+    if (place % 5 < 2) return [tag, ...entries];
+    if (place % 5 < 4) return [...entries, tag];
+    entries.splice(Math.floor(place / 5) % (entries.length + 1), 0, tag);
+    return entries;
+  });
+
+type ToolStep =
+  | { kind: "line"; members: [string, unknown][]; how: number[]; damage: number }
+  | { kind: "chunk"; id: string; text: string }
+  | { kind: "terminal"; update: Obj }
+  | { kind: "permission"; id: string }
+  | { kind: "prompt" }
+  | { kind: "time"; ms: number };
+
+/** Spellings: mostly JSON.stringify's (the scan's), else another per member (memberLine). */
+const spellings = fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat() }), {
+  minLength: 1,
+  maxLength: 4,
+});
+const toolStep: fc.Arbitrary<ToolStep> = fc.oneof(
+  {
+    weight: 14,
+    arbitrary: fc.record({
+      kind: fc.constant("line" as const),
+      members: toolCallUpdate,
+      how: spellings,
+      damage: fc.nat(),
+    }),
+  },
+  // Content chunks wait to be flushed (a pending tool call), and make a tool call's content.
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("chunk" as const), id: fc.constantFrom("t1", "t2"), text: realText }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("terminal" as const),
+      update: fc.constantFrom<Obj>(
+        { sessionUpdate: "terminal_update", terminalId: "term1", command: "ls" },
+        { sessionUpdate: "terminal_update", terminalId: "term1", output: { data: "aGkK" } },
+        { sessionUpdate: "terminal_update", terminalId: "term1", exitStatus: { exitCode: 0 } },
+      ),
+    }),
+  },
+  // A permission request announces its subject's tool call (agent-requests.ts `markAnnounced`).
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("permission" as const), id: fc.constantFrom("t2", "t3") }) },
+  { weight: 1, arbitrary: fc.constant<ToolStep>({ kind: "prompt" }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("time" as const), ms: fc.constantFrom(10, 60, 500) }) },
+);
+
+/** The tool-call lines the member fast path took, on the bridges with fast paths (counted while the tests run). */
+let toolCallsTaken = 0;
+const TOOL_CALL_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "tool_call_update");
+const fastMembers = Object.getOwnPropertyDescriptor(DirectionA.prototype, "fastMembers")?.value as (
+  this: DirectionA,
+  m: ScannedMembers,
+) => boolean;
+
 describe("direction A fast path", () => {
+  beforeAll(() => {
+    DirectionA.prototype.fastMembers = function (this: DirectionA, m: ScannedMembers): boolean {
+      const tag = m.tag;
+      const taken = fastMembers.call(this, m);
+      if (taken && tag === TOOL_CALL_TAG) toolCallsTaken++;
+      return taken;
+    };
+  });
+  afterAll(() => {
+    DirectionA.prototype.fastMembers = fastMembers;
+  });
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
   });
@@ -515,6 +798,7 @@ describe("direction A fast path", () => {
 
   it("writes exactly what the full path writes, to both peers, for any stream", async () => {
     let taken = 0;
+    toolCallsTaken = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.boolean(), async (steps, convention) => {
         const ws = [wire(false), wire(true)];
@@ -567,8 +851,9 @@ describe("direction A fast path", () => {
       }),
       { numRuns: numRuns() },
     );
-    // The generated streams do reach the fast path (not only its refusals).
+    // The generated streams do reach the fast paths (not only their refusals), tool calls of any members too.
     expect(taken).toBeGreaterThan(0);
+    expect(toolCallsTaken).toBeGreaterThan(0);
   });
 
   for (const stash of ["auto", "compact"] as const)
@@ -695,6 +980,90 @@ describe("direction A fast path", () => {
       { numRuns: numRuns() },
     );
     expect(taken).toBeGreaterThan(0);
+  });
+
+  it("writes exactly what the full path writes for tool calls of any members, however written", async () => {
+    toolCallsTaken = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(toolStep, { minLength: 1, maxLength: 25, size: "medium" }),
+        fc.boolean(),
+        async (steps, convention) => {
+          const ws = [wire(false), wire(true)];
+          await handshake(ws, convention ? { _meta: { terminal_output: true } } : {});
+          const seen = ws.map((w) => w.toAgent.length);
+          both(
+            ws,
+            "client",
+            JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+          );
+          await settle();
+          answerAgentRequests(ws, seen);
+          await settle();
+          let id = 2;
+          let agentId = 100;
+          const update = (u: Obj): string =>
+            JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: u } });
+          for (const s of steps) {
+            if (s.kind === "line") {
+              const line = memberLine(s.members, s.how, s.damage);
+              for (const w of ws) w.bridge.agentLine(line);
+            } else if (s.kind === "chunk")
+              both(
+                ws,
+                "agent",
+                update({
+                  sessionUpdate: "tool_call_content_chunk",
+                  toolCallId: s.id,
+                  content: { type: "content", content: { type: "text", text: s.text } },
+                }),
+              );
+            else if (s.kind === "terminal") both(ws, "agent", update(s.update));
+            else if (s.kind === "permission")
+              both(
+                ws,
+                "agent",
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: agentId++,
+                  method: "session/request_permission",
+                  params: {
+                    sessionId: "s1",
+                    title: "Run it?",
+                    subject: { type: "tool_call", toolCall: { toolCallId: s.id, title: "asked" } },
+                    options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+                  },
+                }),
+              );
+            else if (s.kind === "prompt")
+              both(
+                ws,
+                "client",
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: id++,
+                  method: "session/prompt",
+                  params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
+                }),
+              );
+            else vi.advanceTimersByTime(s.ms);
+            await settle();
+            answerAgentRequests(ws, seen);
+            await settle();
+          }
+          vi.advanceTimersByTime(1000);
+          await settle();
+          const [fast, full] = ws as [Wired, Wired];
+          expect(fast.toClient).toEqual(full.toClient);
+          expect(fast.toAgent).toEqual(full.toAgent);
+          expect(stateOf(fast.bridge)).toBe(stateOf(full.bridge));
+          for (const l of fast.toClient) expect(wireProblems("v1", JSON.parse(l), methodOfClientId)).toBeUndefined();
+        },
+      ),
+      { numRuns: numRuns() },
+    );
+    // Not a vacuous proof: a fair share of the lines takes the fast path.
+    expect(toolCallsTaken).toBeGreaterThan(numRuns() / 2);
   });
 
   it("takes the bench's chunk, tool-call update, usage and session info lines without parsing", async () => {

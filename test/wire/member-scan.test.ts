@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scanMembers } from "../../src/wire/member-scan.js";
+import { setOwn } from "../../src/base/json.js";
 import { anyJson, anyKey, anyString, jsonValue } from "../support/arbitrary.js";
 import { numRuns } from "../support/properties.js";
 
@@ -60,6 +61,22 @@ const line = fc
     return b;
   });
 
+/** A session info update written as Claude's adapter writes its tool calls: the tag last. */
+const lastTagLine = fc
+  .tuple(
+    fc.constantFrom("s1", "ś"),
+    fc.array(fc.tuple(fc.constantFrom("title", "_meta", "x", "é"), value), { maxLength: 3 }),
+  )
+  .map(([sessionId, ms]) =>
+    Buffer.from(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId, update: Object.fromEntries([...ms, ["sessionUpdate", "session_info_update"]]) },
+      }),
+    ),
+  );
+
 function parse(b: Buffer): unknown {
   try {
     return JSON.parse(b.toString("utf8"));
@@ -98,6 +115,46 @@ describe("scanMembers", () => {
       { numRuns: numRuns() },
     );
     expect(taken).toBeGreaterThan(0);
+  });
+
+  it("takes a tag asked for last when it is the update's last member, and relays the members as JSON.stringify writes them", () => {
+    let last = 0;
+    fc.assert(
+      fc.property(fc.oneof(line, lastTagLine), fc.integer({ min: -1, max: 4 }), (b, pick) => {
+        const m = scanMembers(b, 64, TAGS, [TAGS[1] ?? Buffer.alloc(0)]);
+        if (m === undefined) return;
+        const v = parse(b) as { params: { sessionId: string; update: Record<string, unknown> } } | undefined;
+        expect(Buffer.from(JSON.stringify(v))).toEqual(b);
+        const update = v?.params.update ?? {};
+        const keys = Object.keys(update);
+        expect(m.keys.slice(0, m.count)).toEqual(keys);
+        expect(m.keys[m.tagAt]).toBe("sessionUpdate");
+        expect(update.sessionUpdate).toBe(TAGS[m.tag]?.toString());
+        if (m.tagAt !== 0) {
+          // Only the tag asked for last, and only there.
+          last++;
+          expect(m.tagAt).toBe(m.count - 1);
+          expect(update.sessionUpdate).toBe("session_info_update");
+        }
+        expect(m.update()).toEqual(update);
+        // The tag first with another value, then the members in order but one moved last.
+        const moved = pick < m.count ? pick : -1;
+        const relaid: Record<string, unknown> = { sessionUpdate: "x_tag" };
+        for (const [k, value] of Object.entries(update))
+          if (k !== "sessionUpdate" && k !== keys[moved]) setOwn(relaid, k, value);
+        if (moved >= 0 && keys[moved] !== "sessionUpdate") setOwn(relaid, keys[moved] ?? "", update[keys[moved] ?? ""]);
+        expect(m.relaid(Buffer.from('"x_tag"'), moved).toString("utf8")).toBe(
+          JSON.stringify({ ...v, params: { ...v?.params, update: relaid } }),
+        );
+        const spliced = { ...update };
+        setOwn(spliced, "sessionUpdate", "y");
+        expect(m.spliceTag(Buffer.from("y")).toString("utf8")).toBe(
+          JSON.stringify({ ...v, params: { ...v?.params, update: spliced } }),
+        );
+      }),
+      { numRuns: numRuns() },
+    );
+    expect(last).toBeGreaterThan(0);
   });
 
   it("takes every usage and session info update an SDK writes with plain values", () => {

@@ -31,6 +31,7 @@ import {
   fastUpdateToV1,
   flushSession,
   MEMBER_TAGS,
+  MEMBER_TAGS_LAST,
   updateToV1,
   type ClientFlags,
   type UpdateContext,
@@ -279,6 +280,7 @@ export class DirectionA extends TranslatingMode {
   }
 
   readonly memberTags = MEMBER_TAGS;
+  readonly memberTagsLast = MEMBER_TAGS_LAST;
 
   /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
   fastMembers(m: ScannedMembers): boolean {

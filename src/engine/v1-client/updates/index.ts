@@ -29,6 +29,7 @@ import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
 import {
   emitToolCall,
+  fastToolCallMembers,
   fastToolCallUpdate,
   flushPendingTools,
   toolCallContentChunk,
@@ -144,27 +145,34 @@ export const MEMBER_TAGS: readonly Buffer[] = [
   Buffer.from("usage_update"),
   Buffer.from("session_info_update"),
   Buffer.from("available_commands_update"),
+  Buffer.from("tool_call_update"),
 ];
 const USAGE = 0;
 const SESSION_INFO = 1;
 const COMMANDS = 2;
+const TOOL_CALL = 3;
+/** The tags of `MEMBER_TAGS` taken last too: Claude's adapter writes a tool call's tag after its members. */
+export const MEMBER_TAGS_LAST: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 const NULL_START = 0x6e;
 
 /** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
-function plainMeta(m: ScannedMembers, k: number): boolean {
+export function plainMeta(m: ScannedMembers, k: number): boolean {
   return m.isObjectWithout(k, STASH_KEY_BYTES);
 }
 
 /**
  * The fast path's share of `updateToV1` for an update `scanMembers` proved canonical: a
- * `usage_update` or `session_info_update` whose v1 form is its own bytes (T §2.9), or a usage
- * update that gets the last cost again (`usageToV1`: the cost member added last). Undefined, having
+ * `usage_update` or `session_info_update` whose v1 form is its own bytes (T §2.9), a usage update
+ * that gets the last cost again (`usageToV1`: the cost member added last), a command list, or a
+ * `tool_call_update` of the members v1 carries unchanged (`fastToolCallMembers`). Undefined, having
  * changed nothing, for anything the full path must decide (a cost, a stash, a field of the wrong type).
  */
 export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateContext): Buffer | undefined {
   if (s.pendingTools.size > 0) return undefined;
+  if (m.tag === TOOL_CALL) return fastToolCallMembers(s, m);
+  if (m.tagAt !== 0) return undefined;
   if (m.tag === SESSION_INFO) {
     // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
     if (!m.isTextOrNull(m.indexOf("title")) || !m.isTextOrNull(m.indexOf("updatedAt"))) return undefined;

@@ -23,7 +23,8 @@ import type { SessionA, TerminalEntry, ToolCallView } from "../session.js";
 import { NIL } from "../../slot-table.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
-import { type UpdateContext, clientUpdate, isToolCallBody } from "./index.js";
+import type { ScannedMembers } from "../../../wire/member-scan.js";
+import { type UpdateContext, clientUpdate, isToolCallBody, plainMeta } from "./index.js";
 import { conventionMode, outputKey, showing, unshownTerminals } from "./terminals.js";
 
 // ---------------------------------------------------------------- tool calls (T §2.4)
@@ -295,6 +296,121 @@ export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateCon
 
 /** The tag of a v1 first sighting, as the bytes spliced in. */
 const TOOL_CALL_TAG = Buffer.from("tool_call");
+/** The tags as a relaid line's first member has them (`ScannedMembers.relaid`). */
+const TOOL_CALL_VALUE = Buffer.from('"tool_call"');
+const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
+const NULL_START = 0x6e;
+const MAX_LINE = 0xffffffff;
+/** How a content list of text items only starts (canonical bytes), or an empty one. */
+const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
+const EMPTY_LIST = Buffer.from("[]");
+
+/** A content list of text items only, each `{type:"content",content:{type:"text",text}}` and nothing more. */
+function textItemsOnly(content: unknown): boolean {
+  if (!Array.isArray(content)) return false;
+  for (const item of content) {
+    if (!isObject(item) || item.type !== "content" || Object.keys(item).length !== 2) return false;
+    const block = item.content;
+    if (!isObject(block) || block.type !== "text" || typeof block.text !== "string") return false;
+    if (Object.keys(block).length !== 2) return false;
+  }
+  return true;
+}
+
+/** Locations of a `path` and maybe a `line` v1 can hold (`locToV1` copies such as they are). */
+function plainLocations(locations: unknown): boolean {
+  if (!Array.isArray(locations)) return false;
+  for (const l of locations) {
+    if (!isObject(l) || typeof l.path !== "string") return false;
+    const line = l.line;
+    const keys = line === undefined ? 1 : 2;
+    if (Object.keys(l).length !== keys) return false;
+    if (line !== undefined && !(Number.isInteger(line) && typeof line === "number" && line >= 0 && line <= MAX_LINE))
+      return false;
+  }
+  return true;
+}
+
+/**
+ * The fast path of `toolCallUpdate` for a line `scanMembers` proved canonical, with any members v1
+ * carries as they are: `rawInput`, `rawOutput`, `locations` of a path and line, `content` of text
+ * items, `title` and `name` strings, a `status` and `kind` v1 has, a `_meta` without a stash, fields
+ * v2 may add later (copied as the converter copies them). Its v1 form is the update itself, the tag
+ * first and `_meta` last (`clientUpdate`, `bodyToV1`), the tag `tool_call` on a first sighting
+ * (T §2.4 A↓-1, A↓-2): the line's bytes, relaid when the agent wrote them in another order. The view
+ * is patched with the parse of the update as the full path patches it. Undefined, having changed
+ * nothing, for anything else: a null (the null table), diff or terminal content, a stash, a
+ * permission's or an unannounced tool call, a completion that repeats the content (`repeatsContent`),
+ * terminals, anything pending.
+ */
+export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | undefined {
+  let meta = -1;
+  let idAt = -1;
+  for (let k = 0; k < m.count; k++) {
+    if (k === m.tagAt) continue;
+    // v2's null resets a field: the null table's business (`bodyToV1`).
+    if (m.startsWith(k, NULL_START)) return undefined;
+    const key = m.keys[k];
+    if (key === "toolCallId") idAt = k;
+    else if (key === "_meta") {
+      if (!plainMeta(m, k)) return undefined;
+      meta = k;
+    }
+    // Diff and terminal content (most of what is not text) declined before anything is parsed.
+    else if (key === "content") {
+      if (!m.startsWithBytes(k, EMPTY_LIST) && !m.startsWithBytes(k, TEXT_ITEMS)) return undefined;
+    }
+    // v1 has no `capabilities` (stashed); a `__proto__` would set the view's prototype.
+    else if (key === "capabilities" || key === "__proto__") return undefined;
+  }
+  const id = idAt < 0 ? undefined : m.text(idAt);
+  if (id === undefined) return undefined;
+  // A client terminal to show on it, or one waiting for its call (H §6.5): the full path.
+  const editor = s.editorTerminals;
+  if (!editor.empty && (editor.unmatched.length > 0 || editor.byToolCall.peek(id) !== undefined)) return undefined;
+  const calls = s.toolCalls;
+  const slot = calls.find(id);
+  // A compact entry is announced, not synthetic, without content or anything pending.
+  const known = slot === NIL ? undefined : calls.fullEntry(slot);
+  if (known !== undefined) {
+    if (!known.announced || known.synthetic || known.flushTimer !== undefined || known.pendingChunks.length > 0)
+      return undefined;
+    if (referencedTerminals(known.view.content).length > 0) return undefined;
+  }
+  // The members are read from their parse, which the view gets anyway.
+  const u = m.update();
+  if (!isObject(u)) return undefined;
+  // `checkToolCallShape`: strings where v1 has them, values v1 has as they are (nothing stashed).
+  if (!optionalString(u.title) || !optionalString(u.name)) return undefined;
+  // A first sighting without a title gets one invented (and stashed).
+  if (slot === NIL && u.title === undefined) return undefined;
+  const status = u.status;
+  if (status !== undefined && (typeof status !== "string" || toolCallStatusToV1(status).changed)) return undefined;
+  const kind = u.kind;
+  if (kind !== undefined && (typeof kind !== "string" || toolKindToV1(kind).changed)) return undefined;
+  const content = Object.hasOwn(u, "content");
+  if (content && !textItemsOnly(u.content)) return undefined;
+  if (Object.hasOwn(u, "locations") && !plainLocations(u.locations)) return undefined;
+  // A completion without a result, of a tool call with content, repeats it (`repeatsContent`).
+  const ending = typeof status === "string" && TERMINAL_STATUSES.has(status);
+  if (known !== undefined && ending && !content && !Object.hasOwn(u, "rawOutput") && hasContent(known))
+    return undefined;
+  // As `toolCallUpdate` records it: the update without its tag is the patch.
+  delete u.sessionUpdate;
+  const t = claimed(s, id);
+  applyToolCallPatch(t.view, u);
+  trackTerminalRefs(s, id, t.view.content);
+  t.announced = true;
+  t.synthetic = false;
+  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) calls.retire(id);
+  const inPlace = m.tagAt === 0 && (meta < 0 || meta === m.count - 1);
+  if (inPlace) return slot === NIL ? m.spliceTag(TOOL_CALL_TAG) : m.line;
+  return m.relaid(slot === NIL ? TOOL_CALL_VALUE : TOOL_CALL_UPDATE_VALUE, meta);
+}
+
+function optionalString(x: unknown): boolean {
+  return x === undefined || typeof x === "string";
+}
 
 /** A raw `tool_call_content_chunk` body: its id and content item are checked here. */
 function isContentChunk(x: Obj): x is Obj & v2.ToolCallContentChunk {
