@@ -245,6 +245,22 @@ function repeatsContent(t: ToolCallView, patch: Obj, ctx: UpdateContext): boolea
 }
 
 /**
+ * The tool call `id` a fast path may update: its slot (NIL: not seen) and full entry (none for a
+ * compact one, which is announced, not synthetic, without content or anything pending); undefined
+ * when the full path must take it: a client terminal to show on it or one waiting for its call
+ * (H §6.5), or a call not announced, synthetic, or with chunks pending.
+ */
+function fastTarget(s: SessionA, id: string): { slot: number; known: ToolCallView | undefined } | undefined {
+  const editor = s.editorTerminals;
+  if (!editor.empty && (editor.unmatched.length > 0 || editor.byToolCall.peek(id) !== undefined)) return undefined;
+  const slot = s.toolCalls.find(id);
+  const known = slot === NIL ? undefined : s.toolCalls.fullEntry(slot);
+  if (known !== undefined && (!known.announced || known.synthetic)) return undefined;
+  if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
+  return { slot, known };
+}
+
+/**
  * The fast path of `toolCallUpdate`: a `tool_call_update`, tag first, that only sets `status`,
  * `title` or `kind` to values v1 has. Of an announced tool call, v1 gets it unchanged (T §2.4 A↓-2:
  * `toolCallUpdateToV1` copies such fields, and `clientUpdate` writes the tag first): its original
@@ -257,16 +273,11 @@ export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateCon
   if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return undefined;
   const id = u.string("toolCallId");
   if (id === undefined) return undefined;
-  // A client terminal to show on it, or one waiting for its call (H §6.5): the full path.
-  const editor = s.editorTerminals;
-  if (!editor.empty && (editor.unmatched.length > 0 || editor.byToolCall.peek(id) !== undefined)) return undefined;
+  const target = fastTarget(s, id);
+  if (target === undefined) return undefined;
+  const { slot, known } = target;
   const calls = s.toolCalls;
-  const slot = calls.find(id);
-  // A compact entry is announced, not synthetic, without content or anything pending.
-  const known = slot === NIL ? undefined : calls.fullEntry(slot);
   if (slot === NIL && !u.keys.includes("title")) return undefined;
-  if (known !== undefined && (!known.announced || known.synthetic)) return undefined;
-  if (known !== undefined && (known.flushTimer !== undefined || known.pendingChunks.length > 0)) return undefined;
   if (known !== undefined && outputKey(ctx) !== undefined && referencedTerminals(known.view.content).length > 0)
     return undefined;
   const patch: Obj = {};
@@ -365,18 +376,10 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   }
   const id = idAt < 0 ? undefined : m.text(idAt);
   if (id === undefined) return undefined;
-  // A client terminal to show on it, or one waiting for its call (H §6.5): the full path.
-  const editor = s.editorTerminals;
-  if (!editor.empty && (editor.unmatched.length > 0 || editor.byToolCall.peek(id) !== undefined)) return undefined;
-  const calls = s.toolCalls;
-  const slot = calls.find(id);
-  // A compact entry is announced, not synthetic, without content or anything pending.
-  const known = slot === NIL ? undefined : calls.fullEntry(slot);
-  if (known !== undefined) {
-    if (!known.announced || known.synthetic || known.flushTimer !== undefined || known.pendingChunks.length > 0)
-      return undefined;
-    if (referencedTerminals(known.view.content).length > 0) return undefined;
-  }
+  const target = fastTarget(s, id);
+  if (target === undefined) return undefined;
+  const { slot, known } = target;
+  if (known !== undefined && referencedTerminals(known.view.content).length > 0) return undefined;
   // The members are read from their parse, which the view gets anyway.
   const u = m.update();
   if (!isObject(u)) return undefined;
@@ -402,7 +405,7 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   trackTerminalRefs(s, id, t.view.content);
   t.announced = true;
   t.synthetic = false;
-  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) calls.retire(id);
+  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) s.toolCalls.retire(id);
   const inPlace = m.tagAt === 0 && (meta < 0 || meta === m.count - 1);
   if (inPlace) return slot === NIL ? m.spliceTag(TOOL_CALL_TAG) : m.line;
   return m.relaid(slot === NIL ? TOOL_CALL_VALUE : TOOL_CALL_UPDATE_VALUE, meta);
