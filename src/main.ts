@@ -1,5 +1,5 @@
 // Start-up of the bridge from its command line. Usage errors exit 2 with a message on stderr.
-import { createBridgeConfig } from "./engine/config.js";
+import { createBridgeConfig, joinOnlookers } from "./engine/config.js";
 import { createLogger, type Logger } from "./log.js";
 import { parseQuick, type CliArgs } from "./options.js";
 import type { StartedAgent } from "./transport/agent-process.js";
@@ -62,23 +62,8 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
   // Loaded only when asked for: it compiles the schemas (start-up budget).
   const strict = strictChecks ? (await import("./schema/strict.js")).strictHooks(log) : undefined;
   // The report sees every message: its hooks turn the core's fast path off (engine/fast-lines.ts).
-  const counted = report?.hooks();
-  const hooks =
-    trace || strict || counted
-      ? {
-          onReceive: (from: "client" | "agent", msg: unknown) => {
-            trace?.record("in", from, msg);
-            strict?.onReceive(from, msg);
-            counted?.onReceive(from, msg);
-          },
-          onSend: (to: "client" | "agent", msg: unknown) => {
-            trace?.record("out", to, msg);
-            strict?.onSend(to, msg);
-            counted?.onSend(to, msg);
-          },
-          ...(counted ? { observer: counted.observer } : {}),
-        }
-      : {};
+  const seen = report?.collector;
+  const hooks = joinOnlookers([trace?.onlooker(), strict, seen], seen);
   /** Writes the report (once) and says so on stderr: the summary but at `silent`, a failure always. */
   const finishReport = (end: ReportEnd): void => {
     const done = report?.finish(end);

@@ -12,6 +12,7 @@ import { DEFAULT_FLUSH_MS, DEFAULT_TERMINAL_FLUSH_MS } from "./v1-client/updates
 import type { Logger } from "../log.js";
 import type { BridgeConfig } from "./bridge.js";
 import type { BridgeObserver } from "./observer.js";
+import type { Side } from "./outgoing.js";
 import type { Pairing, Version } from "./handshake.js";
 import { PassThrough } from "./passthrough.js";
 import { agentFlagsFromV1, agentFlagsFromV2 } from "../convert/capabilities.js";
@@ -137,5 +138,32 @@ export function createBridgeConfig(
       return c === 1 ? a1 : b1;
     },
     ...hooks,
+  };
+}
+
+/** One onlooker of every message the core receives and sends (a trace, `--strict`, a report). */
+export interface Onlooker {
+  onReceive(from: Side, msg: unknown): void;
+  onSend(to: Side, msg: unknown): void;
+}
+
+/**
+ * The hooks of a run's onlookers, as one: none at all when it has none, so the core keeps its fast
+ * paths (they skip what a hook must see), and the engine's observer with them when given.
+ */
+export function joinOnlookers(
+  onlookers: readonly (Onlooker | undefined)[],
+  observer?: BridgeObserver,
+): Pick<BridgeConfig, "onSend" | "onReceive" | "observer"> {
+  const all = onlookers.filter((o) => o !== undefined);
+  if (all.length === 0) return {};
+  return {
+    onReceive: (from, msg) => {
+      for (const o of all) o.onReceive(from, msg);
+    },
+    onSend: (to, msg) => {
+      for (const o of all) o.onSend(to, msg);
+    },
+    ...(observer ? { observer } : {}),
   };
 }

@@ -44,7 +44,8 @@ export function dropped<T>(
   src: unknown,
 ): r is Extract<Conv<T>, { ok: false }> {
   if (r.ok) {
-    noteLost(ctx.observer, updateKind(what), "agent", src, r);
+    // Every translated update passes here: its kind's name is built only for an observer.
+    if (ctx.observer !== undefined) noteLost(ctx.observer, updateKind(what), "agent", src, r);
     return false;
   }
   ctx.log.warn(`dropped a malformed ${what} from the agent`, r.error.data);

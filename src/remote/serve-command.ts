@@ -5,7 +5,7 @@
 import { accessSync, constants, readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import yargs from "yargs";
-import { createBridgeConfig } from "../engine/config.js";
+import { createBridgeConfig, joinOnlookers } from "../engine/config.js";
 import { freshToken } from "../editor/token.js";
 import { createLogger } from "../log.js";
 import { TraceWriter } from "../transport/trace.js";
@@ -172,23 +172,8 @@ export async function runServe(argv: readonly string[]): Promise<number> {
             log.error(`connection ${String(n)}: ${(e as Error).message}; no report`);
           }
         // The report sees every message: its hooks turn the core's fast path off (engine/fast-lines.ts).
-        const counted = reporter?.hooks();
-        const hooks =
-          writer || strict || counted
-            ? {
-                onReceive: (from: "client" | "agent", msg: unknown) => {
-                  writer?.record("in", from, msg);
-                  strict?.onReceive(from, msg);
-                  counted?.onReceive(from, msg);
-                },
-                onSend: (to: "client" | "agent", msg: unknown) => {
-                  writer?.record("out", to, msg);
-                  strict?.onSend(to, msg);
-                  counted?.onSend(to, msg);
-                },
-                ...(counted ? { observer: counted.observer } : {}),
-              }
-            : {};
+        const seen = reporter?.collector;
+        const hooks = joinOnlookers([writer?.onlooker(), strict, seen], seen);
         const close = async (status: number | undefined): Promise<void> => {
           // A run that failed outright ends the connection as an internal error would (status 1).
           const done = reporter?.finish({ status: status ?? 1 });

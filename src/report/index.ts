@@ -3,8 +3,6 @@
 // exit: after a normal end, after the agent crashed, on a signal. A report that cannot be written is
 // an error on stderr; it never changes the exit status.
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { BridgeObserver } from "../engine/observer.js";
-import type { Side } from "../engine/outgoing.js";
 import { ReportCollector } from "./collector.js";
 import { reportJson, reportMarkdown, summaryLine, type ReportEnd } from "./render.js";
 
@@ -26,20 +24,6 @@ export class ReportWriter {
       throw new Error(`cannot open the report file '${path}': ${(e as Error).message}`, { cause: e });
     }
     return new ReportWriter(fd, path);
-  }
-
-  /** The core's hooks and the engine's observer, for createBridgeConfig. */
-  hooks(): {
-    onReceive: (from: Side, msg: unknown) => void;
-    onSend: (to: Side, msg: unknown) => void;
-    observer: BridgeObserver;
-  } {
-    const c = this.collector;
-    return {
-      onReceive: (from, msg) => c.onReceive(from, msg),
-      onSend: (to, msg) => c.onSend(to, msg),
-      observer: c,
-    };
   }
 
   /**

@@ -3,6 +3,7 @@
 // `id`, `method`, `session`, then `params`, or `is_error` and `payload` for responses.
 import { createWriteStream, openSync, type WriteStream } from "node:fs";
 import type { Logger } from "../log.js";
+import type { Onlooker } from "../engine/config.js";
 
 const BRIDGE_NAME = "acp-bridge";
 type Side = "client" | "agent";
@@ -76,6 +77,11 @@ export class TraceWriter {
     const to = direction === "in" ? BRIDGE_NAME : side;
     const e = traceEvent(msg, from, to, (performance.now() - this.t0) / 1000);
     if (e) this.out.write(JSON.stringify(e) + "\n");
+  }
+
+  /** As an onlooker of the core (engine/config.ts `joinOnlookers`). */
+  onlooker(): Onlooker {
+    return { onReceive: (from, msg) => this.record("in", from, msg), onSend: (to, msg) => this.record("out", to, msg) };
   }
 
   close(): Promise<void> {
