@@ -36,6 +36,13 @@ export abstract class SlotTable {
   private readonly heads = [NIL, NIL, NIL];
   private readonly tails = [NIL, NIL, NIL];
   private count = 0;
+  /**
+   * The last key found or added, and its slot: a stream names one message or tool call line after
+   * line, so most look-ups are the last one again (no hash, no key comparison). Forgotten with its slot.
+   */
+  private lastKey: string | undefined;
+  private lastTag = 0;
+  private lastSlot = NIL;
 
   constructor(readonly limit: number) {
     if (!(limit >= 1)) throw new RangeError(`SlotTable: limit ${limit} is below 1`);
@@ -52,6 +59,7 @@ export abstract class SlotTable {
 
   /** The slot of `key` under `tag` (a small number the owner adds to its key), or NIL. */
   find(key: string, tag = 0): number {
+    if (key === this.lastKey && tag === this.lastTag) return this.lastSlot;
     if (this.count === 0) return NIL;
     const h = hashKey(key, tag);
     const mask = this.index.length - 1;
@@ -59,8 +67,16 @@ export abstract class SlotTable {
       const cell = this.index[i] ?? 0;
       if (cell === 0) return NIL;
       const slot = cell - 1;
-      if (this.hashes[slot] === h && this.tags[slot] === tag && this.keyIs(slot, key)) return slot;
+      if (this.hashes[slot] === h && this.tags[slot] === tag && this.keyIs(slot, key))
+        return this.remember(key, tag, slot);
     }
+  }
+
+  private remember(key: string, tag: number, slot: number): number {
+    this.lastKey = key;
+    this.lastTag = tag;
+    this.lastSlot = slot;
+    return slot;
   }
 
   /** A new live entry for `key` (absent: `find` said NIL), the least recently written one forgotten if full. */
@@ -128,6 +144,7 @@ export abstract class SlotTable {
 
   /** Forget `slot`. */
   protected remove(slot: number): void {
+    if (slot === this.lastSlot) this.lastKey = undefined;
     this.unlink(slot);
     this.unindex(slot);
     this.longKeys[slot] = undefined;

@@ -71,6 +71,47 @@ export class ScannedUpdate {
     for (let k = 0; k < SLOT_COUNT; k++) starts[k] = -1;
   }
 
+  /** @internal Where the value of `slot` starts (-1: absent) and ends. */
+  startOf(slot: number): number {
+    return this.starts[slot] ?? -1;
+  }
+
+  /** @internal */
+  endOf(slot: number): number {
+    return this.ends[slot] ?? -1;
+  }
+
+  /** @internal What the scan proved of this line, kept as a template. */
+  copyTo(t: Template): void {
+    copyInto(t.keys, this.keys);
+    copyInto(t.contentKeys, this.contentKeys);
+    copyInto(t.starts, this.starts);
+    copyInto(t.ends, this.ends);
+    copyInto(t.escapes, this.escapes);
+    t.updateClose = this.updateClose;
+  }
+
+  /**
+   * @internal The template's proof for `line`, whose text ends `shift` bytes later than the
+   * template's and has an escape if `textEscaped`.
+   */
+  copyFrom(t: Template, line: Buffer, shift: number, textEscaped: boolean): void {
+    this.line = line;
+    copyInto(this.keys, t.keys);
+    copyInto(this.contentKeys, t.contentKeys);
+    const textEnd = t.textEnd;
+    for (let k = 0; k < SLOT_COUNT; k++) {
+      const start = t.starts[k] ?? -1;
+      const moved = start > textEnd ? shift : 0;
+      this.starts[k] = start < 0 ? -1 : start + moved;
+      this.ends[k] = (t.ends[k] ?? -1) + moved;
+      this.escapes[k] = t.escapes[k] === true;
+    }
+    this.ends[TEXT_SLOT] = textEnd + shift;
+    this.escapes[TEXT_SLOT] = textEscaped;
+    this.updateClose = t.updateClose + shift;
+  }
+
   /** @internal The scan records each string member it proved. */
   put(slot: number, start: number, end: number, hasEscape: boolean): void {
     this.starts[slot] = start;
@@ -153,6 +194,12 @@ function sameBytes(a: Uint8Array, line: Buffer, start: number, end: number): boo
 
 const scanned = new ScannedUpdate();
 
+/** `to` made a copy of `from`, without allocating once it has grown to its size. */
+function copyInto<T>(to: T[], from: readonly T[]): void {
+  while (to.length > from.length) to.pop();
+  for (let k = 0; k < from.length; k++) to[k] = from[k] as T;
+}
+
 /** `i` at a string's opening quote: the index after it, or -1 unless JSON.stringify of its value writes these bytes. */
 function skipCanonicalString(line: Buffer, i: number): number {
   return stringEnd(line, i, true);
@@ -192,12 +239,77 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
 }
 
 /**
+ * The last line proven with a `content.text`, as a template for the next: an agent streams a
+ * message as chunks whose bytes differ only in their text (same session, tag, content head and
+ * message id). A line that has the template's bytes before the text and after it is proven by
+ * scanning its text alone: the scan reads left to right, and what it decides before the text and
+ * after it depends on those bytes only (the text's own bytes end it, and set its slot and escape
+ * flag). Its slots are the template's, shifted past the text by the change in its length.
+ */
+class Template {
+  bytes: Buffer = Buffer.alloc(0);
+  /** Where the text starts (after its opening quote) and ends (at its closing quote), in `bytes`. */
+  textStart = -1;
+  textEnd = -1;
+  readonly keys: UpdateKey[] = [];
+  readonly contentKeys: ("type" | "text")[] = [];
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  readonly escapes: boolean[] = [];
+  updateClose = -1;
+}
+
+const template = new Template();
+const TEXT_SLOT = SLOTS["content.text"];
+
+/** Keep the line `out` proved as the template (when it has a text). */
+function keepTemplate(out: ScannedUpdate): void {
+  const start = out.startOf(TEXT_SLOT);
+  if (start < 0) {
+    template.textStart = -1;
+    return;
+  }
+  template.bytes = Buffer.from(out.line);
+  template.textStart = start;
+  template.textEnd = out.endOf(TEXT_SLOT);
+  out.copyTo(template);
+}
+
+/** The template's proof of `line` (above), into `out`; false when the line does not fit it. */
+function fromTemplate(line: Buffer, out: ScannedUpdate): boolean {
+  const t = template;
+  const start = t.textStart;
+  if (start < 0 || line.length < start + 1) return false;
+  const tail = t.bytes.length - t.textEnd;
+  if (line.compare(t.bytes, 0, start, 0, start) !== 0) return false;
+  const after = stringEnd(line, start - 1, true);
+  // `after` is past the closing quote: the tail (from that quote) must be the template's.
+  if (after < 0 || line.length - (after - 1) !== tail) return false;
+  if (line.compare(t.bytes, t.textEnd, t.bytes.length, after - 1, line.length) !== 0) return false;
+  if (!isUtf8(line)) return false;
+  out.copyFrom(t, line, after - 1 - t.textEnd, lastHadEscape());
+  return true;
+}
+
+/** `scanUpdate` without the template, for the property that proves it (test/wire/update-scan-template.test.ts). */
+export function scanUpdateFresh(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
+  return maxDepth < 4 ? undefined : fullScan(line);
+}
+
+/**
  * The `session/update` a line holds, if the scan proves it has the fast paths' shape (above) and is
  * valid UTF-8 nested within `maxDepth`; undefined otherwise (which says nothing of the line).
  */
 export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
   // Four levels: the message, params, the update, its content.
   if (maxDepth < 4) return undefined;
+  if (fromTemplate(line, scanned)) return scanned;
+  const out = fullScan(line);
+  if (out !== undefined) keepTemplate(out);
+  return out;
+}
+
+function fullScan(line: Buffer): ScannedUpdate | undefined {
   let i = literalEnd(line, 0, HEAD);
   if (i < 0 || line[i] !== QUOTE) return undefined;
   const out = scanned;
