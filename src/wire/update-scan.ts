@@ -239,12 +239,13 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
 }
 
 /**
- * The last line proven with a `content.text`, as a template for the next: an agent streams a
+ * The last lines proven with a `content.text`, as templates for the next: an agent streams a
  * message as chunks whose bytes differ only in their text (same session, tag, content head and
- * message id). A line that has the template's bytes before the text and after it is proven by
+ * message id). A line that has a template's bytes before the text and after it is proven by
  * scanning its text alone: the scan reads left to right, and what it decides before the text and
  * after it depends on those bytes only (the text's own bytes end it, and set its slot and escape
- * flag). Its slots are the template's, shifted past the text by the change in its length.
+ * flag). Its slots are the template's, shifted past the text by the change in its length. Two are
+ * kept, the last used first: thoughts and message chunks, or chunks and tool updates, interleave.
  */
 class Template {
   bytes: Buffer = Buffer.alloc(0);
@@ -259,33 +260,44 @@ class Template {
   updateClose = -1;
 }
 
-const template = new Template();
+/** The templates: the last used, and the other. */
+let newest = new Template();
+let older = new Template();
 const TEXT_SLOT = SLOTS["content.text"];
 
-/** Keep the line `out` proved as the template (when it has a text). */
+/** Keep the line `out` proved as the newest template (when it has a text; else the templates stay). */
 function keepTemplate(out: ScannedUpdate): void {
   const start = out.startOf(TEXT_SLOT);
-  if (start < 0) {
-    template.textStart = -1;
-    return;
-  }
-  template.bytes = Buffer.from(out.line);
-  template.textStart = start;
-  template.textEnd = out.endOf(TEXT_SLOT);
-  out.copyTo(template);
+  if (start < 0) return;
+  const t = older;
+  older = newest;
+  newest = t;
+  t.bytes = Buffer.from(out.line);
+  t.textStart = start;
+  t.textEnd = out.endOf(TEXT_SLOT);
+  out.copyTo(t);
 }
 
-/** The template's proof of `line` (above), into `out`; false when the line does not fit it. */
+/** A template's proof of `line` (above), into `out`; false when the line fits neither. */
 function fromTemplate(line: Buffer, out: ScannedUpdate): boolean {
-  const t = template;
+  if (fits(newest, line, out)) return true;
+  if (!fits(older, line, out)) return false;
+  const t = older;
+  older = newest;
+  newest = t;
+  return true;
+}
+
+function fits(t: Template, line: Buffer, out: ScannedUpdate): boolean {
   const start = t.textStart;
   if (start < 0 || line.length < start + 1) return false;
-  const tail = t.bytes.length - t.textEnd;
-  if (line.compare(t.bytes, 0, start, 0, start) !== 0) return false;
+  const bytes = t.bytes;
+  const tail = bytes.length - t.textEnd;
+  if (line.compare(bytes, 0, start, 0, start) !== 0) return false;
   const after = stringEnd(line, start - 1, true);
   // `after` is past the closing quote: the tail (from that quote) must be the template's.
   if (after < 0 || line.length - (after - 1) !== tail) return false;
-  if (line.compare(t.bytes, t.textEnd, t.bytes.length, after - 1, line.length) !== 0) return false;
+  if (line.compare(bytes, t.textEnd, bytes.length, after - 1, line.length) !== 0) return false;
   if (!isUtf8(line)) return false;
   out.copyFrom(t, line, after - 1 - t.textEnd, lastHadEscape());
   return true;
