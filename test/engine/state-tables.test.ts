@@ -186,6 +186,15 @@ const seen: fc.Arbitrary<ToolSeen> = fc.record(
 
 const seenOp = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(fc.constant("set" as const), ids, seen) },
+  // B's fast path: a string-only update's title and kind (`patchStrings`, else `get` and `set`).
+  {
+    weight: 3,
+    arbitrary: fc.tuple(
+      fc.constant("patch" as const),
+      ids,
+      seen.map(({ title, kind }) => ({ title, kind })),
+    ),
+  },
   { weight: 2, arbitrary: fc.tuple(fc.constant("get" as const), ids, fc.constant({})) },
   { weight: 1, arbitrary: fc.tuple(fc.constant("clear" as const), ids, fc.constant({})) },
 );
@@ -200,6 +209,15 @@ describe("ToolSeenTable", () => {
           if (name === "set") {
             table.set(id, { ...s });
             model.set(id, { ...s });
+          } else if (name === "patch") {
+            const patch = (cur: ToolSeen | undefined): ToolSeen => {
+              const next: ToolSeen = { ...cur };
+              if (s.title !== undefined) next.title = s.title;
+              if (s.kind !== undefined) next.kind = s.kind;
+              return next;
+            };
+            if (!table.patchStrings(id, s.title, s.kind)) table.set(id, patch(table.get(id)));
+            model.set(id, patch(model.get(id)));
           } else if (name === "get") expect(table.get(id)).toEqual(model.get(id));
           else {
             table.clear();

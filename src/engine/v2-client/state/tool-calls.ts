@@ -42,7 +42,8 @@ export class ToolSeenTable extends SlotTable {
     let slot = this.find(id);
     if (slot === NIL) slot = this.add(id);
     else this.touch(slot);
-    const kind = seen.kind === undefined ? NO_KIND : (codeOf(seen.kind) ?? -1) + 1;
+    // A kind past the interned codes (`codeOf` undefined) is below 0: the entry is kept as the object.
+    const kind = seen.kind === undefined ? NO_KIND : (codeOf(seen.kind) ?? -2) + 1;
     if (
       seen.lastContent === undefined &&
       (seen.title === undefined || this.titles.fits(seen.title)) &&
@@ -54,6 +55,29 @@ export class ToolSeenTable extends SlotTable {
       this.titled[slot] = seen.title === undefined ? 0 : 1;
       if (seen.title !== undefined) this.titles.set(slot, seen.title);
     } else this.objects[slot] = seen;
+  }
+
+  /**
+   * `set(id, {...get(id), title, kind})` for a string-only update (each absent: unchanged), written
+   * in the columns without building the entry; false, having changed nothing, for an entry kept as
+   * an object or values a compact entry cannot hold (the caller takes `get` and `set`).
+   */
+  patchStrings(id: string, title: string | undefined, kind: string | undefined): boolean {
+    let slot = this.find(id);
+    if (slot !== NIL && this.objects[slot] !== undefined) return false;
+    const code = kind === undefined ? NO_KIND : (codeOf(kind) ?? -2) + 1;
+    if (code < 0 || (title !== undefined && !this.titles.fits(title))) return false;
+    if (slot === NIL) {
+      slot = this.add(id);
+      this.kinds[slot] = NO_KIND;
+      this.titled[slot] = 0;
+    } else this.touch(slot);
+    if (kind !== undefined) this.kinds[slot] = code;
+    if (title !== undefined) {
+      this.titled[slot] = 1;
+      this.titles.set(slot, title);
+    }
+    return true;
   }
 
   toJSON(): [string, ToolSeen][] {

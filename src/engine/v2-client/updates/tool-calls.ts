@@ -33,11 +33,16 @@ export function fastToolCallUpdate(s: SessionB, u: ScannedUpdate): boolean {
   if (u.keys[0] !== "sessionUpdate" || u.keys.includes("content") || u.keys.includes("messageId")) return false;
   const id = u.string("toolCallId");
   if (id === undefined) return false;
-  const src: Obj = { sessionUpdate: "tool_call_update" };
-  for (const k of u.keys) if (k === "title" || k === "kind") src[k] = u.string(k);
+  const title = u.keys.includes("title") ? u.string("title") : undefined;
+  const kind = u.keys.includes("kind") ? u.string("kind") : undefined;
   // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
   boundary(s);
   s.prompts.closeEcho();
+  // `rememberTool` of these strings, in the table's columns when the entry is compact.
+  if (s.tools.patchStrings(id, title, kind)) return true;
+  const src: Obj = { sessionUpdate: "tool_call_update" };
+  if (title !== undefined) src.title = title;
+  if (kind !== undefined) src.kind = kind;
   rememberTool(s, id, s.tools.get(id), src, NOTHING_EMITTED);
   return true;
 }
