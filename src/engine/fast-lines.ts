@@ -7,7 +7,6 @@ import { Literal, scanUpdate, type ScannedUpdate } from "../wire/update-scan.js"
 import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
-import { scanCommands } from "../wire/commands-scan.js";
 import { scanMembers } from "../wire/member-scan.js";
 
 /** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
@@ -54,6 +53,7 @@ export function fastPathFor(
 ): FastPath | undefined {
   const fastUpdate = translator.fastUpdate?.bind(translator);
   const fastCommands = translator.fastCommands?.bind(translator);
+  const commandsScan = translator.commandsScan;
   const fastCall = translator.fastCall?.bind(translator);
   const fastMembers = translator.fastMembers?.bind(translator);
   const memberTags = translator.memberTags ?? [];
@@ -70,8 +70,8 @@ export function fastPathFor(
       if (from === agent) {
         const u = scanUpdate(line, maxDepth);
         if (u !== undefined) return fastUpdate(u);
-        // Direction B proves a v1 command list; direction A a v2 update of members (and command lists).
-        const c = fastCommands === undefined ? undefined : scanCommands(line, maxDepth);
+        // A command list of the agent's version; direction A, a v2 update of members.
+        const c = fastCommands === undefined || commandsScan === undefined ? undefined : commandsScan(line, maxDepth);
         if (c !== undefined) return fastCommands?.(c) === true;
         const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsLast);
         if (m !== undefined) return fastMembers?.(m) === true;

@@ -33,8 +33,9 @@ export interface Translator {
    * changed nothing, and the full path takes the line.
    */
   fastUpdate?(u: ScannedUpdate): boolean;
-  /** The same for an agent's `available_commands_update` of the shape commands-scan.ts proves. */
+  /** The same for an agent's `available_commands_update` of the shape `commandsScan` proves (commands-scan.ts). */
   fastCommands?(c: ScannedCommands): boolean;
+  readonly commandsScan?: (line: Buffer, maxDepth: number) => ScannedCommands | undefined;
   /**
    * Likewise for an agent `session/update` of one of `memberTags` that update-scan.ts does not take
    * and member-scan.ts proved (direction A: usage, session info, tool calls).

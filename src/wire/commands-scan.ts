@@ -1,8 +1,9 @@
-// The scan behind direction B's fast path for a v1 `available_commands_update` (issue 21): the
-// longest line an agent sends (a list of tens of commands, kilobytes of descriptions), whose v2 form
-// only tags each command `"type":"command"` and each input `"type":"text"` (T §2.8). One pass
-// proves what JSON.parse would read and JSON.stringify of the full path's result would write, and
-// where the tags go. Only the shape the adapters write is taken:
+// The scans behind the fast paths for an `available_commands_update` (issue 21): the longest line an
+// agent sends (a list of tens of commands, kilobytes of descriptions), whose other version's form
+// only adds (v1 → v2, direction B) or cuts (v2 → v1, direction A) each command's `"type":"command"`
+// and each input's `"type":"text"` (T §2.8). One pass proves what JSON.parse would read and
+// JSON.stringify of the full path's result would write, and where the tags go. Direction B takes
+// only the shape the v1 adapters write:
 // `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":{"sessionUpdate":
 // "available_commands_update","availableCommands":[…]}}}`, no whitespace, each command of `name`
 // and `description` (canonical strings) and an optional `input` (`null` or `{"hint":…}`), in any
@@ -30,9 +31,9 @@ const DEPTH = 6;
 export interface ScannedCommands {
   /** The `sessionId` as JSON.parse reads it. */
   readonly sessionId: string;
-  /** The v2 line the full path writes for it (a client that gets no stash). */
-  readonly v2: Buffer;
-  /** The v2 list's bytes within `v2` (`[` … `]`). */
+  /** The line the full path writes for it in the other version (a client that gets no stash). */
+  readonly out: Buffer;
+  /** The list's bytes within `out` (`[` … `]`). */
   readonly list: Buffer;
 }
 
@@ -120,8 +121,145 @@ export function scanCommands(line: Buffer, maxDepth: number): ScannedCommands | 
     from = at;
   }
   line.copy(out, to, from);
-  const sessionId = idEscaped
-    ? (JSON.parse(line.toString("utf8", idStart, idEnd)) as string)
-    : line.toString("utf8", idStart + 1, idEnd - 1);
-  return { sessionId, v2: out, list: out.subarray(listStart, listEnd + added) };
+  return {
+    sessionId: sessionIdOf(line, idStart, idEnd, idEscaped),
+    out,
+    list: out.subarray(listStart, listEnd + added),
+  };
+}
+
+function sessionIdOf(line: Buffer, start: number, end: number, escaped: boolean): string {
+  return escaped
+    ? (JSON.parse(line.toString("utf8", start, end)) as string)
+    : line.toString("utf8", start + 1, end - 1);
+}
+
+const TYPE = Buffer.from('"type":');
+const COMMAND = Buffer.from('"command"');
+const TEXT = Buffer.from('"text"');
+const HINT_KEY = Buffer.from('"hint":');
+
+/**
+ * One v2 command at `i` (its `{`): the index after it, or -1. Pushes the byte range of its
+ * `"type":"command"` member and of its input's `"type":"text"`, each with the comma that joins it
+ * to a neighbour (cut, what is left is the v1 command: the members in order, T §2.8 A↓).
+ */
+function v2Command(line: Buffer, i: number, cuts: number[]): number {
+  if (line[i] !== OPEN_OBJECT) return -1;
+  const open = i;
+  i++;
+  let type = false;
+  let name = false;
+  let description = false;
+  let input = false;
+  for (;;) {
+    const key = i;
+    let end: number;
+    let at: number;
+    if ((at = literalEnd(line, i, TYPE)) >= 0 && !type) {
+      type = true;
+      end = literalEnd(line, at, COMMAND);
+      if (end >= 0) cutMember(line, open, key, end, cuts);
+    } else if ((at = literalEnd(line, i, NAME)) >= 0 && !name) {
+      name = true;
+      end = canonicalStringAt(line, at);
+    } else if ((at = literalEnd(line, i, DESCRIPTION)) >= 0 && !description) {
+      description = true;
+      end = canonicalStringAt(line, at);
+    } else if ((at = literalEnd(line, i, INPUT)) >= 0 && !input) {
+      input = true;
+      end = literalEnd(line, at, NULL);
+      if (end < 0) end = v2Input(line, at, cuts);
+    } else return -1;
+    if (end < 0) return -1;
+    if (line[end] === CLOSE_OBJECT) return type && name && description ? end + 1 : -1;
+    if (line[end] !== COMMA) return -1;
+    i = end + 1;
+  }
+}
+
+/** A text input `{"type":"text","hint":…}` (either order) at `i`: the index after it, or -1; its type's cut pushed. */
+function v2Input(line: Buffer, i: number, cuts: number[]): number {
+  if (line[i] !== OPEN_OBJECT) return -1;
+  const open = i;
+  i++;
+  let type = false;
+  let hint = false;
+  for (;;) {
+    const key = i;
+    let end: number;
+    let at: number;
+    if ((at = literalEnd(line, i, TYPE)) >= 0 && !type) {
+      type = true;
+      end = literalEnd(line, at, TEXT);
+      if (end >= 0) cutMember(line, open, key, end, cuts);
+    } else if ((at = literalEnd(line, i, HINT_KEY)) >= 0 && !hint) {
+      hint = true;
+      end = canonicalStringAt(line, at);
+    } else return -1;
+    if (end < 0) return -1;
+    if (line[end] === CLOSE_OBJECT) return type && hint ? end + 1 : -1;
+    if (line[end] !== COMMA) return -1;
+    i = end + 1;
+  }
+}
+
+/**
+ * The member from `key` to `end` of the object opened at `open`, as a cut: with the comma after it
+ * when it is the object's first member, else with the comma before it (an object of one member is
+ * never cut: the callers need two).
+ */
+function cutMember(line: Buffer, open: number, key: number, end: number, cuts: number[]): void {
+  if (key === open + 1) cuts.push(key, line[end] === COMMA ? end + 1 : end);
+  else cuts.push(key - 1, end);
+}
+
+/**
+ * A v2 `available_commands_update` of the adapters' shape, and the v1 line the full path writes for
+ * it (A↓, T §2.8: each command's `"type":"command"` and its text input's `"type":"text"` cut, the
+ * rest as it is; a client that gets no stash): `{"jsonrpc":"2.0","method":"session/update",
+ * "params":{"sessionId":…,"update":{"sessionUpdate":"available_commands_update","availableCommands":
+ * […]}}}`, no whitespace, each command of `type` (`"command"`), `name` and `description` (canonical
+ * strings) and an optional `input` (`null`, or `{"type":"text","hint":…}`), in any order, no key
+ * twice, valid UTF-8 nested within `maxDepth`; undefined otherwise (which says nothing of the line).
+ */
+export function scanV2Commands(line: Buffer, maxDepth: number): ScannedCommands | undefined {
+  if (maxDepth < DEPTH) return undefined;
+  const idStart = literalEnd(line, 0, HEAD);
+  if (idStart < 0) return undefined;
+  const idEnd = canonicalStringAt(line, idStart);
+  if (idEnd < 0) return undefined;
+  const idEscaped = lastHadEscape();
+  let i = literalEnd(line, idEnd, LIST);
+  if (i < 0) return undefined;
+  const listStart = i - 1;
+  const cuts: number[] = [];
+  if (line[i] !== CLOSE_ARRAY)
+    for (;;) {
+      i = v2Command(line, i, cuts);
+      if (i < 0) return undefined;
+      if (line[i] === CLOSE_ARRAY) break;
+      if (line[i] !== COMMA) return undefined;
+      i++;
+    }
+  const listEnd = i + 1;
+  if (literalEnd(line, i, TAIL) !== line.length) return undefined;
+  if (!isUtf8(line)) return undefined;
+
+  // The cuts were pushed in line order (each as its member was read): no sort.
+  let removed = 0;
+  for (let k = 0; k < cuts.length; k += 2) removed += (cuts[k + 1] ?? 0) - (cuts[k] ?? 0);
+  const out = allocLine(line.length - removed);
+  let from = 0;
+  let to = 0;
+  for (let k = 0; k < cuts.length; k += 2) {
+    to += line.copy(out, to, from, cuts[k]);
+    from = cuts[k + 1] ?? from;
+  }
+  line.copy(out, to, from);
+  return {
+    sessionId: sessionIdOf(line, idStart, idEnd, idEscaped),
+    out,
+    list: out.subarray(listStart, listEnd - removed),
+  };
 }

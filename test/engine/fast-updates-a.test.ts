@@ -3,11 +3,13 @@
 // paths and one without (a receive hook turns them off, since it must see every parsed message)
 // writes the same bytes to both peers, in the same order, whatever the agent streams and however
 // its lines are spelled. Every message written to the client is schema-checked.
+import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
 import { scanUpdate } from "../../src/wire/update-scan.js";
+import { scanV2Commands } from "../../src/wire/commands-scan.js";
 import type { SessionA } from "../../src/engine/v1-client/session.js";
 import { silentLogger } from "../support/log.js";
 import { baseOptions } from "../support/harness.js";
@@ -78,11 +80,10 @@ function wire(full: boolean, stash?: "auto" | "compact"): Wired {
     silentLogger,
     full ? { onReceive: () => undefined } : {},
   );
-  const bridge = new Bridge(
-    config,
-    { push: (l) => toClient.push(String(l)) },
-    { push: (l) => toAgent.push(String(l)) },
-  );
+  // Bytes a peer would get: a line of invalid UTF-8 stays visible (String() would mend it).
+  const text = (l: string | Buffer): string =>
+    typeof l === "string" || isUtf8(l) ? String(l) : `invalid UTF-8: ${l.toString("hex")}`;
+  const bridge = new Bridge(config, { push: (l) => toClient.push(text(l)) }, { push: (l) => toAgent.push(text(l)) });
   return { bridge, toClient, toAgent };
 }
 
@@ -929,8 +930,29 @@ describe("direction A fast path", () => {
 
   it("writes exactly what the full path writes for command lists, whatever their commands", async () => {
     let taken = 0;
+    // Lists the single-pass scan (commands-scan.ts `scanV2Commands`) takes, ahead of the member scan.
+    let scanned = 0;
+    // The adapters' own lists (Claude's: tens of commands of type, name, description, a text input
+    // now and then), members in any order, text as real traffic has it.
+    const adapterCommand = fc
+      .tuple(realText, realText, fc.option(realText), fc.nat())
+      .map(([name, description, hint, n]) =>
+        reordered(
+          [
+            ["type", "command"],
+            ["name", name],
+            ["description", description],
+            ...(hint === null ? [] : [["input", n % 3 === 0 ? null : { type: "text", hint }] as [string, unknown]]),
+          ],
+          n,
+        ),
+      );
+    const lists = fc.oneof(
+      { weight: 2, arbitrary: fc.array(adapterCommand, { maxLength: 6 }) },
+      { weight: 1, arbitrary: commands },
+    );
     const line = fc.record({
-      members: fc.tuple(commands, fc.option(meta), fc.nat()).map(([list, m, n]): [string, unknown][] => [
+      members: fc.tuple(lists, fc.option(meta, { freq: 2 }), fc.nat()).map(([list, m, n]): [string, unknown][] => [
         ["sessionUpdate", "available_commands_update"],
         ...Object.entries(
           reordered(
@@ -944,9 +966,39 @@ describe("direction A fast path", () => {
           ),
         ),
       ]),
-      how: fc.constant([0]),
-      damage: fc.constant(0),
+      how: fc.oneof(
+        { weight: 3, arbitrary: fc.constant([0]) },
+        { weight: 1, arbitrary: fc.array(fc.nat(), { minLength: 1, maxLength: 4 }) },
+      ),
+      damage: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat() }),
+      edit: fc.constantFrom(
+        "none",
+        "none",
+        "none",
+        "duplicate-name",
+        "invalid-utf8",
+        "escaped-letter",
+        "escaped-hint",
+        "space",
+      ),
     });
+    /** Byte edits of a list's line the scans must not be fooled by (JSON.parse reads a repeated key's last value). */
+    const edited = (bytes: Buffer, edit: string): Buffer => {
+      const text = bytes.toString("latin1");
+      const at = (needle: string) => text.indexOf(needle);
+      if (edit === "duplicate-name" && at('"name":"') >= 0)
+        return Buffer.from(text.replace('"name":"', '"name":"first","name":"'), "latin1");
+      if (edit === "invalid-utf8" && at('"description":"') >= 0) {
+        const i = at('"description":"') + 15;
+        return Buffer.concat([bytes.subarray(0, i), Buffer.from([0xff]), bytes.subarray(i)]);
+      }
+      if (edit === "escaped-letter" && at('"description":"') >= 0)
+        return Buffer.from(text.replace('"description":"', '"description":"\\u0041'), "latin1");
+      if (edit === "escaped-hint" && at('"hint":"') >= 0)
+        return Buffer.from(text.replace('"hint":"', '"hint":"\\u0041'), "latin1");
+      if (edit === "space" && at("},{") >= 0) return Buffer.from(text.replace("},{", "}, {"), "latin1");
+      return bytes;
+    };
     await fc.assert(
       fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 4 }), async (lines) => {
         const ws = [wire(false), wire(true)];
@@ -971,10 +1023,12 @@ describe("direction A fast path", () => {
           }),
         );
         for (const l of lines) {
-          const bytes = memberLine(l.members, l.how, l.damage);
+          const bytes = edited(memberLine(l.members, l.how, l.damage), l.edit);
           const before = ws[0]?.toClient.length ?? 0;
           for (const w of ws) w.bridge.agentLine(bytes);
-          if (scanMembers(bytes, 64, MEMBER_TAGS) !== undefined && (ws[0]?.toClient.length ?? 0) > before) taken++;
+          const grew = (ws[0]?.toClient.length ?? 0) > before;
+          if (scanMembers(bytes, 64, MEMBER_TAGS) !== undefined && grew) taken++;
+          if (scanV2Commands(bytes, 64) !== undefined && grew) scanned++;
         }
         const [fast, full] = ws as [Wired, Wired];
         expect(fast.toClient).toEqual(full.toClient);
@@ -983,6 +1037,7 @@ describe("direction A fast path", () => {
       { numRuns: numRuns() },
     );
     expect(taken).toBeGreaterThan(0);
+    expect(scanned).toBeGreaterThan(0);
   });
 
   it("writes exactly what the full path writes for tool calls of any members, however written", async () => {

@@ -26,6 +26,7 @@ import { setConfigOption, setMode, setModel } from "./config-options.js";
 import type { AConfig, AgentFlagsA, EngineA } from "./context.js";
 import { closeOrDelete, lifecycle, list } from "./lifecycle.js";
 import { cancelSession, prompt } from "./prompts.js";
+import { scanV2Commands, type ScannedCommands } from "../../wire/commands-scan.js";
 import {
   fastMembersToV1,
   fastUpdateToV1,
@@ -281,6 +282,20 @@ export class DirectionA extends TranslatingMode {
 
   readonly memberTags = MEMBER_TAGS;
   readonly memberTagsLast = MEMBER_TAGS_LAST;
+
+  readonly commandsScan = scanV2Commands;
+
+  /**
+   * The fast path of a v2 command list commands-scan.ts proved (`scanV2Commands`): the v1 line the
+   * full path writes. Declined where `fastMembers` declines a list (its `fastMembersToV1`).
+   */
+  fastCommands(c: ScannedCommands): boolean {
+    if (this.clientFlags.bridgePeer || !this.client.takesProven) return false;
+    const s = this.sessions.get(c.sessionId);
+    if (s === undefined || s.closed || s.pendingTools.size > 0) return false;
+    this.client.writeProven(c.out);
+    return true;
+  }
 
   /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
   fastMembers(m: ScannedMembers): boolean {

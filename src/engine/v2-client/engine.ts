@@ -40,7 +40,7 @@ import {
 } from "./updates/index.js";
 import type { ScannedMembers } from "../../wire/member-scan.js";
 import type { ScannedUpdate } from "../../wire/update-scan.js";
-import type { ScannedCommands } from "../../wire/commands-scan.js";
+import { scanCommands, type ScannedCommands } from "../../wire/commands-scan.js";
 
 export { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
 
@@ -289,12 +289,14 @@ export class DirectionB extends TranslatingMode {
    * The fast path of a v1 `available_commands_update` (commands-scan.ts): the line the full path
    * writes, and the list it records (kept as its text until read: a list is rarely read again).
    */
+  readonly commandsScan = scanCommands;
+
   fastCommands(c: ScannedCommands): boolean {
     const s = this.fastSession(c.sessionId);
     // A list during a suppressed replay, and a chained A's follow-up (it has a `_meta`), take the full path.
     if (s === undefined || s.suppressHistory) return false;
     s.rememberCommandsText(c.list);
-    this.client.writeProven(c.v2);
+    this.client.writeProven(c.out);
     return true;
   }
 
