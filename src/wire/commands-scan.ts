@@ -84,28 +84,10 @@ function command(line: Buffer, i: number, inserts: number[]): number {
  * stash); undefined otherwise (which says nothing of the line).
  */
 export function scanCommands(line: Buffer, maxDepth: number): ScannedCommands | undefined {
-  if (maxDepth < DEPTH) return undefined;
-  const idStart = literalEnd(line, 0, HEAD);
-  if (idStart < 0) return undefined;
-  const idEnd = canonicalStringAt(line, idStart);
-  if (idEnd < 0) return undefined;
-  const idEscaped = lastHadEscape();
-  let i = literalEnd(line, idEnd, LIST);
-  if (i < 0) return undefined;
-  const listStart = i - 1;
   const inserts: number[] = [];
-  if (line[i] !== CLOSE_ARRAY)
-    for (;;) {
-      i = command(line, i, inserts);
-      if (i < 0) return undefined;
-      if (line[i] === CLOSE_ARRAY) break;
-      if (line[i] !== COMMA) return undefined;
-      i++;
-    }
-  const listEnd = i + 1;
-  if (literalEnd(line, i, TAIL) !== line.length) return undefined;
-  // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
-  if (!isUtf8(line)) return undefined;
+  const l = scanList(line, maxDepth, command, inserts);
+  if (l === undefined) return undefined;
+  const { listStart, listEnd } = l;
 
   let added = 0;
   for (const at of inserts) added += at >= 0 ? COMMAND_TAG.length : INPUT_TAG.length;
@@ -121,17 +103,69 @@ export function scanCommands(line: Buffer, maxDepth: number): ScannedCommands | 
     from = at;
   }
   line.copy(out, to, from);
+  return { sessionId: l.sessionId(), out, list: out.subarray(listStart, listEnd + added) };
+}
+
+/** Where a scanned list lies in its line, and the line's session id. */
+interface ScannedList {
+  readonly listStart: number;
+  readonly listEnd: number;
+  sessionId(): string;
+}
+
+/**
+ * The frame both scans prove: the head, a canonical session id, the list of items `item` proves
+ * (each pushing its marks onto `marks`), the tail and nothing after, valid UTF-8.
+ */
+function scanList(
+  line: Buffer,
+  maxDepth: number,
+  item: (line: Buffer, i: number, marks: number[]) => number,
+  marks: number[],
+): ScannedList | undefined {
+  if (maxDepth < DEPTH) return undefined;
+  const idStart = literalEnd(line, 0, HEAD);
+  if (idStart < 0) return undefined;
+  const idEnd = canonicalStringAt(line, idStart);
+  if (idEnd < 0) return undefined;
+  const idEscaped = lastHadEscape();
+  let i = literalEnd(line, idEnd, LIST);
+  if (i < 0) return undefined;
+  const listStart = i - 1;
+  if (line[i] !== CLOSE_ARRAY)
+    for (;;) {
+      i = item(line, i, marks);
+      if (i < 0) return undefined;
+      if (line[i] === CLOSE_ARRAY) break;
+      if (line[i] !== COMMA) return undefined;
+      i++;
+    }
+  if (literalEnd(line, i, TAIL) !== line.length) return undefined;
+  // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
+  if (!isUtf8(line)) return undefined;
   return {
-    sessionId: sessionIdOf(line, idStart, idEnd, idEscaped),
-    out,
-    list: out.subarray(listStart, listEnd + added),
+    listStart,
+    listEnd: i + 1,
+    sessionId: () =>
+      idEscaped
+        ? (JSON.parse(line.toString("utf8", idStart, idEnd)) as string)
+        : line.toString("utf8", idStart + 1, idEnd - 1),
   };
 }
 
-function sessionIdOf(line: Buffer, start: number, end: number, escaped: boolean): string {
-  return escaped
-    ? (JSON.parse(line.toString("utf8", start, end)) as string)
-    : line.toString("utf8", start + 1, end - 1);
+/** `line` without the byte ranges `cuts` (start, end pairs, in order), with its newline after it in memory. */
+export function withoutRanges(line: Buffer, cuts: readonly number[]): Buffer {
+  let size = line.length;
+  for (let k = 0; k < cuts.length; k += 2) size -= (cuts[k + 1] ?? 0) - (cuts[k] ?? 0);
+  const out = allocLine(size);
+  let from = 0;
+  let to = 0;
+  for (let k = 0; k < cuts.length; k += 2) {
+    to += line.copy(out, to, from, cuts[k]);
+    from = cuts[k + 1] ?? from;
+  }
+  line.copy(out, to, from);
+  return out;
 }
 
 const TYPE = Buffer.from('"type":');
@@ -139,69 +173,72 @@ const COMMAND = Buffer.from('"command"');
 const TEXT = Buffer.from('"text"');
 const HINT_KEY = Buffer.from('"hint":');
 
+/** A member `taggedObject` takes: its key's bytes, and its value read at `at` (the index after it, or -1). */
+interface MemberRule {
+  readonly key: Buffer;
+  readonly value: (line: Buffer, at: number, cuts: number[]) => number;
+}
+
 /**
- * One v2 command at `i` (its `{`): the index after it, or -1. Pushes the byte range of its
- * `"type":"command"` member and of its input's `"type":"text"`, each with the comma that joins it
- * to a neighbour (cut, what is left is the v1 command: the members in order, T §2.8 A↓).
+ * An object at `i` (its `{`) of a `"type"` of `tag` and of `rules`' members, in any order, no key
+ * twice, every member of the mask `required` present (bit 0 the type, bit k + 1 rule k): the index
+ * after it, or -1. Pushes the byte range of its type member with the comma that joins it to a
+ * neighbour (cut, what is left is the v1 object: the members in order, T §2.8 A↓).
  */
-function v2Command(line: Buffer, i: number, cuts: number[]): number {
+function taggedObject(
+  line: Buffer,
+  i: number,
+  tag: Buffer,
+  rules: readonly MemberRule[],
+  required: number,
+  cuts: number[],
+): number {
   if (line[i] !== OPEN_OBJECT) return -1;
   const open = i;
   i++;
-  let type = false;
-  let name = false;
-  let description = false;
-  let input = false;
+  let seen = 0;
   for (;;) {
     const key = i;
     let end: number;
-    let at: number;
-    if ((at = literalEnd(line, i, TYPE)) >= 0 && !type) {
-      type = true;
-      end = literalEnd(line, at, COMMAND);
+    let at = literalEnd(line, i, TYPE);
+    if (at >= 0) {
+      if ((seen & 1) !== 0) return -1;
+      seen |= 1;
+      end = literalEnd(line, at, tag);
       if (end >= 0) cutMember(line, open, key, end, cuts);
-    } else if ((at = literalEnd(line, i, NAME)) >= 0 && !name) {
-      name = true;
-      end = canonicalStringAt(line, at);
-    } else if ((at = literalEnd(line, i, DESCRIPTION)) >= 0 && !description) {
-      description = true;
-      end = canonicalStringAt(line, at);
-    } else if ((at = literalEnd(line, i, INPUT)) >= 0 && !input) {
-      input = true;
-      end = literalEnd(line, at, NULL);
-      if (end < 0) end = v2Input(line, at, cuts);
-    } else return -1;
+    } else {
+      let k = 0;
+      while (k < rules.length && (at = literalEnd(line, i, rules[k]?.key ?? TYPE)) < 0) k++;
+      const rule = rules[k];
+      if (rule === undefined || (seen & (2 << k)) !== 0) return -1;
+      seen |= 2 << k;
+      end = rule.value(line, at, cuts);
+    }
     if (end < 0) return -1;
-    if (line[end] === CLOSE_OBJECT) return type && name && description ? end + 1 : -1;
+    if (line[end] === CLOSE_OBJECT) return (seen & required) === required ? end + 1 : -1;
     if (line[end] !== COMMA) return -1;
     i = end + 1;
   }
 }
 
-/** A text input `{"type":"text","hint":…}` (either order) at `i`: the index after it, or -1; its type's cut pushed. */
-function v2Input(line: Buffer, i: number, cuts: number[]): number {
-  if (line[i] !== OPEN_OBJECT) return -1;
-  const open = i;
-  i++;
-  let type = false;
-  let hint = false;
-  for (;;) {
-    const key = i;
-    let end: number;
-    let at: number;
-    if ((at = literalEnd(line, i, TYPE)) >= 0 && !type) {
-      type = true;
-      end = literalEnd(line, at, TEXT);
-      if (end >= 0) cutMember(line, open, key, end, cuts);
-    } else if ((at = literalEnd(line, i, HINT_KEY)) >= 0 && !hint) {
-      hint = true;
-      end = canonicalStringAt(line, at);
-    } else return -1;
-    if (end < 0) return -1;
-    if (line[end] === CLOSE_OBJECT) return type && hint ? end + 1 : -1;
-    if (line[end] !== COMMA) return -1;
-    i = end + 1;
-  }
+/** A text input: `{"type":"text","hint":…}`, either order. */
+const INPUT_RULES: readonly MemberRule[] = [{ key: HINT_KEY, value: canonicalStringAt }];
+/** A command: its type, name and description, and an input of `null` or text. */
+const COMMAND_RULES: readonly MemberRule[] = [
+  { key: NAME, value: canonicalStringAt },
+  { key: DESCRIPTION, value: canonicalStringAt },
+  {
+    key: INPUT,
+    value: (line, at, cuts) => {
+      const end = literalEnd(line, at, NULL);
+      return end >= 0 ? end : taggedObject(line, at, TEXT, INPUT_RULES, 0b11, cuts);
+    },
+  },
+];
+
+/** One v2 command at `i` (`taggedObject` of a type, name and description): the index after it, or -1. */
+function v2Command(line: Buffer, i: number, cuts: number[]): number {
+  return taggedObject(line, i, COMMAND, COMMAND_RULES, 0b111, cuts);
 }
 
 /**
@@ -224,42 +261,11 @@ function cutMember(line: Buffer, open: number, key: number, end: number, cuts: n
  * twice, valid UTF-8 nested within `maxDepth`; undefined otherwise (which says nothing of the line).
  */
 export function scanV2Commands(line: Buffer, maxDepth: number): ScannedCommands | undefined {
-  if (maxDepth < DEPTH) return undefined;
-  const idStart = literalEnd(line, 0, HEAD);
-  if (idStart < 0) return undefined;
-  const idEnd = canonicalStringAt(line, idStart);
-  if (idEnd < 0) return undefined;
-  const idEscaped = lastHadEscape();
-  let i = literalEnd(line, idEnd, LIST);
-  if (i < 0) return undefined;
-  const listStart = i - 1;
   const cuts: number[] = [];
-  if (line[i] !== CLOSE_ARRAY)
-    for (;;) {
-      i = v2Command(line, i, cuts);
-      if (i < 0) return undefined;
-      if (line[i] === CLOSE_ARRAY) break;
-      if (line[i] !== COMMA) return undefined;
-      i++;
-    }
-  const listEnd = i + 1;
-  if (literalEnd(line, i, TAIL) !== line.length) return undefined;
-  if (!isUtf8(line)) return undefined;
-
-  // The cuts were pushed in line order (each as its member was read): no sort.
-  let removed = 0;
-  for (let k = 0; k < cuts.length; k += 2) removed += (cuts[k + 1] ?? 0) - (cuts[k] ?? 0);
-  const out = allocLine(line.length - removed);
-  let from = 0;
-  let to = 0;
-  for (let k = 0; k < cuts.length; k += 2) {
-    to += line.copy(out, to, from, cuts[k]);
-    from = cuts[k + 1] ?? from;
-  }
-  line.copy(out, to, from);
-  return {
-    sessionId: sessionIdOf(line, idStart, idEnd, idEscaped),
-    out,
-    list: out.subarray(listStart, listEnd - removed),
-  };
+  const l = scanList(line, maxDepth, v2Command, cuts);
+  if (l === undefined) return undefined;
+  // The cuts were pushed in line order (each as its member was read).
+  const out = withoutRanges(line, cuts);
+  const removed = line.length - out.length;
+  return { sessionId: l.sessionId(), out, list: out.subarray(l.listStart, l.listEnd - removed) };
 }

@@ -23,6 +23,7 @@ import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
+import { withoutRanges } from "../../../wire/commands-scan.js";
 import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
@@ -276,18 +277,7 @@ function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
       else cuts.push(...inputCuts);
     }
   }
-  if (cuts.length === 0) return line;
-  let size = line.length;
-  for (let k = 0; k < cuts.length; k += 2) size -= (cuts[k + 1] ?? 0) - (cuts[k] ?? 0);
-  const out = Buffer.allocUnsafe(size);
-  let from = 0;
-  let to = 0;
-  for (let k = 0; k < cuts.length; k += 2) {
-    to += line.copy(out, to, from, cuts[k]);
-    from = cuts[k + 1] ?? from;
-  }
-  line.copy(out, to, from);
-  return out;
+  return cuts.length === 0 ? line : withoutRanges(line, cuts);
 }
 
 /** The bytes of member `k` (of `members`, triples) and one comma beside it, as a cut range. */
