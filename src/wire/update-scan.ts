@@ -316,7 +316,7 @@ function fits(t: Template, line: Buffer, out: ScannedUpdate): boolean {
   return true;
 }
 
-/** `scanUpdate` without the template, for the property that proves it (test/wire/update-scan-template.test.ts). */
+/** @internal `scanUpdate` without the template, for the property that proves it (test/wire/update-scan-template.test.ts). */
 export function scanUpdateFresh(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
   return maxDepth < 4 ? undefined : fullScan(line);
 }
