@@ -11,8 +11,9 @@ const BUILT = [
   "test/peers.test.ts",
   "test/remote/**/*.test.ts",
 ];
-// Files that replace a module (`vi.mock`) need a module graph of their own.
-const MOCKING = ["test/engine/barrier.test.ts"];
+// Files that replace a module (`vi.mock`) or use up process-wide state (the interned codes of
+// slot-table.ts) need a module graph of their own.
+const MOCKING = ["test/engine/barrier.test.ts", "test/engine/tool-seen-codes.test.ts"];
 
 export default defineConfig({
   test: {
