@@ -14,6 +14,8 @@ export const MINUS = 0x2d;
 export const PLUS = 0x2b;
 export const DOT = 0x2e;
 export const ZERO = 0x30;
+/** The first byte of `null`: a canonical value starting with it is `null`. */
+export const NULL_START = 0x6e;
 const NINE = 0x39;
 
 export function isDigit(b: number | undefined): boolean {

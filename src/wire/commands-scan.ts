@@ -169,8 +169,9 @@ export function withoutRanges(line: Buffer, cuts: readonly number[]): Buffer {
 }
 
 const TYPE = Buffer.from('"type":');
-const COMMAND = Buffer.from('"command"');
-const TEXT = Buffer.from('"text"');
+/** The v2 type values a v1 command and its input lose (T §2.8 A↓), as their canonical bytes. */
+export const COMMAND = Buffer.from('"command"');
+export const TEXT = Buffer.from('"text"');
 const HINT_KEY = Buffer.from('"hint":');
 
 /** A member `taggedObject` takes: its key's bytes, and its value read at `at` (the index after it, or -1). */

@@ -8,7 +8,7 @@
 // for that way, the update's members with the tag last (as Claude's adapter writes its tool calls: the
 // line's last bytes tell); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd, utf8 } from "./bytes.js";
+import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd, utf8, NULL_START } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
@@ -18,7 +18,6 @@ const TAG_KEY = Buffer.from('"sessionUpdate":"');
 /** What ends a line whose tag is the update's last member, before the tag's value. */
 const LAST_TAG = Buffer.from(',"sessionUpdate":"');
 const LINE_END = Buffer.from('"}}}');
-const NULL_START = 0x6e;
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
 const MAX_SCAN_DEPTH = 64;
 /** Members an update may have for this scan: more are not the shapes it serves. */

@@ -161,6 +161,38 @@ async function handshake(ws: readonly Wired[], clientCapabilities: Obj = {}): Pr
   for (const w of ws) expect(w.bridge.mode).toBe("A");
 }
 
+/** The client's prompt `id` to session `s1`, on every wire. */
+function prompt(ws: readonly Wired[], id: number): void {
+  both(
+    ws,
+    "client",
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "session/prompt",
+      params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
+    }),
+  );
+}
+
+/**
+ * The handshake, then session `s1` opened on every wire (its agent answering): what each wire's
+ * agent was sent so far, for `answerAgentRequests` to go on from.
+ */
+async function openSession(ws: readonly Wired[], clientCapabilities: Obj = {}): Promise<number[]> {
+  await handshake(ws, clientCapabilities);
+  const seen = ws.map((w) => w.toAgent.length);
+  both(
+    ws,
+    "client",
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+  );
+  await settle();
+  answerAgentRequests(ws, seen);
+  await settle();
+  return seen;
+}
+
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.constantFrom('say "hi"', "a\\b", "line\nbreak\ttab", "\u0001\u001f", "é ü 漢字 🙂", "\u2028\u2029", ""),
@@ -815,33 +847,14 @@ describe("direction A fast path", () => {
       fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.boolean(), async (steps, convention) => {
         const ws = [wire(false), wire(true)];
         // A client that renders the `_meta` terminal convention changes how tool calls are shown (T §2.5).
-        await handshake(ws, convention ? { _meta: { terminal_output: true } } : {});
-        const seen = ws.map((w) => w.toAgent.length);
-        both(
-          ws,
-          "client",
-          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
-        );
-        await settle();
-        answerAgentRequests(ws, seen);
-        await settle();
+        const seen = await openSession(ws, convention ? { _meta: { terminal_output: true } } : {});
         let id = 2;
         for (const s of steps) {
           if (s.kind === "agent") {
             const line = applyRealEdit(spell(s.update, s.how), s.edit, s.number);
             if (scanUpdate(line, 64) !== undefined) taken++;
             both(ws, "agent", line);
-          } else if (s.kind === "prompt")
-            both(
-              ws,
-              "client",
-              JSON.stringify({
-                jsonrpc: "2.0",
-                id: id++,
-                method: "session/prompt",
-                params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
-              }),
-            );
+          } else if (s.kind === "prompt") prompt(ws, id++);
           else if (s.kind === "cancel")
             both(
               ws,
@@ -870,16 +883,7 @@ describe("direction A fast path", () => {
       await fc.assert(
         fc.asyncProperty(fc.array(memberStep, { maxLength: 25 }), async (steps) => {
           const ws = [wire(false, stash), wire(true, stash)];
-          await handshake(ws);
-          const seen = ws.map((w) => w.toAgent.length);
-          both(
-            ws,
-            "client",
-            JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
-          );
-          await settle();
-          answerAgentRequests(ws, seen);
-          await settle();
+          const seen = await openSession(ws);
           let id = 2;
           for (const s of steps) {
             if (s.kind === "line") {
@@ -903,17 +907,7 @@ describe("direction A fast path", () => {
                   },
                 }),
               );
-            else if (s.kind === "prompt")
-              both(
-                ws,
-                "client",
-                JSON.stringify({
-                  jsonrpc: "2.0",
-                  id: id++,
-                  method: "session/prompt",
-                  params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
-                }),
-              );
+            else if (s.kind === "prompt") prompt(ws, id++);
             else vi.advanceTimersByTime(60);
             await settle();
             answerAgentRequests(ws, seen);
@@ -1002,16 +996,7 @@ describe("direction A fast path", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 4 }), async (lines) => {
         const ws = [wire(false), wire(true)];
-        await handshake(ws);
-        const seen = ws.map((w) => w.toAgent.length);
-        both(
-          ws,
-          "client",
-          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
-        );
-        await settle();
-        answerAgentRequests(ws, seen);
-        await settle();
+        await openSession(ws);
         // The session's state opens on the full path.
         both(
           ws,
@@ -1048,16 +1033,7 @@ describe("direction A fast path", () => {
         fc.boolean(),
         async (steps, convention) => {
           const ws = [wire(false), wire(true)];
-          await handshake(ws, convention ? { _meta: { terminal_output: true } } : {});
-          const seen = ws.map((w) => w.toAgent.length);
-          both(
-            ws,
-            "client",
-            JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
-          );
-          await settle();
-          answerAgentRequests(ws, seen);
-          await settle();
+          const seen = await openSession(ws, convention ? { _meta: { terminal_output: true } } : {});
           let id = 2;
           let agentId = 100;
           const update = (u: Obj): string =>
@@ -1093,17 +1069,7 @@ describe("direction A fast path", () => {
                   },
                 }),
               );
-            else if (s.kind === "prompt")
-              both(
-                ws,
-                "client",
-                JSON.stringify({
-                  jsonrpc: "2.0",
-                  id: id++,
-                  method: "session/prompt",
-                  params: { sessionId: "s1", prompt: [{ type: "text", text: "go" }] },
-                }),
-              );
+            else if (s.kind === "prompt") prompt(ws, id++);
             else vi.advanceTimersByTime(s.ms);
             await settle();
             answerAgentRequests(ws, seen);
@@ -1122,16 +1088,7 @@ describe("direction A fast path", () => {
 
   it("takes the bench's chunk, tool-call update, usage and session info lines without parsing", async () => {
     const [w] = [wire(false)];
-    await handshake([w]);
-    const seen = [w.toAgent.length];
-    w.bridge.clientLine(
-      Buffer.from(
-        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
-      ),
-    );
-    await settle();
-    answerAgentRequests([w], seen);
-    await settle();
+    await openSession([w]);
     // The session's first update opens its state on the full path.
     w.bridge.agentLine(
       Buffer.from(

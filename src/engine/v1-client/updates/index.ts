@@ -23,8 +23,8 @@ import { keepNewest } from "../../bounded.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
-import { withoutRanges } from "../../../wire/commands-scan.js";
-import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../../wire/bytes.js";
+import { COMMAND, TEXT as TEXT_VALUE, withoutRanges } from "../../../wire/commands-scan.js";
+import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -156,7 +156,6 @@ const TOOL_CALL = 3;
 export const MEMBER_TAGS_LAST: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
-const NULL_START = 0x6e;
 
 /** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
 export function plainMeta(m: ScannedMembers, k: number): boolean {
@@ -207,8 +206,6 @@ const DESCRIPTION_KEY = Buffer.from('"description"');
 const META_KEY = Buffer.from('"_meta"');
 const INPUT_KEY = Buffer.from('"input"');
 const HINT_KEY = Buffer.from('"hint"');
-const COMMAND_TYPE = Buffer.from('"command"');
-const TEXT_TYPE = Buffer.from('"text"');
 
 function bytesAre(line: Buffer, start: number, end: number, bytes: Buffer): boolean {
   return end - start === bytes.length && line.compare(bytes, 0, bytes.length, start, end) === 0;
@@ -241,7 +238,7 @@ function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
       const end = ms[k + 2] ?? -1;
       const keyEnd = value - 1;
       if (bytesAre(line, key, keyEnd, TYPE_KEY)) {
-        if (!bytesAre(line, value, end, COMMAND_TYPE)) return undefined;
+        if (!bytesAre(line, value, end, COMMAND)) return undefined;
         type = k;
       } else if (bytesAre(line, key, keyEnd, NAME_KEY)) name = line[value] === QUOTE;
       else if (bytesAre(line, key, keyEnd, DESCRIPTION_KEY)) description = line[value] === QUOTE;
@@ -263,7 +260,7 @@ function commandsToV1Bytes(line: Buffer, at: number): Buffer | undefined {
         const end = ins[k + 2] ?? -1;
         const keyEnd = value - 1;
         if (bytesAre(line, key, keyEnd, TYPE_KEY)) {
-          if (!bytesAre(line, value, end, TEXT_TYPE)) return undefined;
+          if (!bytesAre(line, value, end, TEXT_VALUE)) return undefined;
           inputType = k;
         } else if (bytesAre(line, key, keyEnd, HINT_KEY)) hint = line[value] === QUOTE;
         else if (bytesAre(line, key, keyEnd, META_KEY) && line[value] !== NULL_START && line[value] !== OPEN_OBJECT)

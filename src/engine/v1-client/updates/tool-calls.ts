@@ -1,5 +1,6 @@
 // Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
 // its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
+import { NULL_START } from "../../../wire/bytes.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, type Obj, setOwn } from "../../../base/json.js";
 import { contained } from "../../barrier.js";
@@ -310,7 +311,6 @@ const TOOL_CALL_TAG = Buffer.from("tool_call");
 /** The tags as a relaid line's first member has them (`ScannedMembers.relaid`). */
 const TOOL_CALL_VALUE = Buffer.from('"tool_call"');
 const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
-const NULL_START = 0x6e;
 const MAX_LINE = 0xffffffff;
 /** How a content list of text items only starts (canonical bytes), or an empty one. */
 const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
