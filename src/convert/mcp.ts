@@ -153,6 +153,12 @@ export function mcpServerToV2(server: unknown, ctx: McpToV2Context, index = 0): 
       lost.push({ path: ["type"], reason: "explicit type on a v1 stdio server" });
     }
   }
+  // A null list (read as empty by v1 SDKs, the schema's default-on-null) has no v2 form: omitted, v2's "none".
+  for (const key of row?.v1RequiredLists ?? []) {
+    if (out[key] !== null) continue;
+    Reflect.deleteProperty(out, key);
+    lost.push({ path: [key], reason: `a null ${key} reads as empty: omitted` });
+  }
   // A B bridge added `[]` for lists the v2 source omitted: omit them again.
   for (const key of stringList(env?.residual?.omitted)) {
     if (jsonEqual(out[key], [])) Reflect.deleteProperty(out, key);

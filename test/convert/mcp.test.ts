@@ -68,6 +68,17 @@ describe("H §4.2 MCP servers, A: v1 client → v2 agent (H §9 case 9)", () => 
     expect(valid(mcpServerToV2(s, a()), "v2", "McpServer")).toEqual({ type: "stdio", ...s });
   });
 
+  it("omits a null list (v1 SDKs read it as empty; v2's schema has no null for it), and says so", () => {
+    const s = { ...stdio1, args: null, env: null };
+    const r = mcpServerToV2(s, a());
+    const rest = Object.fromEntries(Object.entries(s).filter(([k]) => k !== "args" && k !== "env"));
+    expect(valid(r, "v2", "McpServer")).toEqual({ type: "stdio", ...rest });
+    expect(r.ok && r.lost.map((l) => l.path)).toEqual([["args"], ["env"]]);
+    expect(valid(mcpServerToV2({ ...http1, headers: null }, a()), "v2", "McpServer")).toEqual(
+      Object.fromEntries(Object.entries(http1).filter(([k]) => k !== "headers")),
+    );
+  });
+
   it("rejects an HTTP server whose url is not a URI (v2's format) with -32602 naming the field", () => {
     const e = failure(mcpServersToV2([stdio1, { ...http1, url: "mcp.example.com x" }], a()));
     expect(e.data).toEqual({ field: "mcpServers[1].url", index: 1, reason: "not_a_uri" });
