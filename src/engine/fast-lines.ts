@@ -57,7 +57,7 @@ export function fastPathFor(
   const fastCall = translator.fastCall?.bind(translator);
   const fastMembers = translator.fastMembers?.bind(translator);
   const memberTags = translator.memberTags ?? [];
-  const memberTagsLast = translator.memberTagsLast ?? [];
+  const memberTagsAnywhere = translator.memberTagsAnywhere ?? [];
   /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
   const call = (from: Link, line: Buffer): boolean | undefined => {
     if (fastCall === undefined) return undefined;
@@ -69,11 +69,15 @@ export function fastPathFor(
       if (line.length > MAX_FAST_UPDATE_BYTES) return false;
       if (from === agent) {
         const u = scanUpdate(line, maxDepth);
-        if (u !== undefined) return fastUpdate(u);
-        // A command list of the agent's version; direction A, a v2 update of members.
-        const c = fastCommands === undefined || commandsScan === undefined ? undefined : commandsScan(line, maxDepth);
-        if (c !== undefined) return fastCommands?.(c) === true;
-        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsLast);
+        if (u !== undefined) {
+          if (fastUpdate(u)) return true;
+        } else {
+          // A command list of the agent's version.
+          const c = fastCommands === undefined || commandsScan === undefined ? undefined : commandsScan(line, maxDepth);
+          if (c !== undefined) return fastCommands?.(c) === true;
+        }
+        // An update of members: also one of strings the engine's `fastUpdate` declined (it changed nothing).
+        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere);
         if (m !== undefined) return fastMembers?.(m) === true;
       }
       return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;

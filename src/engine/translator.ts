@@ -38,12 +38,12 @@ export interface Translator {
   readonly commandsScan?: (line: Buffer, maxDepth: number) => ScannedCommands | undefined;
   /**
    * Likewise for an agent `session/update` of one of `memberTags` that update-scan.ts does not take
-   * and member-scan.ts proved (direction A: usage, session info, tool calls).
+   * and member-scan.ts proved (usage, session info, tool calls).
    */
   fastMembers?(m: ScannedMembers): boolean;
   readonly memberTags?: readonly Uint8Array[];
-  /** The tags of `memberTags` also taken as the update's last member. */
-  readonly memberTagsLast?: readonly Uint8Array[];
+  /** The tags of `memberTags` also taken at any place among the update's members. */
+  readonly memberTagsAnywhere?: readonly Uint8Array[];
   /**
    * The fast path of a call whose translation only maps its id (fast-lines.ts): a request or result
    * `line` the scan proved, handled as the full path would handle its parse, and true; or false,

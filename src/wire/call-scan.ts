@@ -47,8 +47,12 @@ const FALSE = Buffer.from("false");
 const NULL = Buffer.from("null");
 
 const scanned: ScannedCall = { kind: "result", id: 0, idEnd: 0, method: "" };
-/** Start and end of each key of the objects being scanned, innermost last (reused, no allocation). */
-const keys: number[] = [];
+/**
+ * Start and end of each key of the objects being scanned, innermost last, below `keyTop` (reused, no
+ * allocation; a stack pointer, not the array's length: setting a length costs a runtime call).
+ */
+let keys = new Int32Array(256);
+let keyTop = 0;
 
 /** An integer as JSON.stringify writes a safe one: `-?(0|[1-9][0-9]{0,14})`, never `-0`. */
 function integerEnd(line: Uint8Array, i: number): number {
@@ -88,18 +92,24 @@ export function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): nu
   const close = b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
   i++;
   if (line[i] === close) return i + 1;
-  const keysFrom = keys.length;
+  const keysFrom = keyTop;
   for (;;) {
     if (b === OPEN_OBJECT) {
       if (line[i] !== QUOTE || isDigit(line[i + 1])) return dropKeys(keysFrom);
       const keyEnd = stringEnd(line, i, true);
       if (keyEnd < 0) return dropKeys(keysFrom);
-      for (let k = keysFrom; k < keys.length; k += 2) {
+      for (let k = keysFrom; k < keyTop; k += 2) {
         const s = keys[k] ?? 0;
         const e = keys[k + 1] ?? 0;
         if (e - s === keyEnd - i && sameBytes(line, s, i, e - s)) return dropKeys(keysFrom);
       }
-      keys.push(i, keyEnd);
+      if (keyTop + 2 > keys.length) {
+        const grown = new Int32Array(keys.length * 2);
+        grown.set(keys);
+        keys = grown;
+      }
+      keys[keyTop++] = i;
+      keys[keyTop++] = keyEnd;
       i = keyEnd;
       if (line[i] !== COLON) return dropKeys(keysFrom);
       i++;
@@ -115,8 +125,13 @@ export function canonicalEnd(line: Uint8Array, i: number, depthLeft: number): nu
   }
 }
 
+/** @internal The keys the scans hold between lines: none (test/wire/member-scan.test.ts; a leak would grow the stack). */
+export function keysHeld(): number {
+  return keyTop;
+}
+
 function dropKeys(from: number): -1 {
-  keys.length = from;
+  keyTop = from;
   return -1;
 }
 

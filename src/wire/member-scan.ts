@@ -1,12 +1,13 @@
-// A second scan behind direction A's fast path (update-scan.ts takes only string members): a
+// A second scan behind the translating fast paths (update-scan.ts takes only string members): a
 // `session/update` line whose update members are any values, each proven to be the very bytes
 // JSON.stringify writes for what JSON.parse reads of it (call-scan.ts `canonicalEnd`). The engine
-// then renders an update whose v1 form is its own bytes (usage, session info, tool calls) without
-// serializing it. Only `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":…,"update":
-// {"sessionUpdate":<one of the tags asked for>,…}}}` in that key order, no whitespace, valid UTF-8 (the
-// tag is checked first, so a line of another variant costs a few bytes' look), or, for the tags asked
-// for that way, the update's members with the tag last (as Claude's adapter writes its tool calls: the
-// line's last bytes tell); anything else returns undefined and the full path decides.
+// then renders an update whose other version's form is its own bytes (usage, session info, tool
+// calls) without serializing it. Only `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":
+// …,"update":{"sessionUpdate":<one of the tags asked for>,…}}}` in that key order, no whitespace,
+// valid UTF-8 (the tag is checked first, so a line of another variant costs a few bytes' look), or,
+// for the tags asked for that way, the update's members with the tag at any place (Claude's adapters
+// write a tool call's tag after its `_meta` and id, or last: a look for the tag's bytes tells before
+// the members are scanned); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
 import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd, utf8, NULL_START } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
@@ -15,9 +16,6 @@ import { lastHadEscape, stringEnd } from "./json-string.js";
 const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
 const UPDATE = Buffer.from(',"update":{');
 const TAG_KEY = Buffer.from('"sessionUpdate":"');
-/** What ends a line whose tag is the update's last member, before the tag's value. */
-const LAST_TAG = Buffer.from(',"sessionUpdate":"');
-const LINE_END = Buffer.from('"}}}');
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
 const MAX_SCAN_DEPTH = 64;
 /** Members an update may have for this scan: more are not the shapes it serves. */
@@ -31,7 +29,7 @@ export class ScannedMembers {
   line: Buffer = Buffer.alloc(0);
   /** The tag, as the index into the scan's `tags`. */
   tag = -1;
-  /** The tag's member: 0, or the last one (a tag asked for last). */
+  /** The tag's member: 0, or any (a tag asked for at any place). */
   tagAt = 0;
   /** Index of the update's first member (after its opening brace). */
   updateOpen = -1;
@@ -79,6 +77,11 @@ export class ScannedMembers {
     const end = this.ends[k] ?? -1;
     if (this.line[start] !== QUOTE) return undefined;
     return JSON.parse(this.line.toString("utf8", start, end)) as string;
+  }
+
+  /** Member `k`'s value, parsed (what JSON.parse of the line has there). */
+  value(k: number): unknown {
+    return JSON.parse(utf8(this.line, this.starts[k] ?? 0, this.ends[k] ?? 0));
   }
 
   /** Member `k` is absent (-1), a string or `null` (canonical bytes: `"` or `n` start them). */
@@ -164,13 +167,13 @@ const scanned = new ScannedMembers();
 /**
  * The update `line` holds, if the scan proves the shape above nested within `maxDepth` (the message,
  * params and the update are three levels); undefined otherwise (which says nothing of the line). A
- * tag of `lastTags` (each one of `tags`) is taken as the update's last member too.
+ * tag of `anyTags` (each one of `tags`) is taken at any place among the update's members too.
  */
 export function scanMembers(
   line: Buffer,
   maxDepth: number,
   tags: readonly Uint8Array[],
-  lastTags: readonly Uint8Array[] = [],
+  anyTags: readonly Uint8Array[] = [],
 ): ScannedMembers | undefined {
   const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 3;
   if (depthLeft < 0) return undefined;
@@ -204,16 +207,8 @@ export function scanMembers(
     out.count = 1;
     end = out.ends[0] ?? -1;
   } else {
-    // The tag last: the line ends with `,"sessionUpdate":"<tag>"}}}`, which the members' scan confirms.
-    const close = line.length - LINE_END.length;
-    if (literalEnd(line, close, LINE_END) < 0) return undefined;
-    for (let t = 0; t < lastTags.length && out.tag < 0; t++) {
-      const tag = lastTags[t];
-      const at = close - (tag?.length ?? 0);
-      if (tag !== undefined && literalEnd(line, at, tag) >= 0 && literalEnd(line, at - LAST_TAG.length, LAST_TAG) >= 0)
-        out.tag = tags.indexOf(tag);
-    }
-    if (out.tag < 0) return undefined;
+    // The tag elsewhere, one of `anyTags`: the members' loop checks it where it finds it.
+    if (anyTags.length === 0) return undefined;
     // The first member is at `i`: the loop reads from after the comma there would be.
     end = i - 1;
   }
@@ -223,11 +218,19 @@ export function scanMembers(
     if (line[i] !== QUOTE || isDigit(line[i + 1]) || out.count === MAX_MEMBERS) return undefined;
     end = stringEnd(line, i, true);
     if (end < 0 || lastHadEscape() || line[end] !== COLON) return undefined;
-    const key = utf8(line, i + 1, end - 1);
+    const key = keyText(line, i + 1, end - 1);
     for (let k = 0; k < out.count; k++) if (out.keys[k] === key) return undefined;
     const start = end + 1;
     end = canonicalEnd(line, start, depthLeft);
     if (end < 0) return undefined;
+    if (first < 0 && key === "sessionUpdate") {
+      // The update's own tag member: its value (canonical: no escape in a tag) is a tag of `anyTags`.
+      const tag = line[start] === QUOTE ? anyTag(line, start + 1, anyTags) : undefined;
+      if (tag === undefined) return undefined;
+      out.tag = tags.indexOf(tag);
+      if (out.tag < 0) return undefined;
+      out.tagAt = out.count;
+    }
     out.keys[out.count] = key;
     out.keyStarts[out.count] = i;
     out.starts[out.count] = start;
@@ -238,14 +241,41 @@ export function scanMembers(
   // The update, then params and the message close; nothing after.
   if (line[end] !== CLOSE_OBJECT || line[end + 1] !== CLOSE_OBJECT || line[end + 2] !== CLOSE_OBJECT) return undefined;
   if (end + 3 !== line.length) return undefined;
-  if (first < 0) {
-    // The tag's member is the last one scanned, the one the line's end showed.
-    out.tagAt = out.count - 1;
-    if (out.keys[out.tagAt] !== "sessionUpdate") return undefined;
-  }
+  // A tag elsewhere must have been found.
+  if (out.tag < 0) return undefined;
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
   return out;
+}
+
+/** Keys decoded lately, by a hash of their bytes: an agent's keys repeat line after line. */
+const KEY_SLOTS = 64;
+const keyStrings: string[] = new Array<string>(KEY_SLOTS).fill("");
+const keyBytes: Uint8Array[] = new Array<Uint8Array>(KEY_SLOTS).fill(new Uint8Array(0));
+
+/** The text of the key bytes `line[start, end)` (escape-free): a decoded one again when it repeats. */
+function keyText(line: Buffer, start: number, end: number): string {
+  let h = end - start;
+  for (let j = start; j < end; j++) h = (h * 31 + (line[j] ?? 0)) | 0;
+  const slot = h & (KEY_SLOTS - 1);
+  const known = keyBytes[slot] ?? EMPTY;
+  if (known.length === end - start) {
+    let k = 0;
+    while (k < known.length && known[k] === line[start + k]) k++;
+    if (k === known.length) return keyStrings[slot] ?? "";
+  }
+  const key = utf8(line, start, end);
+  // A copy: a view would keep the chunk the line came in alive.
+  keyBytes[slot] = Uint8Array.prototype.slice.call(line, start, end);
+  keyStrings[slot] = key;
+  return key;
+}
+const EMPTY = new Uint8Array(0);
+
+/** The tag of `anyTags` whose bytes and a closing quote are at `at` in `line`. */
+function anyTag(line: Buffer, at: number, anyTags: readonly Uint8Array[]): Uint8Array | undefined {
+  for (const tag of anyTags) if (literalEnd(line, at, tag) >= 0 && line[at + tag.length] === QUOTE) return tag;
+  return undefined;
 }
 
 /**

@@ -336,6 +336,7 @@ const spelling = fc.constantFrom(
   "paramsReordered",
   "tagLast",
   "tagLast",
+  "tagThird",
 );
 
 function spell(u: Obj, how: string): string {
@@ -343,6 +344,12 @@ function spell(u: Obj, how: string): string {
   if (how === "reordered") params = { sessionId: "s1", update: Object.fromEntries(Object.entries(u).reverse()) };
   if (how === "meta") params = { sessionId: "s1", update: { ...u, _meta: { x: 1 } } };
   if (how === "paramsReordered") params = { update: u, sessionId: "s1" };
+  // As Claude's v1 adapter writes a tool call: `_meta` and the id, then the tag, then the rest.
+  if (how === "tagThird") {
+    const rest = Object.entries(u).filter(([k]) => k !== "sessionUpdate");
+    rest.splice(Math.min(2, rest.length), 0, ["sessionUpdate", u.sessionUpdate]);
+    params = { sessionId: "s1", update: Object.fromEntries(rest) };
+  }
   // As Claude's adapter writes a tool call: the tag after the other members.
   if (how === "tagLast") params = { sessionId: "s1", update: { ...u, sessionUpdate: undefined, tag: u.sessionUpdate } };
   let line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params });

@@ -333,8 +333,94 @@ const memberUpdate = fc.oneof(
     ),
 );
 
+/** A tool call's `content` as v1 agents send it: none, text items, now and then what v2 has otherwise. */
+const toolContent = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.array(
+      text.map((t): unknown => ({ type: "content", content: { type: "text", text: t } })),
+      { maxLength: 3 },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      [{ type: "diff", path: "/w/a.ts", oldText: "a", newText: "b" }],
+      [{ type: "diff", path: "/w/a.ts", oldText: null, newText: "b", _meta: { kind: "add" } }],
+      [{ type: "terminal", terminalId: "term-1" }],
+      [{ type: "content", content: { type: "text", text: "x", annotations: { priority: 1 } } }],
+      [{ type: "content", content: { type: "image", data: "", mimeType: "image/png" } }],
+      [{ type: "content", content: { type: "text", text: "x" }, _meta: { k: 1 } }],
+      null,
+    ),
+  },
+);
+/** Locations: absolute (as the recorded agents send them), relative to the session cwd, line 0, extra keys. */
+const toolLocations = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>([], [{ path: "/interop/ws/notes.txt" }], [{ path: "/w/a.ts", line: 1 }]),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      [{ path: "a.ts" }],
+      [{ path: "/w/a.ts", line: 0 }],
+      [{ path: "/w/../w/a.ts" }],
+      [{ path: "/w/a.ts", _meta: { k: 1 } }],
+      [{ path: "/w/a.ts", line: 1.5 }],
+      null,
+    ),
+  },
+);
+/** `_meta` as the recorded v1 agents send it on tool calls, the terminal convention, a stash. */
+const toolMeta = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom<unknown>(undefined, { claudeCode: { toolName: "Read" } }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      { claudeCode: { toolName: "Bash" }, terminal_info: { terminal_id: "term-1" } },
+      { terminal_output: { terminal_id: "term-1", data: "out" } },
+      { terminal_exit: { terminal_id: "term-1", exit_code: 0, signal: null } },
+      { [STASH_KEY]: { v: STASH_VERSION, from: 2, hadMeta: false, synthetic: ["title"] } },
+      null,
+    ),
+  },
+);
+/**
+ * v1 tool calls of any members, the tag at any place (Claude's adapter writes `_meta`, the id, then
+ * the tag; Codex and Gemini the tag first): what the member path takes, and what it must leave.
+ */
+const toolMembers = fc
+  .record(
+    {
+      tag: fc.constantFrom("tool_call", "tool_call_update"),
+      id: toolCallId,
+      _meta: toolMeta,
+      name: fc.oneof(fc.constant("Bash"), fc.constant(null), fc.constant(3)),
+      title: fc.oneof(text, fc.constant(null)),
+      kind: fc.constantFrom<unknown>("read", "edit", "execute", "other", "made_up", null),
+      status: fc.constantFrom<unknown>("pending", "in_progress", "completed", "failed", null),
+      rawInput: rawInput,
+      rawOutput: fc.constantFrom<unknown>("1\talpha\n", { exit_code: 0 }, [{ type: "tool_reference" }], null),
+      content: toolContent,
+      locations: toolLocations,
+      extra: fc.constantFrom<Obj>({ futureField: { x: 1 } }, { capabilities: { cancel: {} } }, { n: 1.5e300 }),
+    },
+    { requiredKeys: ["tag", "id"] },
+  )
+  .chain(({ tag, id, _meta, extra, ...fields }) => {
+    const u: Obj = {};
+    if (_meta !== undefined) u._meta = _meta;
+    u.toolCallId = id;
+    u.sessionUpdate = tag;
+    Object.assign(u, fields, extra ?? {});
+    return fc.oneof(fc.constant(u), maybeShuffled(u));
+  });
+
 const update = fc.oneof(
   { weight: 5, arbitrary: chunk },
+  { weight: 3, arbitrary: toolMembers },
   { weight: 3, arbitrary: toolCallUpdate },
   { weight: 2, arbitrary: otherUpdate },
   { weight: 2, arbitrary: commandsUpdate },
@@ -738,6 +824,109 @@ describe("direction B fast path (issue 9)", () => {
     expect(got[3]?.params.update).not.toHaveProperty("cost");
     for (const k of [0, 3, 4, 6]) expect(bytes(w.toClient[k] ?? "")).toBe(bytes(sent[k] ?? ""));
     for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();
+  });
+
+  it("takes the recorded agents' tool calls by their members, the tag at any place: the full path's bytes and record", async () => {
+    const members = vi.spyOn(DirectionB.prototype, "fastMembers");
+    const withFast = await wire(false);
+    const full = await wire(true);
+    const update = (u: Obj) => line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
+    const text = (t: string) => [{ type: "content", content: { type: "text", text: t } }];
+    const sent = [
+      // As Claude's v1 adapter sends them (corpus-v1.ndjson): `_meta`, the id, then the tag.
+      update({
+        _meta: { claudeCode: { toolName: "Read" } },
+        toolCallId: "toolu_read",
+        sessionUpdate: "tool_call",
+        name: "Read",
+        rawInput: {},
+        status: "pending",
+        title: "Read File",
+        kind: "read",
+        content: [],
+        locations: [],
+      }),
+      update({
+        _meta: { claudeCode: { toolName: "Read" } },
+        toolCallId: "toolu_read",
+        sessionUpdate: "tool_call_update",
+        rawInput: { file_path: "/interop/ws/notes.txt" },
+        title: "Read notes.txt",
+        locations: [{ path: "/interop/ws/notes.txt", line: 1 }],
+      }),
+      update({
+        _meta: { claudeCode: { toolName: "Read" } },
+        toolCallId: "toolu_read",
+        sessionUpdate: "tool_call_update",
+        status: "completed",
+        rawOutput: "1\talpha\n",
+        content: text("```\n1\talpha\n```"),
+      }),
+      // Codex's, the tag first; then one re-sent (v2 clears what it omits: the full path's).
+      update({
+        sessionUpdate: "tool_call",
+        toolCallId: "call_read",
+        kind: "read",
+        title: "Read",
+        status: "in_progress",
+      }),
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_read",
+        status: "completed",
+        content: text("alpha"),
+      }),
+      update({ sessionUpdate: "tool_call", toolCallId: "call_read", title: "Read again" }),
+      // A terminal the convention shows, a relative location: the full path's.
+      update({
+        _meta: { terminal_info: { terminal_id: "toolu_bash" } },
+        toolCallId: "toolu_bash",
+        sessionUpdate: "tool_call",
+        title: "Terminal",
+        content: [{ type: "terminal", terminalId: "toolu_bash" }],
+      }),
+      // Its command, streamed later: the terminal's command update goes before it.
+      update({
+        _meta: { claudeCode: { toolName: "Bash" } },
+        toolCallId: "toolu_bash",
+        sessionUpdate: "tool_call_update",
+        rawInput: { command: "ls" },
+        title: "ls",
+      }),
+      update({ sessionUpdate: "tool_call_update", toolCallId: "call_read", locations: [{ path: "notes.txt" }] }),
+      // v1's null: unchanged, which v2 says by omitting it.
+      update({ sessionUpdate: "tool_call_update", toolCallId: "toolu_read", rawOutput: null }),
+      // Text content with more than a text, and a terminal of the tool call's own.
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "toolu_read",
+        content: [{ ...text("x")[0], _meta: {} }],
+      }),
+    ];
+    for (const l of sent) {
+      withFast.agent(l);
+      full.agent(l);
+    }
+    // Taken: Claude's three, Codex's two; left: the re-sent, the terminal's two, the rest.
+    const taken = [true, true, true, true, true];
+    expect(members.mock.results.map((r) => r.value)).toEqual([...taken, ...Array<boolean>(6).fill(false)]);
+    expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
+    const got = withFast.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
+    for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();
+    // The tag first, `_meta` last, v1's `tool_call` an upsert.
+    expect(Object.keys(got[0]?.params.update ?? {})).toEqual([
+      "sessionUpdate",
+      "toolCallId",
+      "name",
+      "rawInput",
+      "status",
+      "title",
+      "kind",
+      "content",
+      "locations",
+      "_meta",
+    ]);
+    expect(got[0]?.params.update.sessionUpdate).toBe("tool_call_update");
   });
 
   it("forwards a tag named like an Object member as an unknown variant (no chunk kind)", async () => {

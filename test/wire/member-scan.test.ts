@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scanMembers } from "../../src/wire/member-scan.js";
+import { keysHeld } from "../../src/wire/call-scan.js";
 import { setOwn } from "../../src/base/json.js";
 import { anyJson, anyKey, anyString, jsonValue } from "../support/arbitrary.js";
 import { numRuns } from "../support/properties.js";
@@ -61,21 +62,28 @@ const line = fc
     return b;
   });
 
-/** A session info update written as Claude's adapter writes its tool calls: the tag last. */
+/**
+ * A session info update written as Claude's adapters write their tool calls: the tag after other
+ * members (`_meta` and the id, or all of them), now and then a tag's look-alike.
+ */
 const lastTagLine = fc
   .tuple(
     fc.constantFrom("s1", "ś"),
     fc.array(fc.tuple(fc.constantFrom("title", "_meta", "x", "é"), value), { maxLength: 3 }),
+    fc.nat(3),
+    fc.constantFrom("session_info_update", "session_info_update", "session_info_updat", "session_info_update2"),
   )
-  .map(([sessionId, ms]) =>
-    Buffer.from(
+  .map(([sessionId, ms, at, t]) => {
+    const entries: [string, unknown][] = [...ms];
+    entries.splice(Math.min(at, entries.length), 0, ["sessionUpdate", t]);
+    return Buffer.from(
       JSON.stringify({
         jsonrpc: "2.0",
         method: "session/update",
-        params: { sessionId, update: Object.fromEntries([...ms, ["sessionUpdate", "session_info_update"]]) },
+        params: { sessionId, update: Object.fromEntries(entries) },
       }),
-    ),
-  );
+    );
+  });
 
 function parse(b: Buffer): unknown {
   try {
@@ -117,7 +125,7 @@ describe("scanMembers", () => {
     expect(taken).toBeGreaterThan(0);
   });
 
-  it("takes a tag asked for last when it is the update's last member, and relays the members as JSON.stringify writes them", () => {
+  it("takes a tag asked for at any place among the update's members, and relays the members as JSON.stringify writes them", () => {
     let last = 0;
     fc.assert(
       fc.property(fc.oneof(line, lastTagLine), fc.integer({ min: -1, max: 4 }), (b, pick) => {
@@ -131,9 +139,8 @@ describe("scanMembers", () => {
         expect(m.keys[m.tagAt]).toBe("sessionUpdate");
         expect(update.sessionUpdate).toBe(TAGS[m.tag]?.toString());
         if (m.tagAt !== 0) {
-          // Only the tag asked for last, and only there.
+          // Only the tag asked for at any place.
           last++;
-          expect(m.tagAt).toBe(m.count - 1);
           expect(update.sessionUpdate).toBe("session_info_update");
         }
         expect(m.update()).toEqual(update);
@@ -183,6 +190,32 @@ describe("scanMembers", () => {
       ),
       { numRuns: numRuns() },
     );
+  });
+
+  it("reads each key as its bytes say, also one of the same length and slot as a key read before", () => {
+    // `"xa"` and `"x!"`: the same length, bytes 64 apart (one slot of the key cache).
+    for (const keys of [
+      ["xa", "x!", "xa"],
+      ["é", "xa", "x!"],
+    ])
+      for (const k of keys) {
+        const update = { sessionUpdate: "usage_update", [k]: 1 };
+        const b = Buffer.from(
+          JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update } }),
+        );
+        const m = scanMembers(b, 64, TAGS);
+        expect(m?.keys.slice(0, m.count)).toEqual(Object.keys(update));
+      }
+  });
+
+  it("takes a line with nested objects again and again (what one scan saw of their keys is gone with it)", () => {
+    const b = Buffer.from(
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"usage_update","_meta":{"a":1,"b":{"a":2}},"x":[{"a":1},{"a":1}]}}}',
+    );
+    for (let i = 0; i < 3; i++) expect(scanMembers(b, 64, TAGS)?.count).toBe(3);
+    expect(keysHeld()).toBe(0);
+    // A duplicate key stays refused.
+    expect(scanMembers(Buffer.from(b.toString().replace('"b":{"a":2}', '"a":2')), 64, TAGS)).toBeUndefined();
   });
 
   it("leaves lines nested deeper than the limit to the full path", () => {

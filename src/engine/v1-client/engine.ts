@@ -32,7 +32,7 @@ import {
   fastUpdateToV1,
   flushSession,
   MEMBER_TAGS,
-  MEMBER_TAGS_LAST,
+  MEMBER_TAGS_ANYWHERE,
   updateToV1,
   type ClientFlags,
   type UpdateContext,
@@ -281,7 +281,7 @@ export class DirectionA extends TranslatingMode {
   }
 
   readonly memberTags = MEMBER_TAGS;
-  readonly memberTagsLast = MEMBER_TAGS_LAST;
+  readonly memberTagsAnywhere = MEMBER_TAGS_ANYWHERE;
 
   readonly commandsScan = scanV2Commands;
 

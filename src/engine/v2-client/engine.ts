@@ -35,6 +35,7 @@ import {
   fastMembersToV2,
   fastUpdateToV2,
   MEMBER_TAGS,
+  MEMBER_TAGS_ANYWHERE,
   updateToV2,
   type UpdateContextB,
 } from "./updates/index.js";
@@ -301,6 +302,7 @@ export class DirectionB extends TranslatingMode {
   }
 
   readonly memberTags = MEMBER_TAGS;
+  readonly memberTagsAnywhere = MEMBER_TAGS_ANYWHERE;
 
   /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
   fastMembers(m: ScannedMembers): boolean {

@@ -152,8 +152,8 @@ const USAGE = 0;
 const SESSION_INFO = 1;
 const COMMANDS = 2;
 const TOOL_CALL = 3;
-/** The tags of `MEMBER_TAGS` taken last too: Claude's adapter writes a tool call's tag after its members. */
-export const MEMBER_TAGS_LAST: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
+/** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its members. */
+export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 

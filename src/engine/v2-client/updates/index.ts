@@ -25,7 +25,7 @@ import type { SessionB } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { fastChunkKind, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { chunk, chunkKind, fastChunk } from "./messages.js";
-import { fastToolCallUpdate, toolCall } from "./tool-calls.js";
+import { fastToolCallMembers, fastToolCallUpdate, toolCall } from "./tool-calls.js";
 
 export interface UpdateContextB {
   readonly opts: ConvertOptions;
@@ -201,9 +201,18 @@ export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefine
 }
 
 /** The tags `fastMembersToV2` renders, as `scanMembers` compares them: the index is the tag's. */
-export const MEMBER_TAGS: readonly Buffer[] = [Buffer.from("usage_update"), Buffer.from("session_info_update")];
+export const MEMBER_TAGS: readonly Buffer[] = [
+  Buffer.from("usage_update"),
+  Buffer.from("session_info_update"),
+  Buffer.from("tool_call"),
+  Buffer.from("tool_call_update"),
+];
 const USAGE = 0;
 const SESSION_INFO = 1;
+const TOOL_CALL = 2;
+const TOOL_CALL_UPDATE_TAG = 3;
+/** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its `_meta` and id. */
+export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL);
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 
@@ -212,11 +221,12 @@ const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
  * is its own bytes (T §2.9): a `usage_update` without a cost while none was forwarded (`usageToV2`
  * invents nothing then), a `session_info_update` whose `updatedAt` is RFC 3339 already
  * (`sessionInfoToV2` stashes nothing); a `_meta` without a stash (the converters keep it where it
- * is). The state is recorded as the full path records it; undefined, having changed nothing, for
+ * is); a tool call of members v2 has as they are (`fastToolCallMembers`). The state is recorded as the full path records it; undefined, having changed nothing, for
  * anything else (test/engine/fast-updates-b.test.ts proves the bytes equal).
  */
 export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
   if (s.pendingUpsert !== undefined) return undefined;
+  if (m.tag === TOOL_CALL || m.tag === TOOL_CALL_UPDATE_TAG) return fastToolCallMembers(s, m, m.tag === TOOL_CALL);
   const meta = m.indexOf("_meta");
   if (!m.isObjectWithout(meta, STASH_KEY_BYTES)) return undefined;
   if (m.tag === SESSION_INFO) {

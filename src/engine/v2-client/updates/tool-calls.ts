@@ -1,5 +1,6 @@
 // Direction B's tool calls toward the v2 client (T §2.4 B↓): each v1 `tool_call`/`tool_call_update`
 // translated against what the session has seen of it, and the fast path's string-only update.
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, type Obj } from "../../../base/json.js";
 import {
   isPermissionAnnouncement,
@@ -14,6 +15,10 @@ import { NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import type { SessionB, ToolSeen } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import type { ScannedMembers } from "../../../wire/member-scan.js";
+import { NULL_START, QUOTE } from "../../../wire/bytes.js";
+import { STASH_KEY } from "../../../convert/stash.js";
+import { resolvePath } from "../../../convert/paths.js";
 import { type UpdateContextB, boundary, updatesOf } from "./index.js";
 import { terminalConvention } from "./terminals.js";
 
@@ -105,4 +110,112 @@ function rememberTool(
   // A v1 tool_call says everything: without content, the content is none, so later chunks restore.
   if (whole && state.lastContent === undefined && !Array.isArray(src.content)) state.lastContent = [];
   s.tools.set(id, state);
+}
+
+/** The tags as a relaid line's first member has them (`ScannedMembers.relaid`), and as spliced. */
+const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
+const TOOL_CALL_UPDATE_TAG = Buffer.from("tool_call_update");
+/** How a content list of text items only starts (canonical bytes), or an empty one. */
+const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
+const EMPTY_LIST = Buffer.from("[]");
+/** What a `_meta` holding a stash or the terminal convention's keys (`terminal_info`...) has among its bytes. */
+const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
+const CONVENTION_KEY_BYTES = Buffer.from('"terminal_');
+const MAX_LINE = 0xffffffff;
+
+/** A content list of text items only, each `{type:"content",content:{type:"text",text}}` and nothing more. */
+function textItemsOnly(content: unknown): content is v2.ToolCallContent[] {
+  if (!Array.isArray(content)) return false;
+  for (const item of content) {
+    if (!isObject(item) || item.type !== "content" || Object.keys(item).length !== 2) return false;
+    const block = item.content;
+    if (!isObject(block) || block.type !== "text" || typeof block.text !== "string") return false;
+    if (Object.keys(block).length !== 2) return false;
+  }
+  return true;
+}
+
+/** Locations `locToV2` copies as they are: a path no session cwd resolves anew, a line from 1, nothing more. */
+function plainLocations(locations: unknown, cwd: string | undefined): boolean {
+  if (!Array.isArray(locations)) return false;
+  for (const l of locations) {
+    if (!isObject(l) || typeof l.path !== "string") return false;
+    const line = l.line;
+    if (Object.keys(l).length !== (line === undefined ? 1 : 2)) return false;
+    if (line !== undefined && !(typeof line === "number" && Number.isInteger(line) && line >= 1 && line <= MAX_LINE))
+      return false;
+    const resolved = resolvePath(cwd, l.path);
+    if (resolved !== undefined && resolved !== l.path) return false;
+  }
+  return true;
+}
+
+/**
+ * The fast path of `toolCall` for a line `scanMembers` proved canonical (the tag at any place, as
+ * Claude's adapter writes it after `_meta` and the id): a v1 `tool_call` of an unseen tool call or a
+ * `tool_call_update`, with any members v2 carries as they are: `rawInput`, `rawOutput`, `locations`
+ * of an absolute path and a line, `content` of text items, `title`, `name`, `kind` and `status`
+ * strings, a `_meta` without a stash or the terminal convention, fields v1 may add later. Its v2
+ * form is the update itself as a `tool_call_update`, the tag first and `_meta` last
+ * (`toolCallMessageToV2`, `setMeta`): the line's bytes, its tag spliced or its members relaid. The
+ * session records it as the full path records it (`rememberTool`). Undefined, having changed
+ * nothing, for anything else: a null (v1 "unchanged"), diff or terminal content, a re-sent
+ * `tool_call` (v2 clears what it omits), a terminal the tool call runs, a suppressed replay.
+ */
+export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCall: boolean): Buffer | undefined {
+  if (s.suppressHistory) return undefined;
+  let meta = -1;
+  let idAt = -1;
+  let content = -1;
+  let locations = -1;
+  let title = -1;
+  let kind = -1;
+  for (let k = 0; k < m.count; k++) {
+    if (k === m.tagAt) continue;
+    // v1's null means "unchanged": the full path drops it (and notes it).
+    if (m.startsWith(k, NULL_START)) return undefined;
+    const key = m.keys[k];
+    if (key === "toolCallId") idAt = k;
+    else if (key === "_meta") {
+      if (!m.isObjectWithout(k, STASH_KEY_BYTES) || m.holds(k, CONVENTION_KEY_BYTES)) return undefined;
+      meta = k;
+    } else if (key === "content") {
+      // Diff and terminal content (most of what is not text) declined before anything is parsed.
+      if (!m.startsWithBytes(k, EMPTY_LIST) && !m.startsWithBytes(k, TEXT_ITEMS)) return undefined;
+      content = k;
+    } else if (key === "locations") locations = k;
+    else if (key === "title") title = k;
+    else if (key === "kind") kind = k;
+    else if ((key === "name" || key === "status") && !m.startsWith(k, QUOTE)) return undefined;
+    // `capabilities` rides in a stash in v1; a `__proto__` would set a parsed object's prototype.
+    else if (key === "capabilities" || key === "__proto__") return undefined;
+  }
+  const id = idAt < 0 ? undefined : m.text(idAt);
+  if (id === undefined) return undefined;
+  const titleText = title < 0 ? undefined : m.text(title);
+  const kindText = kind < 0 ? undefined : m.text(kind);
+  if ((title >= 0 && titleText === undefined) || (kind >= 0 && kindText === undefined)) return undefined;
+  // A v1 tool_call requires a title; a re-sent one replaces the tool call (absent fields cleared).
+  if (tagIsToolCall && (titleText === undefined || s.tools.get(id) !== undefined)) return undefined;
+  // The command of a terminal this tool call runs goes to the client as a terminal update.
+  if (s.terminalOfTool.peek(id) !== undefined) return undefined;
+  const list = content < 0 ? undefined : m.value(content);
+  if (list !== undefined && !textItemsOnly(list)) return undefined;
+  const cwd = typeof s.params.cwd === "string" ? s.params.cwd : undefined;
+  if (locations >= 0 && !plainLocations(m.value(locations), cwd)) return undefined;
+  // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
+  boundary(s);
+  s.prompts.closeEcho();
+  const src: Obj = { sessionUpdate: tagIsToolCall ? "tool_call" : "tool_call_update" };
+  if (titleText !== undefined) src.title = titleText;
+  if (kindText !== undefined) src.kind = kindText;
+  if (list !== undefined) src.content = list;
+  const emitted: V2ToolCallMessage =
+    list === undefined
+      ? { sessionUpdate: "tool_call_update", toolCallId: id }
+      : { sessionUpdate: "tool_call_update", toolCallId: id, content: list };
+  rememberTool(s, id, s.tools.get(id), src, [emitted]);
+  const inPlace = m.tagAt === 0 && (meta < 0 || meta === m.count - 1);
+  if (!inPlace) return m.relaid(TOOL_CALL_UPDATE_VALUE, meta);
+  return tagIsToolCall ? m.spliceTag(TOOL_CALL_UPDATE_TAG) : m.line;
 }
