@@ -25,6 +25,7 @@ import { NIL } from "../../slot-table.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
+import { mayBeTextItems, textItemsOnly } from "../../text-content.js";
 import { type UpdateContext, clientUpdate, isToolCallBody, plainMeta } from "./index.js";
 import { conventionMode, outputKey, showing, unshownTerminals } from "./terminals.js";
 
@@ -312,21 +313,6 @@ const TOOL_CALL_TAG = Buffer.from("tool_call");
 const TOOL_CALL_VALUE = Buffer.from('"tool_call"');
 const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
 const MAX_LINE = 0xffffffff;
-/** How a content list of text items only starts (canonical bytes), or an empty one. */
-const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
-const EMPTY_LIST = Buffer.from("[]");
-
-/** A content list of text items only, each `{type:"content",content:{type:"text",text}}` and nothing more. */
-function textItemsOnly(content: unknown): boolean {
-  if (!Array.isArray(content)) return false;
-  for (const item of content) {
-    if (!isObject(item) || item.type !== "content" || Object.keys(item).length !== 2) return false;
-    const block = item.content;
-    if (!isObject(block) || block.type !== "text" || typeof block.text !== "string") return false;
-    if (Object.keys(block).length !== 2) return false;
-  }
-  return true;
-}
 
 /** Locations of a `path` and maybe a `line` v1 can hold (`locToV1` copies such as they are). */
 function plainLocations(locations: unknown): boolean {
@@ -369,7 +355,7 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
     }
     // Diff and terminal content (most of what is not text) declined before anything is parsed.
     else if (key === "content") {
-      if (!m.startsWithBytes(k, EMPTY_LIST) && !m.startsWithBytes(k, TEXT_ITEMS)) return undefined;
+      if (!mayBeTextItems(m, k)) return undefined;
     }
     // v1 has no `capabilities` (stashed); a `__proto__` would set the view's prototype.
     else if (key === "capabilities" || key === "__proto__") return undefined;

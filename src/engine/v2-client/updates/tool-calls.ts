@@ -1,6 +1,5 @@
 // Direction B's tool calls toward the v2 client (T §2.4 B↓): each v1 `tool_call`/`tool_call_update`
 // translated against what the session has seen of it, and the fast path's string-only update.
-import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, type Obj } from "../../../base/json.js";
 import {
   isPermissionAnnouncement,
@@ -16,6 +15,7 @@ import { dropped } from "../../translating.js";
 import type { SessionB, ToolSeen } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
+import { mayBeTextItems, textItemsOnly } from "../../text-content.js";
 import { NULL_START, QUOTE } from "../../../wire/bytes.js";
 import { STASH_KEY } from "../../../convert/stash.js";
 import { resolvePath } from "../../../convert/paths.js";
@@ -115,25 +115,10 @@ function rememberTool(
 /** The tags as a relaid line's first member has them (`ScannedMembers.relaid`), and as spliced. */
 const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
 const TOOL_CALL_UPDATE_TAG = Buffer.from("tool_call_update");
-/** How a content list of text items only starts (canonical bytes), or an empty one. */
-const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
-const EMPTY_LIST = Buffer.from("[]");
 /** What a `_meta` holding a stash or the terminal convention's keys (`terminal_info`...) has among its bytes. */
 const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 const CONVENTION_KEY_BYTES = Buffer.from('"terminal_');
 const MAX_LINE = 0xffffffff;
-
-/** A content list of text items only, each `{type:"content",content:{type:"text",text}}` and nothing more. */
-function textItemsOnly(content: unknown): content is v2.ToolCallContent[] {
-  if (!Array.isArray(content)) return false;
-  for (const item of content) {
-    if (!isObject(item) || item.type !== "content" || Object.keys(item).length !== 2) return false;
-    const block = item.content;
-    if (!isObject(block) || block.type !== "text" || typeof block.text !== "string") return false;
-    if (Object.keys(block).length !== 2) return false;
-  }
-  return true;
-}
 
 /** Locations `locToV2` copies as they are: a path no session cwd resolves anew, a line from 1, nothing more. */
 function plainLocations(locations: unknown, cwd: string | undefined): boolean {
@@ -181,7 +166,7 @@ export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCal
       meta = k;
     } else if (key === "content") {
       // Diff and terminal content (most of what is not text) declined before anything is parsed.
-      if (!m.startsWithBytes(k, EMPTY_LIST) && !m.startsWithBytes(k, TEXT_ITEMS)) return undefined;
+      if (!mayBeTextItems(m, k)) return undefined;
       content = k;
     } else if (key === "locations") locations = k;
     else if (key === "title") title = k;
