@@ -5,6 +5,8 @@
 import { isObject, setOwn } from "../base/json.js";
 
 export const STASH_KEY = "acp-bridge";
+/** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash (the fast paths). */
+export const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 export const STASH_VERSION = 1;
 
 export type Version = 1 | 2;

@@ -6,8 +6,8 @@
 // …,"update":{"sessionUpdate":<one of the tags asked for>,…}}}` in that key order, no whitespace,
 // valid UTF-8 (the tag is checked first, so a line of another variant costs a few bytes' look), or,
 // for the tags asked for that way, the update's members with the tag at any place (Claude's adapters
-// write a tool call's tag after its `_meta` and id, or last: a look for the tag's bytes tells before
-// the members are scanned); anything else returns undefined and the full path decides.
+// write a tool call's tag after its `_meta` and id, or last: the members' loop checks it where it
+// meets it); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
 import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd, utf8, NULL_START } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";

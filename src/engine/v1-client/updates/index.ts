@@ -10,7 +10,7 @@ import { sessionInfoToV1 } from "../../../convert/session-info.js";
 import { isObject, type Obj } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../../convert/plan.js";
-import { STASH_KEY, type ConvertOptions } from "../../../convert/stash.js";
+import { STASH_KEY_BYTES, type ConvertOptions } from "../../../convert/stash.js";
 import { usageToV1 } from "../../../convert/usage.js";
 import type { DiffRendering } from "../../../convert/diff-options.js";
 import { BRIDGE_METHOD_PREFIX } from "../../../../mappings/methods.js";
@@ -154,8 +154,6 @@ const COMMANDS = 2;
 const TOOL_CALL = 3;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its members. */
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
-/** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
-const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 
 /** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
 export function plainMeta(m: ScannedMembers, k: number): boolean {

@@ -6,7 +6,7 @@ import { messageTable } from "../../../../mappings/message.js";
 import { availableCommandsToV2 } from "../../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../../convert/config-option.js";
 import { isObject, jsonEqual, type Obj } from "../../../base/json.js";
-import { isSynthetic, STASH_KEY, unstash } from "../../../convert/stash.js";
+import { isSynthetic, STASH_KEY_BYTES, unstash } from "../../../convert/stash.js";
 import { isRfc3339 } from "../../../convert/rfc3339.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
 import { syntheticNames as SN } from "../../../../mappings/config-option.js";
@@ -213,8 +213,6 @@ const TOOL_CALL = 2;
 const TOOL_CALL_UPDATE_TAG = 3;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its `_meta` and id. */
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL);
-/** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash. */
-const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
 
 /**
  * The fast path's share of `updateToV2` for an update `scanMembers` proved canonical, whose v2 form

@@ -17,7 +17,7 @@ import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
 import { mayBeTextItems, textItemsOnly } from "../../text-content.js";
 import { NULL_START, QUOTE } from "../../../wire/bytes.js";
-import { STASH_KEY } from "../../../convert/stash.js";
+import { STASH_KEY_BYTES } from "../../../convert/stash.js";
 import { resolvePath } from "../../../convert/paths.js";
 import { type UpdateContextB, boundary, updatesOf } from "./index.js";
 import { terminalConvention } from "./terminals.js";
@@ -115,8 +115,7 @@ function rememberTool(
 /** The tags as a relaid line's first member has them (`ScannedMembers.relaid`), and as spliced. */
 const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
 const TOOL_CALL_UPDATE_TAG = Buffer.from("tool_call_update");
-/** What a `_meta` holding a stash or the terminal convention's keys (`terminal_info`...) has among its bytes. */
-const STASH_KEY_BYTES = Buffer.from(JSON.stringify(STASH_KEY));
+/** What a `_meta` holding the terminal convention's keys (`terminal_info`...) has among its bytes. */
 const CONVENTION_KEY_BYTES = Buffer.from('"terminal_');
 const MAX_LINE = 0xffffffff;
 
@@ -180,8 +179,9 @@ export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCal
   const titleText = title < 0 ? undefined : m.text(title);
   const kindText = kind < 0 ? undefined : m.text(kind);
   if ((title >= 0 && titleText === undefined) || (kind >= 0 && kindText === undefined)) return undefined;
+  const seen = s.tools.get(id);
   // A v1 tool_call requires a title; a re-sent one replaces the tool call (absent fields cleared).
-  if (tagIsToolCall && (titleText === undefined || s.tools.get(id) !== undefined)) return undefined;
+  if (tagIsToolCall && (titleText === undefined || seen !== undefined)) return undefined;
   // The command of a terminal this tool call runs goes to the client as a terminal update.
   if (s.terminalOfTool.peek(id) !== undefined) return undefined;
   const list = content < 0 ? undefined : m.value(content);
@@ -199,7 +199,7 @@ export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCal
     list === undefined
       ? { sessionUpdate: "tool_call_update", toolCallId: id }
       : { sessionUpdate: "tool_call_update", toolCallId: id, content: list };
-  rememberTool(s, id, s.tools.get(id), src, [emitted]);
+  rememberTool(s, id, seen, src, [emitted]);
   const inPlace = m.tagAt === 0 && (meta < 0 || meta === m.count - 1);
   if (!inPlace) return m.relaid(TOOL_CALL_UPDATE_VALUE, meta);
   return tagIsToolCall ? m.spliceTag(TOOL_CALL_UPDATE_TAG) : m.line;
