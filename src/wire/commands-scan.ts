@@ -84,6 +84,8 @@ function command(line: Buffer, i: number, inserts: number[]): number {
  * stash); undefined otherwise (which says nothing of the line).
  */
 export function scanCommands(line: Buffer, maxDepth: number): ScannedCommands | undefined {
+  const again = recalled(V1_LISTS, line, maxDepth);
+  if (again !== undefined) return again;
   const inserts: number[] = [];
   const l = scanList(line, maxDepth, command, inserts);
   if (l === undefined) return undefined;
@@ -103,14 +105,106 @@ export function scanCommands(line: Buffer, maxDepth: number): ScannedCommands | 
     from = at;
   }
   line.copy(out, to, from);
-  return { sessionId: l.sessionId(), out, list: out.subarray(listStart, listEnd + added) };
+  return remember(V1_LISTS, line, l, out, listStart, listEnd + added);
 }
 
-/** Where a scanned list lies in its line, and the line's session id. */
+/** Where a scanned list lies in its line, where its session id ends, and the id. */
 interface ScannedList {
   readonly listStart: number;
   readonly listEnd: number;
+  readonly idEnd: number;
   sessionId(): string;
+}
+
+/**
+ * The last lines a scan proved (one per list an agent keeps sending: a few sessions, a few agents),
+ * from the end of each one's session id on (a copy: the line is a view of a read chunk), and the
+ * output's bytes from there. An agent sends the same list again and again (Claude's adapter at
+ * every session start, 11-12 KB): a line whose bytes after a canonical session id are remembered
+ * gets the same output after its own head, for one native comparison instead of a scan. The scans
+ * are pure functions of the line's bytes, so what they remember is their result.
+ */
+class ListMemo {
+  readonly rest: (Buffer | undefined)[] = [];
+  readonly outRest: Buffer[] = [];
+  /** Each list's bounds in its output, from the end of the session id. */
+  readonly listStart: number[] = [];
+  readonly listEnd: number[] = [];
+  /** The slot the next fresh list takes (the oldest). */
+  next = 0;
+}
+const LISTS_REMEMBERED = 4;
+const V1_LISTS = new ListMemo();
+const V2_LISTS = new ListMemo();
+let recalls = 0;
+
+/** What `memo` holds for `line`, if its bytes after its session id are remembered ones. */
+function recalled(memo: ListMemo, line: Buffer, maxDepth: number): ScannedCommands | undefined {
+  if (memo.rest.length === 0 || maxDepth < DEPTH) return undefined;
+  const idStart = literalEnd(line, 0, HEAD);
+  if (idStart < 0) return undefined;
+  const idEnd = canonicalStringAt(line, idStart);
+  if (idEnd < 0) return undefined;
+  const idEscaped = lastHadEscape();
+  const size = line.length - idEnd;
+  let k = 0;
+  for (; k < memo.rest.length; k++) {
+    const rest = memo.rest[k];
+    if (rest !== undefined && rest.length === size && rest.equals(line.subarray(idEnd))) break;
+  }
+  const outRest = memo.outRest[k];
+  if (outRest === undefined) return undefined;
+  // The remembered bytes are valid UTF-8, and the id's closing quote is a character boundary.
+  if (!isUtf8(line.subarray(idStart, idEnd))) return undefined;
+  recalls++;
+  const out = allocLine(idEnd + outRest.length);
+  line.copy(out, 0, 0, idEnd);
+  outRest.copy(out, idEnd);
+  return {
+    sessionId: idOf(line, idStart, idEnd, idEscaped),
+    out,
+    list: out.subarray(idEnd + (memo.listStart[k] ?? 0), idEnd + (memo.listEnd[k] ?? 0)),
+  };
+}
+
+/** Keeps what a fresh scan proved (`out`, the list at `listStart`..`listEnd` in it) and returns it. */
+function remember(
+  memo: ListMemo,
+  line: Buffer,
+  l: ScannedList,
+  out: Buffer,
+  listStart: number,
+  listEnd: number,
+): ScannedCommands {
+  const idEnd = l.idEnd;
+  const k = memo.next;
+  memo.next = (k + 1) % LISTS_REMEMBERED;
+  memo.rest[k] = Buffer.from(line.subarray(idEnd));
+  memo.outRest[k] = Buffer.from(out.subarray(idEnd));
+  memo.listStart[k] = listStart - idEnd;
+  memo.listEnd[k] = listEnd - idEnd;
+  return { sessionId: l.sessionId(), out, list: out.subarray(listStart, listEnd) };
+}
+
+/** Forgets the lists the scans remember (tests compare a remembered result with a fresh one). @internal */
+export function forgetLists(): void {
+  for (const memo of [V1_LISTS, V2_LISTS]) {
+    memo.rest.length = 0;
+    memo.outRest.length = 0;
+    memo.next = 0;
+  }
+}
+
+/** How many scans a remembered list answered (tests check that their lines reach it). @internal */
+export function listsRecalled(): number {
+  return recalls;
+}
+
+/** The session id between `idStart` and `idEnd` (its quotes) as JSON.parse reads it. */
+function idOf(line: Buffer, idStart: number, idEnd: number, escaped: boolean): string {
+  return escaped
+    ? (JSON.parse(line.toString("utf8", idStart, idEnd)) as string)
+    : line.toString("utf8", idStart + 1, idEnd - 1);
 }
 
 /**
@@ -143,14 +237,7 @@ function scanList(
   if (literalEnd(line, i, TAIL) !== line.length) return undefined;
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
-  return {
-    listStart,
-    listEnd: i + 1,
-    sessionId: () =>
-      idEscaped
-        ? (JSON.parse(line.toString("utf8", idStart, idEnd)) as string)
-        : line.toString("utf8", idStart + 1, idEnd - 1),
-  };
+  return { listStart, listEnd: i + 1, idEnd, sessionId: () => idOf(line, idStart, idEnd, idEscaped) };
 }
 
 /** `line` without the byte ranges `cuts` (start, end pairs, in order), with its newline after it in memory. */
@@ -262,11 +349,13 @@ function cutMember(line: Buffer, open: number, key: number, end: number, cuts: n
  * twice, valid UTF-8 nested within `maxDepth`; undefined otherwise (which says nothing of the line).
  */
 export function scanV2Commands(line: Buffer, maxDepth: number): ScannedCommands | undefined {
+  const again = recalled(V2_LISTS, line, maxDepth);
+  if (again !== undefined) return again;
   const cuts: number[] = [];
   const l = scanList(line, maxDepth, v2Command, cuts);
   if (l === undefined) return undefined;
   // The cuts were pushed in line order (each as its member was read).
   const out = withoutRanges(line, cuts);
   const removed = line.length - out.length;
-  return { sessionId: l.sessionId(), out, list: out.subarray(l.listStart, l.listEnd - removed) };
+  return remember(V2_LISTS, line, l, out, l.listStart, l.listEnd - removed);
 }
