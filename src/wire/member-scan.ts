@@ -71,6 +71,12 @@ export class ScannedMembers {
     return end >= 0 && end <= (this.ends[k] ?? -1);
   }
 
+  /** The value bytes of member `k` are `bytes`. */
+  valueIs(k: number, bytes: Uint8Array): boolean {
+    const start = this.starts[k] ?? -1;
+    return (this.ends[k] ?? -1) - start === bytes.length && literalEnd(this.line, start, bytes) >= 0;
+  }
+
   /** Member `k` is a string value: its decoded text (escapes read as JSON reads them). */
   text(k: number): string | undefined {
     const start = this.starts[k] ?? -1;

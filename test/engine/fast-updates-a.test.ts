@@ -314,10 +314,23 @@ const update: fc.Arbitrary<Obj> = fc.oneof(
     }),
   },
   {
-    weight: 1,
+    // The states as Codex's and Claude's adapters report them (busy ones take a fast path), and others.
+    weight: 2,
     arbitrary: fc.constantFrom<Obj>(
       { sessionUpdate: "state_update", state: "running" },
+      { sessionUpdate: "state_update", state: "running", background: [] },
+      { sessionUpdate: "state_update", state: "requires_action", background: [] },
+      { sessionUpdate: "state_update", state: "requires_action" },
+      { sessionUpdate: "state_update", state: "running", background: [{ type: "terminal", terminalId: "term-1" }] },
       { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+      { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background: [] },
+      { sessionUpdate: "state_update", state: "idle" },
+      { sessionUpdate: "state_update", state: "idle", background: [{ type: "terminal", terminalId: "term-1" }] },
+      { sessionUpdate: "state_update", state: "runnin" },
+      { sessionUpdate: "state_update", state: "running ", extra: 1 },
+      { sessionUpdate: "state_update", state: null },
+      { sessionUpdate: "state_update", state: 1 },
+      { sessionUpdate: "state_update" },
     ),
   },
 );
@@ -337,6 +350,7 @@ const spelling = fc.constantFrom(
   "tagLast",
   "tagLast",
   "tagThird",
+  "escapeState",
 );
 
 function spell(u: Obj, how: string): string {
@@ -361,6 +375,8 @@ function spell(u: Obj, how: string): string {
   if (how === "space") return line.replace('"update":', '"update": ');
   if (how === "escapeU") return line.replace(/"(text|title|messageId)":"/, '"$1":"\\u0041');
   if (how === "escapeSlash") return line.replace(/"(text|title|messageId)":"/, '"$1":"\\/');
+  // A busy state escaped: JSON.parse reads "running", JSON.stringify would not write it so.
+  if (how === "escapeState") return line.replace('"state":"r', '"state":"\\u0072');
   return line;
 }
 
@@ -822,7 +838,9 @@ const toolStep: fc.Arbitrary<ToolStep> = fc.oneof(
 
 /** The tool-call lines the member fast path took, on the bridges with fast paths (counted while the tests run). */
 let toolCallsTaken = 0;
+let statesTaken = 0;
 const TOOL_CALL_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "tool_call_update");
+const STATE_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "state_update");
 const fastMembers = Object.getOwnPropertyDescriptor(DirectionA.prototype, "fastMembers")?.value as (
   this: DirectionA,
   m: ScannedMembers,
@@ -834,6 +852,7 @@ describe("direction A fast path", () => {
       const tag = m.tag;
       const taken = fastMembers.call(this, m);
       if (taken && tag === TOOL_CALL_TAG) toolCallsTaken++;
+      if (taken && tag === STATE_TAG) statesTaken++;
       return taken;
     };
   });
@@ -850,6 +869,7 @@ describe("direction A fast path", () => {
   it("writes exactly what the full path writes, to both peers, for any stream", async () => {
     let taken = 0;
     toolCallsTaken = 0;
+    statesTaken = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.boolean(), async (steps, convention) => {
         const ws = [wire(false), wire(true)];
@@ -882,6 +902,7 @@ describe("direction A fast path", () => {
     // The generated streams do reach the fast paths (not only their refusals), tool calls of any members too.
     expect(taken).toBeGreaterThan(0);
     expect(toolCallsTaken).toBeGreaterThan(0);
+    expect(statesTaken).toBeGreaterThan(0);
   });
 
   for (const stash of ["auto", "compact"] as const)
@@ -1093,7 +1114,33 @@ describe("direction A fast path", () => {
     expect(toolCallsTaken).toBeGreaterThan(numRuns() / 2);
   });
 
-  it("takes the bench's chunk, tool-call update, usage and session info lines without parsing", async () => {
+  it("lets a busy state flush a tool call's coalesced chunks first, as the full path does", async () => {
+    const ws = [wire(false), wire(true)];
+    await openSession(ws);
+    const update = (u: Obj) =>
+      JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: u } });
+    const chunk = (text: string) =>
+      update({
+        sessionUpdate: "tool_call_content_chunk",
+        toolCallId: "t1",
+        content: { type: "content", content: { type: "text", text } },
+      });
+    both(
+      ws,
+      "agent",
+      update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Run", status: "in_progress" }),
+    );
+    both(ws, "agent", chunk("one"));
+    both(ws, "agent", update({ sessionUpdate: "state_update", state: "requires_action", background: [] }));
+    both(ws, "agent", chunk("two"));
+    vi.advanceTimersByTime(1000);
+    await settle();
+    expectSameRuns(ws as [Wired, Wired]);
+    // The chunks went out in two updates: the state flushed the first.
+    expect(ws[0]?.toClient.filter((l) => l.includes('"text":"one"')).length).toBe(2);
+  });
+
+  it("takes the bench's chunk, tool-call update, usage, session info and busy state lines without parsing", async () => {
     const [w] = [wire(false)];
     await openSession([w]);
     // The session's first update opens its state on the full path.
@@ -1133,6 +1180,15 @@ describe("direction A fast path", () => {
     for (const l of [usage, info]) w.bridge.agentLine(Buffer.from(l));
     expect(parse).not.toHaveBeenCalled();
     expect(w.toClient.slice(-2)).toEqual([usage, info]);
+    // A busy state as Codex's adapter sends it: noted, nothing written.
+    const written = w.toClient.length;
+    w.bridge.agentLine(
+      Buffer.from(
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"requires_action","background":[]}}}',
+      ),
+    );
+    expect(parse).not.toHaveBeenCalled();
+    expect(w.toClient.length).toBe(written);
     parse.mockRestore();
     // Recorded as the full path records it: the view as last set, finished, so retired.
     const sessions = (w.bridge as unknown as { translator: { sessions: { get(id: string): SessionA } } }).translator

@@ -29,6 +29,7 @@ import { cancelSession, prompt } from "./prompts.js";
 import { scanV2Commands, type ScannedCommands } from "../../wire/commands-scan.js";
 import {
   fastMembersToV1,
+  WRITES_NOTHING,
   fastUpdateToV1,
   flushSession,
   MEMBER_TAGS,
@@ -303,7 +304,7 @@ export class DirectionA extends TranslatingMode {
     const s = this.sessions.get(m.sessionId());
     const bytes = s === undefined || s.closed ? undefined : fastMembersToV1(s, m, this.updates);
     if (bytes === undefined) return false;
-    this.client.writeProven(bytes);
+    if (bytes !== WRITES_NOTHING) this.client.writeProven(bytes);
     return true;
   }
 

@@ -147,11 +147,13 @@ export const MEMBER_TAGS: readonly Buffer[] = [
   Buffer.from("session_info_update"),
   Buffer.from("available_commands_update"),
   Buffer.from("tool_call_update"),
+  Buffer.from("state_update"),
 ];
 const USAGE = 0;
 const SESSION_INFO = 1;
 const COMMANDS = 2;
 const TOOL_CALL = 3;
+const STATE = 4;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its members. */
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 
@@ -171,6 +173,7 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   if (s.pendingTools.size > 0) return undefined;
   if (m.tag === TOOL_CALL) return fastToolCallMembers(s, m);
   if (m.tagAt !== 0) return undefined;
+  if (m.tag === STATE) return fastStateUpdate(s, m);
   if (m.tag === SESSION_INFO) {
     // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
     if (!m.isTextOrNull(m.indexOf("title")) || !m.isTextOrNull(m.indexOf("updatedAt"))) return undefined;
@@ -193,6 +196,30 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   if (ctx.opts.stash !== "off") return undefined;
   if (cost !== costShown.cost) costShown = { cost, bytes: Buffer.from(`,"cost":${JSON.stringify(cost)}`) };
   return m.withLastMember(costShown.bytes);
+}
+
+/** What a fast path returns for an update it took that the v1 client gets nothing for. */
+export const WRITES_NOTHING = Buffer.alloc(0);
+
+/** The busy states, as their canonical bytes: what the v1 client gets for them is nothing. */
+const BUSY_STATES = [Buffer.from('"running"'), Buffer.from('"requires_action"')] as const;
+const BUSY_STATE_NAMES = ["running", "requires_action"] as const;
+
+/**
+ * The fast path of a `state_update` to a busy state (T §1.2 rules 3 and 4): the prompt lifecycle
+ * notes it, as the full path's `stateUpdate` does, from an update of the same state (the only
+ * member it and `noteBackground` read of an update that is not idle), and the v1 client gets
+ * nothing (toward a bridge, an extension update: `fastMembers` declines a bridge client). An idle
+ * state, or any other, takes the full path.
+ */
+function fastStateUpdate(s: SessionA, m: ScannedMembers): Buffer | undefined {
+  const k = m.indexOf("state");
+  if (k < 0) return undefined;
+  const state = BUSY_STATE_NAMES[BUSY_STATES.findIndex((bytes) => m.valueIs(k, bytes))];
+  if (state === undefined) return undefined;
+  // A busy state answers no prompt: nothing comes back to write.
+  s.lifecycle.stateUpdate({ sessionUpdate: "state_update", state });
+  return WRITES_NOTHING;
 }
 
 /** The member last added for a cost (the same cost object, held by a session, goes on many updates). */
