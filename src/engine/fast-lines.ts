@@ -8,12 +8,17 @@ import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
 import { scanMembers } from "../wire/member-scan.js";
+import { ROUTE_COMMANDS, ROUTE_MEMBERS, ROUTE_UNKNOWN, ROUTE_UPDATE, TagRoutes } from "../wire/update-tag.js";
 
 /** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
 export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
 export const TEXT = new Literal("text");
 /** The chunks both take: an agent's message and thought (a user chunk waits on a prompt's ack or echo). */
 const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
+
+/** The tags both translating engines' `fastUpdate` take from the update scan. */
+const UPDATE_SCAN_TAGS = [TOOL_CALL_UPDATE, ...FAST_CHUNKS.map((c) => c.tag)];
+const COMMANDS_TAG = new Literal("available_commands_update");
 
 /** The kind of chunk a scanned update is, if it is one the fast paths take. */
 export function fastChunkKind(u: ScannedUpdate): "agent" | "thought" | undefined {
@@ -64,21 +69,37 @@ export function fastPathFor(
     const c = scanCall(line, maxDepth);
     return c === undefined ? undefined : fastCall(from, c, line, admit);
   };
+  // Which scans may take an update of each tag: the others do not run for it (a tag no fast path
+  // takes goes to the full path unscanned).
+  const routes = new TagRoutes();
+  for (const t of UPDATE_SCAN_TAGS) routes.add(t.bytes, ROUTE_UPDATE);
+  if (fastCommands !== undefined && commandsScan !== undefined) routes.add(COMMANDS_TAG.bytes, ROUTE_COMMANDS);
+  if (fastMembers !== undefined) for (const t of memberTags) routes.add(t, ROUTE_MEMBERS);
   if (fastUpdate !== undefined)
     return (from, line) => {
       if (line.length > MAX_FAST_UPDATE_BYTES) return false;
       if (from === agent) {
-        const u = scanUpdate(line, maxDepth);
-        if (u !== undefined) {
-          if (fastUpdate(u)) return true;
-        } else {
-          // A command list of the agent's version.
+        const route = routes.of(line);
+        let proven = false;
+        if ((route & ROUTE_UPDATE) !== 0) {
+          const u = scanUpdate(line, maxDepth);
+          if (u !== undefined) {
+            if (fastUpdate(u)) return true;
+            proven = true;
+          }
+        }
+        // A command list of the agent's version.
+        if (!proven && (route & ROUTE_COMMANDS) !== 0) {
           const c = fastCommands === undefined || commandsScan === undefined ? undefined : commandsScan(line, maxDepth);
           if (c !== undefined) return fastCommands?.(c) === true;
         }
         // An update of members: also one of strings the engine's `fastUpdate` declined (it changed nothing).
-        const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere);
-        if (m !== undefined) return fastMembers?.(m) === true;
+        if ((route & ROUTE_MEMBERS) !== 0) {
+          const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere);
+          if (m !== undefined) return fastMembers?.(m) === true;
+        }
+        // A session/update read so is no request or result.
+        if (route !== ROUTE_UNKNOWN) return false;
       }
       return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;
     };

@@ -1,0 +1,51 @@
+// Which update a `session/update` line carries, read where the SDKs write it (the tag as the
+// update's first member), so that the translating fast path (engine/fast-lines.ts) runs only the
+// scans that may take that update. A route, not a proof: each scan that runs proves its line by
+// itself, and a line no scan runs for takes the full path, which is always right. So a line read
+// wrongly here costs time, never a byte.
+import { QUOTE, literalEnd } from "./bytes.js";
+
+const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"');
+/** From the session id's closing quote to the tag's opening one. */
+const TAG = Buffer.from('","update":{"sessionUpdate":"');
+
+/** The routes of a tag, as bits: the update scan, the command-list scan, the member scan. */
+export const ROUTE_UPDATE = 1;
+export const ROUTE_COMMANDS = 2;
+export const ROUTE_MEMBERS = 4;
+/** A line not written so (another message, the tag elsewhere): every scan may take it. */
+export const ROUTE_UNKNOWN = ROUTE_UPDATE | ROUTE_COMMANDS | ROUTE_MEMBERS;
+
+export class TagRoutes {
+  private readonly tags: Uint8Array[] = [];
+  private readonly routes: number[] = [];
+
+  /** Adds `route` to the routes of `tag` (its bytes as they stand between the quotes). */
+  add(tag: Uint8Array, route: number): this {
+    let k = this.tags.findIndex((t) => Buffer.compare(t, tag) === 0);
+    if (k < 0) {
+      k = this.tags.length;
+      this.tags.push(tag);
+      this.routes.push(0);
+    }
+    this.routes[k] = (this.routes[k] ?? 0) | route;
+    return this;
+  }
+
+  /** The routes of the line's tag: none (0) for a tag that was not added, all for a line not written so. */
+  of(line: Buffer): number {
+    const idStart = literalEnd(line, 0, HEAD);
+    if (idStart < 0) return ROUTE_UNKNOWN;
+    // An escaped quote in the id ends it too early here: the literal after it fails, and every scan runs.
+    const tagStart = literalEnd(line, line.indexOf(QUOTE, idStart), TAG);
+    if (tagStart < 0) return ROUTE_UNKNOWN;
+    const tagEnd = line.indexOf(QUOTE, tagStart);
+    if (tagEnd < 0) return ROUTE_UNKNOWN;
+    const tags = this.tags;
+    for (let k = 0; k < tags.length; k++) {
+      const tag = tags[k] as Uint8Array;
+      if (tag.length === tagEnd - tagStart && literalEnd(line, tagStart, tag) === tagEnd) return this.routes[k] ?? 0;
+    }
+    return 0;
+  }
+}

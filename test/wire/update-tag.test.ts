@@ -1,0 +1,86 @@
+// TagRoutes (src/wire/update-tag.ts): the routes the translating fast path takes by a line's tag.
+// A route is only a choice of which scans run (each proves its line itself), so what must hold is
+// that a line of a listed tag, as an SDK writes it, gets that tag's routes (else its fast path is
+// lost), a tag not listed none, and a line written otherwise every route (its scans decide).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ROUTE_COMMANDS, ROUTE_MEMBERS, ROUTE_UNKNOWN, ROUTE_UPDATE, TagRoutes } from "../../src/wire/update-tag.js";
+import { anyString } from "../support/arbitrary.js";
+import { numRuns } from "../support/properties.js";
+
+const LISTED: Record<string, number> = {
+  agent_message_chunk: ROUTE_UPDATE,
+  tool_call_update: ROUTE_UPDATE | ROUTE_MEMBERS,
+  available_commands_update: ROUTE_COMMANDS,
+  usage_update: ROUTE_MEMBERS,
+};
+
+function routes(): TagRoutes {
+  const r = new TagRoutes();
+  r.add(Buffer.from("agent_message_chunk"), ROUTE_UPDATE);
+  r.add(Buffer.from("tool_call_update"), ROUTE_UPDATE);
+  r.add(Buffer.from("available_commands_update"), ROUTE_COMMANDS);
+  r.add(Buffer.from("usage_update"), ROUTE_MEMBERS);
+  return r.add(Buffer.from("tool_call_update"), ROUTE_MEMBERS);
+}
+
+const tag = fc.oneof(
+  fc.constantFrom(...Object.keys(LISTED)),
+  fc.constantFrom("tool_call", "tool_call_updates", "usage", "plan_update", "state_update", ""),
+  anyString,
+);
+const update = fc.tuple(tag, fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }));
+
+function line(sessionId: string, t: string, rest: Record<string, unknown>): Buffer {
+  // The tag first, as the SDKs write it (an object would put integer-like keys before it).
+  const members = Object.entries(rest).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const u = `{"sessionUpdate":${JSON.stringify(t)}${members.join("")}}`;
+  return Buffer.from(
+    `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":${u}}}`,
+  );
+}
+
+describe("TagRoutes", () => {
+  it("routes a tag-first line by its tag: a listed tag's routes, else none", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom("s1", "é"), fc.string({ maxLength: 5 })), update, (id, [t, rest]) => {
+        const l = line(id, t, rest);
+        fc.pre(!JSON.stringify(id).slice(1, -1).includes('\\"'));
+        // A tag JSON.stringify escapes is not one of the plain listed names.
+        expect(routes().of(l)).toBe(Object.hasOwn(LISTED, t) ? LISTED[t] : 0);
+      }),
+      { numRuns: numRuns() * 4 },
+    );
+  });
+
+  it("leaves a line written otherwise to every scan", () => {
+    const r = routes();
+    const u = { sessionUpdate: "usage_update", used: 1, size: 2 };
+    const others = [
+      // The tag after another member (Claude's tool calls), params reordered, whitespace, a request.
+      {
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId: "s1", update: { used: 1, sessionUpdate: "usage_update" } },
+      },
+      { jsonrpc: "2.0", method: "session/update", params: { update: u, sessionId: "s1" } },
+      { jsonrpc: "2.0", id: 3, method: "session/update", params: { sessionId: "s1", update: u } },
+      { jsonrpc: "2.0", method: "session/updates", params: { sessionId: "s1", update: u } },
+      // An id with an escaped quote: read up to it, the literal after fails.
+      { jsonrpc: "2.0", method: "session/update", params: { sessionId: 'a","update":{"sessionUpdate":"', update: u } },
+    ].map((m) => Buffer.from(JSON.stringify(m)));
+    others.push(
+      Buffer.from(
+        JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: u } }, null, 1),
+      ),
+    );
+    // Cut off inside the id, and inside the tag.
+    others.push(Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1'));
+    others.push(
+      Buffer.from(
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"usage_upd',
+      ),
+    );
+    for (const l of others) expect(r.of(l), String(l)).toBe(ROUTE_UNKNOWN);
+  });
+});
