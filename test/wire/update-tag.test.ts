@@ -83,4 +83,24 @@ describe("TagRoutes", () => {
     );
     for (const l of others) expect(r.of(l), String(l)).toBe(ROUTE_UNKNOWN);
   });
+
+  it("reads the head and the literal after the id by a sample of their bytes: a change there is another line", () => {
+    const r = routes();
+    const l = line("s1", "usage_update", { used: 1 });
+    const head = l.indexOf('"s1"') + 1;
+    const after = l.indexOf('","update"');
+    // The sampled bytes: every eighth of the head and its last, every sixth of the literal and its last.
+    const sampled = [
+      ...Array.from({ length: Math.ceil((head - 1) / 8) }, (_, k) => k * 8),
+      head - 1,
+      ...Array.from({ length: 5 }, (_, k) => after + k * 6),
+      after + 28,
+    ];
+    expect(r.of(l)).toBe(ROUTE_MEMBERS);
+    for (const at of sampled) {
+      const changed = Buffer.from(l);
+      changed[at] = 0x5f;
+      expect(r.of(changed), `byte ${at}`).toBe(ROUTE_UNKNOWN);
+    }
+  });
 });
