@@ -135,6 +135,11 @@ export function diffToV2(
     toolKind?: string | undefined;
     files?: FileTexts | undefined;
     stage?: DiffStage;
+    /**
+     * The caller reads no losses: a modified file's texts are reported lost without parsing the
+     * patch back to see whether its hunks are they (what is emitted is the same).
+     */
+    coarseLosses?: boolean | undefined;
   },
 ): Conv<v2.ToolCallContent> {
   return attempt(() => {
@@ -212,7 +217,7 @@ export function diffToV2(
     // What A↓ gives back without the file is the hunks' sides: the texts are lost unless those are they.
     if (patchText === undefined && op === "modify") {
       lost.push({ path: [], reason: "no change: v2 has no patch for it, a v1 client gets a summary" });
-    } else if (op === "modify" && !sidesAre(patchText, old, newText)) {
+    } else if (op === "modify" && (ctx.coarseLosses === true || !sidesAre(patchText, old, newText))) {
       const why = snippet && !placed ? ": a snippet not found once in the file, without true line numbers" : "";
       lost.push(
         { path: ["oldText"], reason: `v2 carries the changed hunks with their context${why}` },

@@ -70,6 +70,8 @@ export interface ToolCallToV2Context {
   readonly files?: FileTexts | undefined;
   /** Whether the tool's edit is pending or applied, when its status (or a permission request) tells. */
   readonly diffStage?: DiffStage;
+  /** The caller reads no losses (the engine without an observer): a diff reports them coarsely (`diffToV2`). */
+  readonly coarseLosses?: boolean | undefined;
 }
 
 /** Fields a v1 `ToolCall` (a creation) accepts as `null`, meaning "none" there as in v2. */
@@ -527,6 +529,7 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
       toolKind: ctx.toolKind,
       files: ctx.files,
       stage: ctx.diffStage,
+      coarseLosses: ctx.coarseLosses,
     });
     // A path no session cwd can make absolute (v2 wants one): the item, not the tool call, degrades.
     if (!r.ok && (r.error.data as { reason?: unknown } | undefined)?.reason === "not_absolute")

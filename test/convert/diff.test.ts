@@ -929,6 +929,35 @@ describe("diff round trips (T §3.3, T §0.2, properties)", () => {
     );
   });
 
+  it("property: coarse losses toward v2 emit exactly what the full losses emit, with or without the file", () => {
+    fc.assert(
+      fc.property(
+        v1DiffArb,
+        toolKindArb,
+        fc.constantFrom(off, compact, full),
+        fc.constantFrom<DiffStage>(undefined, "pending", "applied"),
+        fc.constantFrom("none", "old", "new", "other", "around"),
+        (src, toolKind, opts, stage, pick) => {
+          const path = typeof src.path === "string" && src.path.startsWith("/") ? src.path : `/ws/${String(src.path)}`;
+          const old = typeof src.oldText === "string" ? src.oldText : "";
+          const next = typeof src.newText === "string" ? src.newText : "";
+          const text = { none: undefined, old, new: next, other: "other\n", around: `head\n${old}tail\n` }[pick];
+          const files: FileTexts = text === undefined ? new Map() : new Map([[path, text]]);
+          const ctx = { opts, cwd: "/ws", toolKind, files, stage };
+          const exact = diffToV2(src as V1Diff, ctx);
+          const coarse = diffToV2(src as V1Diff, { ...ctx, coarseLosses: true });
+          expect(coarse.ok).toBe(exact.ok);
+          if (!coarse.ok || !exact.ok) return;
+          // Key order included: the client gets these bytes.
+          expect(JSON.stringify(coarse.value)).toBe(JSON.stringify(exact.value));
+          // Whatever the exact losses name, the coarse ones name too (they may name more).
+          for (const l of exact.lost) expect(coarse.lost.map((c) => c.path)).toContainEqual(l.path);
+        },
+      ),
+      runs,
+    );
+  });
+
   it("safe rendering never hands a v1 client a partial text: every v1 diff holds the exact full-file texts", () => {
     fc.assert(
       fc.property(realisticV2Arb, fc.constantFrom(compact, off), ({ item, files }, opts) => {

@@ -77,6 +77,8 @@ export function toolCall(s: SessionB, original: Obj, ctx: UpdateContextB, meta: 
     files: diffFilesOfV1(src, s, ctx),
     // A v1 tool_call without a status is pending (the v1 default); an update without one tells nothing.
     diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
+    // Without an observer nobody reads the losses: a diff skips working them out.
+    coarseLosses: ctx.observer === undefined,
   });
   if (dropped(r, ctx, String(src.sessionUpdate), src)) return out;
   // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
