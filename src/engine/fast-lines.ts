@@ -63,6 +63,7 @@ export function fastPathFor(
   const fastMembers = translator.fastMembers?.bind(translator);
   const memberTags = translator.memberTags ?? [];
   const memberTagsAnywhere = translator.memberTagsAnywhere ?? [];
+  const memberDeclines = translator.memberDeclines ?? [];
   /** A request or result whose translation only maps its id (an SDK writes it as the scan wants). */
   const call = (from: Link, line: Buffer): boolean | undefined => {
     if (fastCall === undefined) return undefined;
@@ -95,7 +96,10 @@ export function fastPathFor(
         }
         // An update of members: also one of strings the engine's `fastUpdate` declined (it changed nothing).
         if ((route & ROUTE_MEMBERS) !== 0) {
-          const m = fastMembers === undefined ? undefined : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere);
+          const m =
+            fastMembers === undefined
+              ? undefined
+              : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere, memberDeclines);
           if (m !== undefined) return fastMembers?.(m) === true;
         }
         // A session/update read so is no request or result.

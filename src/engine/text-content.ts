@@ -7,6 +7,13 @@ import type { ScannedMembers } from "../wire/member-scan.js";
 const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
 const EMPTY_LIST = Buffer.from("[]");
 
+/**
+ * How a content list's first item starts when it is a diff or a terminal, which neither member fast
+ * path takes: the member scan gives up at such a `content` (`scanMembers`'s `declines`) instead of
+ * scanning the whole line to have it declined.
+ */
+export const NOT_TEXT_ITEMS: readonly Buffer[] = [Buffer.from('{"type":"diff"'), Buffer.from('{"type":"terminal"')];
+
 /** Member `k` may be a list of text items: decided on its first bytes, before anything is parsed. */
 export function mayBeTextItems(m: ScannedMembers, k: number): boolean {
   return m.startsWithBytes(k, EMPTY_LIST) || m.startsWithBytes(k, TEXT_ITEMS);

@@ -45,6 +45,11 @@ export interface Translator {
   /** The tags of `memberTags` also taken at any place among the update's members. */
   readonly memberTagsAnywhere?: readonly Uint8Array[];
   /**
+   * How a `content` list `fastMembers` declines starts (after its `[`): the member scan gives up
+   * there instead of scanning the rest of the line (member-scan.ts).
+   */
+  readonly memberDeclines?: readonly Uint8Array[];
+  /**
    * The fast path of a call whose translation only maps its id (fast-lines.ts): a request or result
    * `line` the scan proved, handled as the full path would handle its parse, and true; or false,
    * having changed nothing. A request is handed over only once `admit` (the core's admission) took it.

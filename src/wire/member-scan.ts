@@ -9,7 +9,18 @@
 // write a tool call's tag after its `_meta` and id, or last: the members' loop checks it where it
 // meets it); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, isDigit, literalEnd, utf8, NULL_START } from "./bytes.js";
+import {
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  isDigit,
+  literalEnd,
+  utf8,
+  NULL_START,
+} from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
@@ -173,13 +184,16 @@ const scanned = new ScannedMembers();
 /**
  * The update `line` holds, if the scan proves the shape above nested within `maxDepth` (the message,
  * params and the update are three levels); undefined otherwise (which says nothing of the line). A
- * tag of `anyTags` (each one of `tags`) is taken at any place among the update's members too.
+ * tag of `anyTags` (each one of `tags`) is taken at any place among the update's members too. A
+ * `content` list whose first item starts with one of `declines` (what the caller would decline)
+ * ends the scan there: undefined.
  */
 export function scanMembers(
   line: Buffer,
   maxDepth: number,
   tags: readonly Uint8Array[],
   anyTags: readonly Uint8Array[] = [],
+  declines: readonly Uint8Array[] = [],
 ): ScannedMembers | undefined {
   const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 3;
   if (depthLeft < 0) return undefined;
@@ -227,6 +241,8 @@ export function scanMembers(
     const key = keyText(line, i + 1, end - 1);
     for (let k = 0; k < out.count; k++) if (out.keys[k] === key) return undefined;
     const start = end + 1;
+    // A content list the caller would decline: not worth scanning on.
+    if (key === "content" && line[start] === OPEN_ARRAY && startsWithAny(line, start + 1, declines)) return undefined;
     end = canonicalEnd(line, start, depthLeft);
     if (end < 0) return undefined;
     if (first < 0 && key === "sessionUpdate") {
@@ -252,6 +268,12 @@ export function scanMembers(
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
   return out;
+}
+
+/** One of `prefixes` is at `at` in `line`. */
+function startsWithAny(line: Buffer, at: number, prefixes: readonly Uint8Array[]): boolean {
+  for (const p of prefixes) if (literalEnd(line, at, p) >= 0) return true;
+  return false;
 }
 
 /** Keys decoded lately, by a hash of their bytes: an agent's keys repeat line after line. */

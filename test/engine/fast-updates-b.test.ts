@@ -907,9 +907,10 @@ describe("direction B fast path (issue 9)", () => {
       withFast.agent(l);
       full.agent(l);
     }
-    // Taken: Claude's three, Codex's two; left: the re-sent, the terminal's two, the rest.
+    // Taken: Claude's three, Codex's two; left: the re-sent, the terminal's command, the rest. The
+    // terminal's announcement (terminal content) is not even scanned (`memberDeclines`).
     const taken = [true, true, true, true, true];
-    expect(members.mock.results.map((r) => r.value)).toEqual([...taken, ...Array<boolean>(6).fill(false)]);
+    expect(members.mock.results.map((r) => r.value)).toEqual([...taken, ...Array<boolean>(5).fill(false)]);
     expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
     const got = withFast.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
     for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();

@@ -226,4 +226,44 @@ describe("scanMembers", () => {
     expect(scanMembers(b, 4, TAGS)).toBeUndefined();
     expect(scanMembers(b, 64, [])).toBeUndefined();
   });
+
+  it("gives up at a content list the caller declines, and takes every other line as without declines", () => {
+    const DECLINES = [Buffer.from('{"type":"diff"'), Buffer.from('{"type":"terminal"')];
+    const item = fc.oneof(
+      fc.constantFrom<unknown>(
+        { type: "diff", path: "/a", newText: "x" },
+        { type: "terminal", terminalId: "t" },
+        { type: "content", content: { type: "text", text: "hi" } },
+        { kind: "diff" },
+        "diff",
+      ),
+      anyJson,
+    );
+    const withContent = fc
+      .tuple(fc.array(item, { maxLength: 3 }), fc.nat(2), members, fc.constantFrom("content", "contents", "Content"))
+      .map(([content, at, ms, key]) => {
+        const entries: [string, unknown][] = ms.filter(([k]) => k !== key);
+        entries.splice(Math.min(at, entries.length), 0, [key, content]);
+        // The tag last, as Claude's adapter writes a tool call: the scan meets the content first.
+        entries.push(["sessionUpdate", "usage_update"]);
+        const update: Record<string, unknown> = {};
+        for (const [k, v] of entries) setOwn(update, k, v);
+        return Buffer.from(
+          JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } }),
+        );
+      });
+    fc.assert(
+      fc.property(fc.oneof(withContent, line), (l) => {
+        const plain = scanMembers(l, 64, TAGS, TAGS);
+        const count = plain?.count;
+        const content = plain === undefined ? -1 : plain.indexOf("content");
+        const declined =
+          content >= 0 && DECLINES.some((d) => plain?.startsWithBytes(content, Buffer.concat([Buffer.from("["), d])));
+        const withDeclines = scanMembers(l, 64, TAGS, TAGS, DECLINES);
+        if (declined || plain === undefined) expect(withDeclines).toBeUndefined();
+        else expect(withDeclines?.count).toBe(count);
+      }),
+      { numRuns: numRuns() * 2 },
+    );
+  });
 });

@@ -3,6 +3,7 @@
 // converters; this class keeps the state they need (sessions, prompts, tool calls) and routes.
 // The handlers live by concern (lifecycle.ts, config-options.ts, prompts.ts, agent-requests.ts,
 // updates/), as in direction B (../v2-client/), and share what context.ts describes.
+import { NOT_TEXT_ITEMS } from "../text-content.js";
 import { clientRequestsWith, methodRow } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import { renderingReadsFiles } from "../../convert/diff.js";
@@ -283,6 +284,7 @@ export class DirectionA extends TranslatingMode {
 
   readonly memberTags = MEMBER_TAGS;
   readonly memberTagsAnywhere = MEMBER_TAGS_ANYWHERE;
+  readonly memberDeclines = NOT_TEXT_ITEMS;
 
   readonly commandsScan = scanV2Commands;
 

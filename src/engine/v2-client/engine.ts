@@ -5,6 +5,7 @@
 // produce; the engine core writes it. This class holds the handler tables and routes: the handlers
 // live by concern (lifecycle.ts, config-options.ts, prompts.ts, agent-requests.ts, updates/), as
 // in direction A (../v1-client/), and share what context.ts describes.
+import { NOT_TEXT_ITEMS } from "../text-content.js";
 import { BRIDGE_METHOD_PREFIX, clientRequestsWith } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
@@ -303,6 +304,7 @@ export class DirectionB extends TranslatingMode {
 
   readonly memberTags = MEMBER_TAGS;
   readonly memberTagsAnywhere = MEMBER_TAGS_ANYWHERE;
+  readonly memberDeclines = NOT_TEXT_ITEMS;
 
   /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
   fastMembers(m: ScannedMembers): boolean {
