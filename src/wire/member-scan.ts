@@ -10,6 +10,7 @@
 // meets it); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
 import {
+  BACKSLASH,
   CLOSE_OBJECT,
   COLON,
   COMMA,
@@ -90,10 +91,14 @@ export class ScannedMembers {
 
   /** Member `k` is a string value: its decoded text (escapes read as JSON reads them). */
   text(k: number): string | undefined {
+    const line = this.line;
     const start = this.starts[k] ?? -1;
     const end = this.ends[k] ?? -1;
-    if (this.line[start] !== QUOTE) return undefined;
-    return JSON.parse(this.line.toString("utf8", start, end)) as string;
+    if (line[start] !== QUOTE) return undefined;
+    // Without an escape (an id, a title) the bytes between the quotes are the text.
+    for (let j = start + 1; j < end - 1; j++)
+      if (line[j] === BACKSLASH) return JSON.parse(utf8(line, start, end)) as string;
+    return utf8(line, start + 1, end - 1);
   }
 
   /** Member `k`'s value, parsed (what JSON.parse of the line has there). */

@@ -20,6 +20,8 @@ const value = fc.oneof(
   jsonValue,
   anyString,
   fc.constantFrom<unknown>(1.5, -0, 1e21, 2 ** 53, 10 ** 15 - 1, 10 ** 15, -7, 0.1, { "1": 0 }, { a: { b: [1, 2] } }),
+  // Strings JSON.stringify escapes: a quote, a backslash, a newline, a control character, a lone surrogate.
+  fc.constantFrom<unknown>('say "hi"', "a\\b", "line\nbreak", "\u0001", "\ud800", "é"),
 );
 const members = fc.array(
   fc.tuple(fc.oneof(anyKey, fc.constantFrom("used", "_meta", "1", "__proto__", 'a"b', "\\", "\n", "é")), value),
@@ -113,6 +115,9 @@ describe("scanMembers", () => {
         for (let k = 0; k < m.count; k++) {
           const bytes = b.subarray(m.starts[k], m.ends[k]).toString("utf8");
           expect(bytes).toBe(JSON.stringify(update[m.keys[k] ?? ""]));
+          // A string member's text, escapes read as JSON reads them (lone surrogates too).
+          const value = update[m.keys[k] ?? ""];
+          expect(m.text(k)).toBe(typeof value === "string" ? value : undefined);
         }
         // A member added last lands where JSON.stringify of the update with it writes it.
         const added = m.withLastMember(Buffer.from(',"zz":[1,"é"]'));
@@ -225,6 +230,34 @@ describe("scanMembers", () => {
     expect(scanMembers(b, 5, TAGS)).toBeDefined();
     expect(scanMembers(b, 4, TAGS)).toBeUndefined();
     expect(scanMembers(b, 64, [])).toBeUndefined();
+  });
+
+  it("reads a string member's text as JSON.parse does, escapes and all", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("title", "toolCallId", "x", "é"), fc.oneof(anyString, value)), {
+          maxLength: 4,
+        }),
+        (ms) => {
+          const update: Record<string, unknown> = { sessionUpdate: "usage_update" };
+          for (const [k, v] of ms) setOwn(update, k, v);
+          const b = Buffer.from(
+            JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } }),
+          );
+          const m = scanMembers(b, 64, TAGS);
+          // (A lone surrogate's escape is left to the full path.)
+          if (m === undefined) return;
+          taken++;
+          for (let k = 0; k < m.count; k++) {
+            const v = update[m.keys[k] ?? ""];
+            expect(m.text(k)).toBe(typeof v === "string" ? v : undefined);
+          }
+        },
+      ),
+      { numRuns: numRuns() * 2 },
+    );
+    expect(taken).toBeGreaterThan(numRuns());
   });
 
   it("gives up at a content list the caller declines, and takes every other line as without declines", () => {
