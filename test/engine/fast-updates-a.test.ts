@@ -439,6 +439,14 @@ const cost = fc.oneof(
   }),
   fc.record({ amount: fc.nat(), currency: fc.constant("USD"), _meta: fc.constantFrom<unknown>({ k: 1 }, null) }),
   fc.constantFrom<unknown>(null, "free", 3),
+  // Costs `checkUsage` refuses, and one with a member of its own.
+  fc.constantFrom<unknown>(
+    { amount: "1", currency: "USD" },
+    { amount: 1, currency: 1 },
+    { amount: 1, currency: "USD", _meta: 3 },
+    {},
+    { amount: 0.5, currency: "USD", extra: [1] },
+  ),
 );
 /** A `_meta`: any object, a stash envelope of each version (direction A unstashes a v1 one), or not an object. */
 const meta = fc.oneof(
@@ -1112,6 +1120,35 @@ describe("direction A fast path", () => {
     );
     // Not a vacuous proof: a fair share of the lines takes the fast path.
     expect(toolCallsTaken).toBeGreaterThan(numRuns() / 2);
+  });
+
+  it("takes a usage update's cost as the full path does: kept as the last cost, refused when malformed", async () => {
+    const costs: unknown[] = [
+      { amount: 0.00864, currency: "USD" },
+      { amount: 1, currency: "USD", _meta: { k: 1 } },
+      { amount: 1, currency: "USD", _meta: null },
+      { amount: "1", currency: "USD" },
+      { amount: 1, currency: 1 },
+      { amount: 1, currency: "USD", _meta: 3 },
+      {},
+      null,
+      "free",
+    ];
+    for (const cost of costs) {
+      const ws = [wire(false), wire(true)];
+      await openSession(ws);
+      const usage = (u: Obj) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: { sessionId: "s1", update: { sessionUpdate: "usage_update", used: 1, size: 2, ...u } },
+        });
+      both(ws, "agent", usage({ cost }));
+      // The next update without a cost gets the last one again.
+      both(ws, "agent", usage({}));
+      await settle();
+      expectSameRuns(ws as [Wired, Wired]);
+    }
   });
 
   it("lets a busy state flush a tool call's coalesced chunks first, as the full path does", async () => {

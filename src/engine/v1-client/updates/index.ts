@@ -184,11 +184,22 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
     if (k < 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
     return commandsToV1Bytes(m.line, m.starts[k] ?? -1);
   }
-  if (m.tag !== USAGE || m.indexOf("cost") >= 0 || !plainMeta(m, m.indexOf("_meta"))) return undefined;
+  if (m.tag !== USAGE || !plainMeta(m, m.indexOf("_meta"))) return undefined;
   // `checkUsage`: safe non-negative integers (a canonical integer has at most 15 digits, no sign).
   for (const key of ["used", "size"]) {
     const k = m.indexOf(key);
     if (!m.isCount(k)) return undefined;
+  }
+  const c = m.indexOf("cost");
+  if (c >= 0) {
+    // A cost object goes as it is and is the last cost from now on (`usageToV1`); a null (stashed)
+    // or anything `checkUsage` refuses takes the full path.
+    if (!m.startsWith(c, OPEN_OBJECT)) return undefined;
+    const given = m.value(c);
+    if (!isObject(given) || typeof given.amount !== "number" || typeof given.currency !== "string") return undefined;
+    if (given._meta !== undefined && given._meta !== null && !isObject(given._meta)) return undefined;
+    s.lastCost = given as v2.Cost;
+    return m.line;
   }
   const cost = s.lastCost;
   if (cost === undefined) return m.line;
