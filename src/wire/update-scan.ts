@@ -151,6 +151,15 @@ export class ScannedUpdate {
     return start >= 0 && sameBytes(literal.bytes, this.line, start, this.ends[slot] ?? start);
   }
 
+  /** Where a string member's bytes start (after its opening quote), or -1; `end` where they end. */
+  start(name: StringName): number {
+    return this.starts[SLOTS[name]] ?? -1;
+  }
+
+  end(name: StringName): number {
+    return this.ends[SLOTS[name]] ?? -1;
+  }
+
   /** A member's decoded value: `sessionId`, an update key's, or `content.type` / `content.text`. */
   string(name: StringName): string | undefined {
     const slot = SLOTS[name];

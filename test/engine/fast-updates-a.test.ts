@@ -3,6 +3,7 @@
 // paths and one without (a receive hook turns them off, since it must see every parsed message)
 // writes the same bytes to both peers, in the same order, whatever the agent streams and however
 // its lines are spelled. Every message written to the client is schema-checked.
+import { SentMessages } from "../../src/engine/v1-client/state/messages.js";
 import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -1149,6 +1150,40 @@ describe("direction A fast path", () => {
       await settle();
       expectSameRuns(ws as [Wired, Wired]);
     }
+  });
+
+  it("streams a message's chunks as the full path does, their text read from the bytes", async () => {
+    const fromBytes = vi.spyOn(SentMessages.prototype, "appendTextJson");
+    const chunk = fc.record({
+      kind: fc.constantFrom("agent_message_chunk", "agent_thought_chunk"),
+      // Each kind's own messages, now and then an id of the other kind's (a collision: the full path's).
+      messageId: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom("1", "2") },
+        { weight: 1, arbitrary: fc.constant("x") },
+      ),
+      text: fc.oneof(realText, anyString, fc.constantFrom("\ud83d", "\ude00", "🙂", "\u0000", "")),
+      // Mostly as an SDK writes it (the fast path's), now and then otherwise.
+      edit: fc.oneof({ weight: 3, arbitrary: fc.constant("none") }, { weight: 1, arbitrary: realEdit }),
+      number: numberSpelling,
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(chunk, { minLength: 10, maxLength: 40 }), async (chunks) => {
+        const ws = [wire(false), wire(true)];
+        await openSession(ws);
+        for (const c of chunks) {
+          const messageId =
+            c.messageId === "x" ? "m1" : `${c.kind === "agent_message_chunk" ? "m" : "t"}${c.messageId}`;
+          const u = { sessionUpdate: c.kind, messageId, content: { type: "text", text: c.text } };
+          both(ws, "agent", applyRealEdit(spell(u, "plain"), c.edit, c.number));
+        }
+        await settle();
+        expectSameRuns(ws as [Wired, Wired]);
+      }),
+      { numRuns: numRuns() },
+    );
+    // The streams do reach the bytes' path (a message's chunks after its first).
+    expect(fromBytes.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(numRuns());
+    fromBytes.mockRestore();
   });
 
   it("lets a busy state flush a tool call's coalesced chunks first, as the full path does", async () => {

@@ -4,7 +4,7 @@
 // nothing deferred) is kept as numbers: its size and digests. Any other form is kept as the object.
 import type { MessageKind } from "../../../../mappings/message.js";
 import type { SentMessage } from "../../../convert/message.js";
-import { appendDigest } from "../../../convert/text-digest.js";
+import { appendDigest, appendDigestJson } from "../../../convert/text-digest.js";
 import { NIL, SlotTable, extended } from "../../slot-table.js";
 import { kindAt, kindCode } from "../../message-kinds.js";
 
@@ -89,6 +89,24 @@ export class SentMessages extends SlotTable {
       text,
     );
     this.shownSize[slot] = (this.shownSize[slot] ?? 0) + text.length;
+    this.lastLength[slot] = last.length;
+    this.lastH1[slot] = last.h1;
+    this.lastH2[slot] = last.h2;
+    this.touch(slot);
+    return true;
+  }
+
+  /**
+   * `appendText` of the text a JSON string's bytes `line[start, end)` hold (between its quotes, as a
+   * scanner proved them), read from the bytes without building the string: the chunk fast path's.
+   */
+  appendTextJson(kind: MessageKind, id: string, line: Uint8Array, start: number, end: number): boolean {
+    const slot = this.find(id, kindCode(kind));
+    if (slot === NIL || this.objects[slot] !== undefined) return false;
+    const length = this.lastLength[slot] ?? 0;
+    const last = appendDigestJson({ length, h1: this.lastH1[slot] ?? 0, h2: this.lastH2[slot] ?? 0 }, line, start, end);
+    if (last === undefined) return false;
+    this.shownSize[slot] = (this.shownSize[slot] ?? 0) + (last.length - length);
     this.lastLength[slot] = last.length;
     this.lastH1[slot] = last.h1;
     this.lastH2[slot] = last.h2;

@@ -26,7 +26,7 @@ import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js
 import { COMMAND, TEXT as TEXT_VALUE, withoutRanges } from "../../../wire/commands-scan.js";
 import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
-import { messageKind, messageToV1, takePlainChunk } from "./messages.js";
+import { messageKind, messageToV1, takePlainChunk, takePlainChunkBytes } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
 import {
   emitToolCall,
@@ -136,8 +136,11 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   if (kind === undefined || u.keys.length !== 3 || u.contentKeys.length !== 2 || !u.is("content.type", TEXT))
     return undefined;
   const id = u.string("messageId");
+  if (id === undefined) return undefined;
+  // A message kept as numbers needs no string of the text: its digest is read from the bytes.
+  if (takePlainChunkBytes(s, kind, id, u)) return u.line;
   const text = u.string("content.text");
-  if (id === undefined || text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
+  if (text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
   return u.line;
 }
 

@@ -1,5 +1,6 @@
 // Direction A's message chunks toward the v1 client (T §2.1): the kind each message id was first
 // seen with, plain text chunks taken whole, and the fast path's text chunk.
+import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { isObject, type Obj } from "../../../base/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../../convert/message.js";
 import { NOTHING, raw, type Outgoing } from "../../outgoing.js";
@@ -49,6 +50,20 @@ function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
  * needs rendering, and nothing changed but the id's first kind (recorded as the full path would).
  * The full path and the fast path (`fastUpdateToV1`) both take chunks through here.
  */
+/**
+ * `takePlainChunk`'s hot path for a chunk the update scan proved: the text appended to a message
+ * kept as numbers straight from the line's bytes (`u`'s `content.text`). False, having changed
+ * nothing, where the text is needed as a string (the caller decodes it and takes `takePlainChunk`).
+ */
+export function takePlainChunkBytes(s: SessionA, kind: MessageKind, id: string, u: ScannedUpdate): boolean {
+  const start = u.start("content.text");
+  return (
+    start >= 0 &&
+    firstKindOf(s, id, kind) === kind &&
+    s.sent.appendTextJson(kind, id, u.line, start, u.end("content.text"))
+  );
+}
+
 export function takePlainChunk(s: SessionA, kind: MessageKind, id: string, text: string): boolean {
   const firstKind = firstKindOf(s, id, kind);
   if (firstKind === kind && s.sent.appendText(kind, id, text)) return true;
