@@ -3,7 +3,13 @@
 // property test (test/engine/fast-lines.test.ts); whatever a scan cannot prove takes the full path.
 import { kindInfo } from "../../mappings/message.js";
 import { notificationMethod } from "../wire/scan.js";
-import { Literal, scanUpdate, type ScannedUpdate } from "../wire/update-scan.js";
+import {
+  Literal,
+  scanUpdate,
+  scanUpdateAfresh,
+  scanUpdateByTemplate,
+  type ScannedUpdate,
+} from "../wire/update-scan.js";
 import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
@@ -80,10 +86,13 @@ export function fastPathFor(
     return (from, line) => {
       if (line.length > MAX_FAST_UPDATE_BYTES) return false;
       if (from === agent) {
+        // A line a template fits (a streamed message's next chunk) needs no route.
+        const templated = scanUpdateByTemplate(line, maxDepth);
+        if (templated !== undefined && fastUpdate(templated)) return true;
         const route = routes.of(line);
-        let proven = false;
-        if ((route & ROUTE_UPDATE) !== 0) {
-          const u = scanUpdate(line, maxDepth);
+        let proven = templated !== undefined;
+        if (!proven && (route & ROUTE_UPDATE) !== 0) {
+          const u = scanUpdateAfresh(line, maxDepth);
           if (u !== undefined) {
             if (fastUpdate(u)) return true;
             proven = true;

@@ -335,9 +335,21 @@ export function scanUpdateFresh(line: Buffer, maxDepth: number): ScannedUpdate |
  * valid UTF-8 nested within `maxDepth`; undefined otherwise (which says nothing of the line).
  */
 export function scanUpdate(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
+  return scanUpdateByTemplate(line, maxDepth) ?? scanUpdateAfresh(line, maxDepth);
+}
+
+/**
+ * `scanUpdate` of a line one of the last templates fits (a chunk of a message being streamed, most
+ * lines of a stream), else undefined without scanning: a few byte probes decide most other lines.
+ */
+export function scanUpdateByTemplate(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
   // Four levels: the message, params, the update, its content.
+  return maxDepth >= 4 && fromTemplate(line, scanned) ? scanned : undefined;
+}
+
+/** `scanUpdate` of a line no template fits: the full scan (whose result becomes a template). */
+export function scanUpdateAfresh(line: Buffer, maxDepth: number): ScannedUpdate | undefined {
   if (maxDepth < 4) return undefined;
-  if (fromTemplate(line, scanned)) return scanned;
   const out = fullScan(line);
   if (out !== undefined) keepTemplate(out);
   return out;
