@@ -22,6 +22,8 @@ export default defineConfig({
     // One worker per core: vitest's default leaves one core free, which on a 2-core machine runs
     // every file in one worker while the e2e files mostly wait on child processes.
     maxWorkers: "100%",
+    // A test that writes onto Object.prototype fails itself, not the files after it.
+    setupFiles: ["test/support/prototype-guard.ts"],
     projects: [
       // Source files share their worker's modules: each file importing the SDK, the schemas and the
       // engine afresh cost about a third of the suite's time.

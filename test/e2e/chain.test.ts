@@ -2,6 +2,7 @@
 // what a direct connection gives them, byte for byte (as JSON text, keys in order) except what the
 // spec adds or regenerates: the bridges' markers in initialize, the agent's own random ids and clocks,
 // and request ids a bridge allocates. Built CLI, real SDK peers, real pipes.
+import { setOwn } from "../../src/base/json.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -150,7 +151,16 @@ interface Materialized {
 
 /** What a v2 client ends up with after applying every update (T §9 case 20's comparison). */
 function materialize(wire: readonly WireEntry[]): Materialized {
-  const m: Materialized = { messages: {}, toolCalls: {}, plans: {}, config: undefined, states: [], prompts: [] };
+  // Keyed by ids the agent chose: without a prototype, an id like `__proto__` is a key like any other.
+  const dict = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+  const m: Materialized = {
+    messages: dict(),
+    toolCalls: dict(),
+    plans: dict(),
+    config: undefined,
+    states: [],
+    prompts: [],
+  };
   const promptIds = new Set<string>();
   for (const e of normalize(wire) as { dir: string; msg: any }[]) {
     const msg = e.msg;
@@ -173,7 +183,7 @@ function materialize(wire: readonly WireEntry[]): Materialized {
         break;
       case "tool_call_update": {
         const t = (m.toolCalls[u.toolCallId] ??= {});
-        for (const [k, v] of Object.entries(u)) if (k !== "sessionUpdate") t[k] = v;
+        for (const [k, v] of Object.entries(u)) if (k !== "sessionUpdate") setOwn(t, k, v);
         break;
       }
       case "tool_call_content_chunk":

@@ -3,6 +3,7 @@
 // test/support/v2-updates.ts) must reach the client as a direct connection would deliver them: the
 // same materialized state, and the same bytes for every update the bridges do not coalesce. Every
 // message on all three wires is schema-checked, and the far peers, plain ones, get no bridge data.
+import { setOwn } from "../../src/base/json.js";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
@@ -169,9 +170,11 @@ async function connect(ch: Chain): Promise<void> {
 
 /** The client's state after applying `updates` in order (what an editor shows). */
 function materialize(updates: readonly Obj[]): Obj {
-  const messages: Record<string, unknown[]> = {};
-  const tools: Record<string, Obj> = {};
-  const plans: Record<string, unknown> = {};
+  // Keyed by ids the agent chose: without a prototype, an id like `__proto__` is a key like any
+  // other (on a plain object it reaches Object.prototype, which every later test would then see).
+  const messages: Record<string, unknown[]> = Object.create(null) as Record<string, unknown[]>;
+  const tools: Record<string, Obj> = Object.create(null) as Record<string, Obj>;
+  const plans: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const other: unknown[] = [];
   const states: string[] = [];
   for (const u of updates) {
@@ -186,7 +189,7 @@ function materialize(updates: readonly Obj[]): Obj {
       for (const [k, v] of Object.entries(u)) {
         if (k === "sessionUpdate" || k === "_meta") continue;
         if (v === null) Reflect.deleteProperty(t, k);
-        else t[k] = v;
+        else setOwn(t, k, v);
       }
     } else if (tag === "tool_call_content_chunk") {
       const t = (tools[u.toolCallId] ??= { toolCallId: u.toolCallId });
