@@ -72,3 +72,12 @@ export function omit<T extends object, K extends string>(o: T, ...keys: K[]): Om
   for (const k of Object.keys(src)) if (!(keys as string[]).includes(k)) setOwn(out, k, src[k]);
   return out as Omit<T, K>;
 }
+
+/** The value of the hex digit byte `b` (`lowerOnly`: a-f but not A-F), or -1. */
+export function hexValue(b: number | undefined, lowerOnly: boolean): number {
+  if (b === undefined) return -1;
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x61 && b <= 0x66) return b - 0x61 + 10;
+  if (!lowerOnly && b >= 0x41 && b <= 0x46) return b - 0x41 + 10;
+  return -1;
+}

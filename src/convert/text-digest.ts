@@ -9,6 +9,8 @@
 // with probability about 2^-64. The hashes are not cryptographic: an agent could craft a collision,
 // and would only mislead its own user, which it can do by sending any text.
 
+import { hexValue } from "../base/json.js";
+
 const seed = (): number => Math.floor(Math.random() * 2 ** 32) | 0;
 const SEED1 = seed();
 const SEED2 = seed();
@@ -22,15 +24,25 @@ export interface TextDigest {
 
 const emptyDigest: TextDigest = { length: 0, h1: SEED1, h2: SEED2 };
 
+/** The FNV-like lane folded over one more UTF-16 code unit. */
+function lane1(h: number, unit: number): number {
+  return Math.imul(h ^ unit, 0x01000193);
+}
+
+/** The Murmur-like lane folded over one more UTF-16 code unit. */
+function lane2(h: number, unit: number): number {
+  const m = Math.imul(h ^ unit, 0x5bd1e995);
+  return m ^ (m >>> 15);
+}
+
 /** The digest of `d`'s text followed by `s.slice(0, end)`. */
 export function appendDigest(d: TextDigest, s: string, end: number = s.length): TextDigest {
   let h1 = d.h1;
   let h2 = d.h2;
   for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-    h2 ^= h2 >>> 15;
+    h1 = lane1(h1, c);
+    h2 = lane2(h2, c);
   }
   return { length: d.length + end, h1, h2 };
 }
@@ -49,13 +61,6 @@ for (const [letter, unit] of [
   ["t", 0x09],
 ] as const)
   ESCAPED[letter.charCodeAt(0)] = unit;
-
-/** The value of the hex digit `b`, or -1. */
-function hexDigit(b: number): number {
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  const lower = b | 0x20;
-  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
-}
 
 /**
  * The digest of `d`'s text followed by the text of a JSON string's bytes `b[start, end)` (between
@@ -79,8 +84,8 @@ export function appendDigestJson(d: TextDigest, b: Uint8Array, start: number, en
       } else {
         const e = b[i + 1] ?? 0;
         if (e === 0x75) {
-          const h = (hexDigit(b[i + 2] ?? 0) << 12) | (hexDigit(b[i + 3] ?? 0) << 8);
-          const l = (hexDigit(b[i + 4] ?? 0) << 4) | hexDigit(b[i + 5] ?? 0);
+          const h = (hexValue(b[i + 2], false) << 12) | (hexValue(b[i + 3], false) << 8);
+          const l = (hexValue(b[i + 4], false) << 4) | hexValue(b[i + 5], false);
           // A digit of -1 makes the value negative.
           unit = h | l;
           if (unit < 0 || i + 6 > end) return undefined;
@@ -108,14 +113,12 @@ export function appendDigestJson(d: TextDigest, b: Uint8Array, start: number, en
       low = 0xdc00 + (cp & 0x3ff);
       i += 4;
     }
-    h1 = Math.imul(h1 ^ unit, 0x01000193);
-    h2 = Math.imul(h2 ^ unit, 0x5bd1e995);
-    h2 ^= h2 >>> 15;
+    h1 = lane1(h1, unit);
+    h2 = lane2(h2, unit);
     n++;
     if (low >= 0) {
-      h1 = Math.imul(h1 ^ low, 0x01000193);
-      h2 = Math.imul(h2 ^ low, 0x5bd1e995);
-      h2 ^= h2 >>> 15;
+      h1 = lane1(h1, low);
+      h2 = lane2(h2, low);
       n++;
     }
   }

@@ -22,6 +22,13 @@ export function isDigit(b: number | undefined): boolean {
   return b !== undefined && b >= ZERO && b <= NINE;
 }
 
+/**
+ * How every SDK starts a `session/update` notification, up to its session id's opening quote: the
+ * update scans (update-scan.ts, member-scan.ts, commands-scan.ts) and the tag route (update-tag.ts)
+ * read a line from there.
+ */
+export const UPDATE_HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+
 /** The bytes `text` at `i` of `line`: the index after them, or -1. */
 export function literalEnd(line: Uint8Array, i: number, text: Uint8Array): number {
   if (i + text.length > line.length) return -1;

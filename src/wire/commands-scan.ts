@@ -10,11 +10,11 @@
 // order, no key twice. Anything else (a `_meta`, another key, an escape JSON.stringify would not
 // write) returns undefined, and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, literalEnd } from "./bytes.js";
-import { lastHadEscape, stringEnd } from "./json-string.js";
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, UPDATE_HEAD, literalEnd } from "./bytes.js";
+import { lastHadEscape, quotedText, stringEnd } from "./json-string.js";
 import { allocLine } from "./writer.js";
 
-const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+const HEAD = UPDATE_HEAD;
 const LIST = Buffer.from(',"update":{"sessionUpdate":"available_commands_update","availableCommands":[');
 const TAIL = Buffer.from("]}}}");
 const NAME = Buffer.from('"name":');
@@ -125,7 +125,7 @@ interface ScannedList {
  * are pure functions of the line's bytes, so what they remember is their result.
  */
 class ListMemo {
-  readonly rest: (Buffer | undefined)[] = [];
+  readonly rest: Buffer[] = [];
   readonly outRest: Buffer[] = [];
   /** Each list's bounds in its output, from the end of the session id. */
   readonly listStart: number[] = [];
@@ -161,7 +161,7 @@ function recalled(memo: ListMemo, line: Buffer, maxDepth: number): ScannedComman
   line.copy(out, 0, 0, idEnd);
   outRest.copy(out, idEnd);
   return {
-    sessionId: idOf(line, idStart, idEnd, idEscaped),
+    sessionId: quotedText(line, idStart, idEnd, idEscaped),
     out,
     list: out.subarray(idEnd + (memo.listStart[k] ?? 0), idEnd + (memo.listEnd[k] ?? 0)),
   };
@@ -200,13 +200,6 @@ export function listsRecalled(): number {
   return recalls;
 }
 
-/** The session id between `idStart` and `idEnd` (its quotes) as JSON.parse reads it. */
-function idOf(line: Buffer, idStart: number, idEnd: number, escaped: boolean): string {
-  return escaped
-    ? (JSON.parse(line.toString("utf8", idStart, idEnd)) as string)
-    : line.toString("utf8", idStart + 1, idEnd - 1);
-}
-
 /**
  * The frame both scans prove: the head, a canonical session id, the list of items `item` proves
  * (each pushing its marks onto `marks`), the tail and nothing after, valid UTF-8.
@@ -237,7 +230,7 @@ function scanList(
   if (literalEnd(line, i, TAIL) !== line.length) return undefined;
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
-  return { listStart, listEnd: i + 1, idEnd, sessionId: () => idOf(line, idStart, idEnd, idEscaped) };
+  return { listStart, listEnd: i + 1, idEnd, sessionId: () => quotedText(line, idStart, idEnd, idEscaped) };
 }
 
 /** `line` without the byte ranges `cuts` (start, end pairs, in order), with its newline after it in memory. */

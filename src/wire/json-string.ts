@@ -1,5 +1,6 @@
 // Where a JSON string ends, for the byte scanners (scan.ts, update-scan.ts): as JSON.parse reads
 // it, or, `canonical`, only where JSON.stringify of its value would write these very bytes.
+import { hexValue } from "../base/json.js";
 import { BACKSLASH, QUOTE } from "./bytes.js";
 
 /** The last string skipped held an escape (module state: no allocation per string). */
@@ -21,14 +22,6 @@ const SHORT_ESCAPES = new Set([QUOTE, BACKSLASH, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 const SOLIDUS = 0x2f;
 /** Control characters JSON.stringify writes with a one-letter escape, never as `\u00XX`. */
 const HAS_SHORT_FORM = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
-
-function hexValue(b: number | undefined, lowerOnly: boolean): number {
-  if (b === undefined) return -1;
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  if (b >= 0x61 && b <= 0x66) return b - 0x61 + 10;
-  if (!lowerOnly && b >= 0x41 && b <= 0x46) return b - 0x41 + 10;
-  return -1;
-}
 
 /**
  * The escape at `j` (a backslash): the index after it, or -1 if JSON refuses it or, `canonical`,
@@ -68,4 +61,14 @@ export function stringEnd(line: Uint8Array, i: number, canonical: boolean): numb
     j = escapeEnd(line, j, canonical);
     if (j < 0) return -1;
   }
+}
+
+/**
+ * The text of the JSON string whose bytes (quotes included) are `line[start, end)`, as JSON.parse
+ * reads it: the bytes between the quotes when the string has no escape (`escaped` false).
+ */
+export function quotedText(line: Buffer, start: number, end: number, escaped: boolean): string {
+  return escaped
+    ? (JSON.parse(line.toString("utf8", start, end)) as string)
+    : line.toString("utf8", start + 1, end - 1);
 }

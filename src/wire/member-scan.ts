@@ -21,11 +21,12 @@ import {
   literalEnd,
   utf8,
   NULL_START,
+  UPDATE_HEAD,
 } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
-import { lastHadEscape, stringEnd } from "./json-string.js";
+import { lastHadEscape, quotedText, stringEnd } from "./json-string.js";
 
-const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+const HEAD = UPDATE_HEAD;
 const UPDATE = Buffer.from(',"update":{');
 const TAG_KEY = Buffer.from('"sessionUpdate":"');
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
@@ -59,10 +60,7 @@ export class ScannedMembers {
 
   /** The session id, decoded. */
   sessionId(): string {
-    const { line, sessionIdStart: start, sessionIdEnd: end } = this;
-    return this.sessionIdEscaped
-      ? (JSON.parse(line.toString("utf8", start, end)) as string)
-      : line.toString("utf8", start + 1, end - 1);
+    return quotedText(this.line, this.sessionIdStart, this.sessionIdEnd, this.sessionIdEscaped);
   }
 
   /** The index of member `key`, or -1. */

@@ -3,9 +3,10 @@
 // scans that may take that update. A route, not a proof: each scan that runs proves its line by
 // itself, and a line no scan runs for takes the full path, which is always right. So a line read
 // wrongly here costs time, never a byte.
-import { QUOTE, literalEnd } from "./bytes.js";
+import { QUOTE, UPDATE_HEAD, literalEnd } from "./bytes.js";
 
-const HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"');
+/** The head and the session id's opening quote. */
+const HEAD = Buffer.concat([UPDATE_HEAD, Buffer.from('"')]);
 /** From the session id's closing quote to the tag's opening one. */
 const TAG = Buffer.from('","update":{"sessionUpdate":"');
 

@@ -161,7 +161,7 @@ const STATE = 4;
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 
 /** Member `k` is absent, or an object without the stash's key at any depth (`unstash` finds nothing). */
-export function plainMeta(m: ScannedMembers, k: number): boolean {
+function plainMeta(m: ScannedMembers, k: number): boolean {
   return m.isObjectWithout(k, STASH_KEY_BYTES);
 }
 

@@ -1,6 +1,5 @@
 // Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
 // its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
-import { NULL_START } from "../../../wire/bytes.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, type Obj, setOwn } from "../../../base/json.js";
 import { contained } from "../../barrier.js";
@@ -25,8 +24,8 @@ import { NIL } from "../../slot-table.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
-import { mayBeTextItems, textItemsOnly } from "../../text-content.js";
-import { type UpdateContext, clientUpdate, isToolCallBody, plainMeta } from "./index.js";
+import { plainLocations, textItemsOnly, toolCallMembers } from "../../text-content.js";
+import { type UpdateContext, clientUpdate, isToolCallBody } from "./index.js";
 import { conventionMode, outputKey, showing, unshownTerminals } from "./terminals.js";
 
 // ---------------------------------------------------------------- tool calls (T §2.4)
@@ -312,22 +311,6 @@ const TOOL_CALL_TAG = Buffer.from("tool_call");
 /** The tags as a relaid line's first member has them (`ScannedMembers.relaid`). */
 const TOOL_CALL_VALUE = Buffer.from('"tool_call"');
 const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
-const MAX_LINE = 0xffffffff;
-
-/** Locations of a `path` and maybe a `line` v1 can hold (`locToV1` copies such as they are). */
-function plainLocations(locations: unknown): boolean {
-  if (!Array.isArray(locations)) return false;
-  for (const l of locations) {
-    if (!isObject(l) || typeof l.path !== "string") return false;
-    const line = l.line;
-    const keys = line === undefined ? 1 : 2;
-    if (Object.keys(l).length !== keys) return false;
-    if (line !== undefined && !(Number.isInteger(line) && typeof line === "number" && line >= 0 && line <= MAX_LINE))
-      return false;
-  }
-  return true;
-}
-
 /**
  * The fast path of `toolCallUpdate` for a line `scanMembers` proved canonical, with any members v1
  * carries as they are: `rawInput`, `rawOutput`, `locations` of a path and line, `content` of text
@@ -341,26 +324,11 @@ function plainLocations(locations: unknown): boolean {
  * terminals, anything pending.
  */
 export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | undefined {
-  let meta = -1;
-  let idAt = -1;
-  for (let k = 0; k < m.count; k++) {
-    if (k === m.tagAt) continue;
-    // v2's null resets a field: the null table's business (`bodyToV1`).
-    if (m.startsWith(k, NULL_START)) return undefined;
-    const key = m.keys[k];
-    if (key === "toolCallId") idAt = k;
-    else if (key === "_meta") {
-      if (!plainMeta(m, k)) return undefined;
-      meta = k;
-    }
-    // Diff and terminal content (most of what is not text) declined before anything is parsed.
-    else if (key === "content") {
-      if (!mayBeTextItems(m, k)) return undefined;
-    }
-    // v1 has no `capabilities` (stashed); a `__proto__` would set the view's prototype.
-    else if (key === "capabilities" || key === "__proto__") return undefined;
-  }
-  const id = idAt < 0 ? undefined : m.text(idAt);
+  // v2's null resets a field (the null table's business, `bodyToV1`); v1 has no `capabilities`.
+  const at = toolCallMembers(m);
+  if (at === undefined) return undefined;
+  const meta = at.meta;
+  const id = at.id < 0 ? undefined : m.text(at.id);
   if (id === undefined) return undefined;
   const target = fastTarget(s, id);
   if (target === undefined) return undefined;
@@ -379,7 +347,8 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   if (kind !== undefined && (typeof kind !== "string" || toolKindToV1(kind).changed)) return undefined;
   const content = Object.hasOwn(u, "content");
   if (content && !textItemsOnly(u.content)) return undefined;
-  if (Object.hasOwn(u, "locations") && !plainLocations(u.locations)) return undefined;
+  // `locToV1` copies a path and a line as they are.
+  if (Object.hasOwn(u, "locations") && !plainLocations(u.locations, 0, () => true)) return undefined;
   // A completion without a result, of a tool call with content, repeats it (`repeatsContent`).
   const ending = typeof status === "string" && TERMINAL_STATUSES.has(status);
   if (known !== undefined && ending && !content && !Object.hasOwn(u, "rawOutput") && hasContent(known))

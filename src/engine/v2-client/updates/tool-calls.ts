@@ -15,9 +15,7 @@ import { dropped } from "../../translating.js";
 import type { SessionB, ToolSeen } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
-import { mayBeTextItems, textItemsOnly } from "../../text-content.js";
-import { NULL_START, QUOTE } from "../../../wire/bytes.js";
-import { STASH_KEY_BYTES } from "../../../convert/stash.js";
+import { plainLocations, textItemsOnly, toolCallMembers } from "../../text-content.js";
 import { resolvePath } from "../../../convert/paths.js";
 import { type UpdateContextB, boundary, updatesOf } from "./index.js";
 import { terminalConvention } from "./terminals.js";
@@ -119,21 +117,10 @@ const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
 const TOOL_CALL_UPDATE_TAG = Buffer.from("tool_call_update");
 /** What a `_meta` holding the terminal convention's keys (`terminal_info`...) has among its bytes. */
 const CONVENTION_KEY_BYTES = Buffer.from('"terminal_');
-const MAX_LINE = 0xffffffff;
-
-/** Locations `locToV2` copies as they are: a path no session cwd resolves anew, a line from 1, nothing more. */
-function plainLocations(locations: unknown, cwd: string | undefined): boolean {
-  if (!Array.isArray(locations)) return false;
-  for (const l of locations) {
-    if (!isObject(l) || typeof l.path !== "string") return false;
-    const line = l.line;
-    if (Object.keys(l).length !== (line === undefined ? 1 : 2)) return false;
-    if (line !== undefined && !(typeof line === "number" && Number.isInteger(line) && line >= 1 && line <= MAX_LINE))
-      return false;
-    const resolved = resolvePath(cwd, l.path);
-    if (resolved !== undefined && resolved !== l.path) return false;
-  }
-  return true;
+/** A path the session cwd leaves as it is (absolute, or one no cwd resolves). */
+function resolvedAsIs(cwd: string | undefined, path: string): boolean {
+  const resolved = resolvePath(cwd, path);
+  return resolved === undefined || resolved === path;
 }
 
 /**
@@ -150,33 +137,13 @@ function plainLocations(locations: unknown, cwd: string | undefined): boolean {
  */
 export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCall: boolean): Buffer | undefined {
   if (s.suppressHistory) return undefined;
-  let meta = -1;
-  let idAt = -1;
-  let content = -1;
-  let locations = -1;
-  let title = -1;
-  let kind = -1;
-  for (let k = 0; k < m.count; k++) {
-    if (k === m.tagAt) continue;
-    // v1's null means "unchanged": the full path drops it (and notes it).
-    if (m.startsWith(k, NULL_START)) return undefined;
-    const key = m.keys[k];
-    if (key === "toolCallId") idAt = k;
-    else if (key === "_meta") {
-      if (!m.isObjectWithout(k, STASH_KEY_BYTES) || m.holds(k, CONVENTION_KEY_BYTES)) return undefined;
-      meta = k;
-    } else if (key === "content") {
-      // Diff and terminal content (most of what is not text) declined before anything is parsed.
-      if (!mayBeTextItems(m, k)) return undefined;
-      content = k;
-    } else if (key === "locations") locations = k;
-    else if (key === "title") title = k;
-    else if (key === "kind") kind = k;
-    else if ((key === "name" || key === "status") && !m.startsWith(k, QUOTE)) return undefined;
-    // `capabilities` rides in a stash in v1; a `__proto__` would set a parsed object's prototype.
-    else if (key === "capabilities" || key === "__proto__") return undefined;
-  }
-  const id = idAt < 0 ? undefined : m.text(idAt);
+  // v1's null means "unchanged" (the full path drops it and notes it); `capabilities` rides in a stash.
+  const at = toolCallMembers(m);
+  if (at === undefined) return undefined;
+  const { meta, content, locations, title, kind } = at;
+  // The terminal convention's keys: the full path's (a terminal update for the client).
+  if (meta >= 0 && m.holds(meta, CONVENTION_KEY_BYTES)) return undefined;
+  const id = at.id < 0 ? undefined : m.text(at.id);
   if (id === undefined) return undefined;
   const titleText = title < 0 ? undefined : m.text(title);
   const kindText = kind < 0 ? undefined : m.text(kind);
@@ -189,7 +156,8 @@ export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCal
   const list = content < 0 ? undefined : m.value(content);
   if (list !== undefined && !textItemsOnly(list)) return undefined;
   const cwd = typeof s.params.cwd === "string" ? s.params.cwd : undefined;
-  if (locations >= 0 && !plainLocations(m.value(locations), cwd)) return undefined;
+  // `locToV2` copies a path no session cwd resolves anew, and a line, as they are.
+  if (locations >= 0 && !plainLocations(m.value(locations), 1, (path) => resolvedAsIs(cwd, path))) return undefined;
   // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
   boundary(s);
   s.prompts.closeEcho();
