@@ -911,7 +911,6 @@ describe("direction A fast path", () => {
     // The generated streams do reach the fast paths (not only their refusals), tool calls of any members too.
     expect(taken).toBeGreaterThan(0);
     expect(toolCallsTaken).toBeGreaterThan(0);
-    expect(statesTaken).toBeGreaterThan(0);
   });
 
   for (const stash of ["auto", "compact"] as const)
@@ -1166,23 +1165,38 @@ describe("direction A fast path", () => {
       edit: fc.oneof({ weight: 3, arbitrary: fc.constant("none") }, { weight: 1, arbitrary: realEdit }),
       number: numberSpelling,
     });
+    // Between a message's chunks, now and then the agent's state (busy ones take their own fast path).
+    const state = fc.constantFrom(
+      { sessionUpdate: "state_update", state: "running" },
+      { sessionUpdate: "state_update", state: "requires_action", background: [] },
+      { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+    );
+    statesTaken = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(chunk, { minLength: 10, maxLength: 40 }), async (chunks) => {
-        const ws = [wire(false), wire(true)];
-        await openSession(ws);
-        for (const c of chunks) {
-          const messageId =
-            c.messageId === "x" ? "m1" : `${c.kind === "agent_message_chunk" ? "m" : "t"}${c.messageId}`;
-          const u = { sessionUpdate: c.kind, messageId, content: { type: "text", text: c.text } };
-          both(ws, "agent", applyRealEdit(spell(u, "plain"), c.edit, c.number));
-        }
-        await settle();
-        expectSameRuns(ws as [Wired, Wired]);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.oneof(chunk, chunk, chunk, state), { minLength: 10, maxLength: 40 }),
+        async (chunks) => {
+          const ws = [wire(false), wire(true)];
+          await openSession(ws);
+          for (const c of chunks) {
+            if (!("kind" in c)) {
+              both(ws, "agent", spell({ ...c }, "plain"));
+              continue;
+            }
+            const messageId =
+              c.messageId === "x" ? "m1" : `${c.kind === "agent_message_chunk" ? "m" : "t"}${c.messageId}`;
+            const u = { sessionUpdate: c.kind, messageId, content: { type: "text", text: c.text } };
+            both(ws, "agent", applyRealEdit(spell(u, "plain"), c.edit, c.number));
+          }
+          await settle();
+          expectSameRuns(ws as [Wired, Wired]);
+        },
+      ),
       { numRuns: numRuns() },
     );
-    // The streams do reach the bytes' path (a message's chunks after its first).
+    // The streams do reach the bytes' path (a message's chunks after its first), and busy states theirs.
     expect(fromBytes.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(numRuns());
+    expect(statesTaken).toBeGreaterThan(numRuns() / 2);
     fromBytes.mockRestore();
   });
 
