@@ -161,7 +161,9 @@ describe("serve's connections end with their agents", () => {
   it(
     "closes a connection idle for --idle-timeout-ms and reaps its agent",
     async () => {
-      const s = await served(["--idle-timeout-ms", "300"]);
+      // Long enough for `ps` to list the agent on a loaded machine before the connection idles out
+      // (300 ms once lost that race in CI: the agent was reaped before it was looked for).
+      const s = await served(["--idle-timeout-ms", "1500"]);
       const ws = new WebSocket(s.wsUrl, { headers: { authorization: `Bearer ${s.token!}` } });
       const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
       await new Promise((resolve) => ws.once("open", resolve));
