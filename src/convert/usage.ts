@@ -103,10 +103,19 @@ function checkUsage(src: Record<string, unknown>): void {
     if (n < 0) invalid([key], "negative");
   }
   const cost = src.cost;
-  if (isObject(cost)) {
+  if (isObject(cost) && !isCost(cost)) {
     if (typeof cost.amount !== "number") invalid(["cost", "amount"], "expected_number");
     if (!isString(cost.currency)) invalid(["cost", "currency"], "expected_string");
-    if (cost._meta !== undefined && cost._meta !== null && !isObject(cost._meta))
-      invalid(["cost", "_meta"], "expected_object");
+    invalid(["cost", "_meta"], "expected_object");
   }
+}
+
+/** A cost both versions copy as it is: a number `amount`, a string `currency`, an object `_meta` if any. */
+export function isCost(cost: unknown): cost is v2.Cost {
+  return (
+    isObject(cost) &&
+    typeof cost.amount === "number" &&
+    isString(cost.currency) &&
+    (cost._meta === undefined || cost._meta === null || isObject(cost._meta))
+  );
 }

@@ -31,6 +31,8 @@ const UPDATE = Buffer.from(',"update":{');
 const TAG_KEY = Buffer.from('"sessionUpdate":"');
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
 const MAX_SCAN_DEPTH = 64;
+/** Digits of a count (`isCount`): any such integer is a safe one. */
+const MAX_COUNT_DIGITS = 15;
 /** Members an update may have for this scan: more are not the shapes it serves. */
 const MAX_MEMBERS = 16;
 
@@ -110,11 +112,16 @@ export class ScannedMembers {
   }
 
   /**
-   * Member `k` is a non-negative safe integer: a digit starts it (the scan took numbers as
-   * `canonicalEnd` does: integers of at most 15 digits, no fraction or exponent).
+   * Member `k` is a non-negative safe integer: digits only, at most 15 of them (a canonical number
+   * has no sign `+`, no leading zero; a fraction or an exponent is no count).
    */
   isCount(k: number): boolean {
-    return k >= 0 && isDigit(this.line[this.starts[k] ?? -1]);
+    if (k < 0) return false;
+    const start = this.starts[k] ?? -1;
+    const end = this.ends[k] ?? -1;
+    if (end - start < 1 || end - start > MAX_COUNT_DIGITS) return false;
+    for (let j = start; j < end; j++) if (!isDigit(this.line[j])) return false;
+    return true;
   }
 
   /** Member `k` is absent, or an object whose bytes nowhere hold `key` (a stash key, say). */

@@ -506,6 +506,7 @@ const specs: Record<string, Spec> = {
     shape: ["v2", "UsageUpdate"],
   },
   "usage.usageToV2": { call: (x) => usage.usageToV2(raw(x), true, opts), shape: ["v1", "UsageUpdate"] },
+  "usage.isCost": { call: (x) => usage.isCost(x), shape: ["v2", "Cost"] },
 };
 
 /** Exported functions of src/convert that fit the rule but take no peer data, and why. */

@@ -297,7 +297,24 @@ const memberUpdate = fc.oneof(
       {
         used: count,
         size: count,
-        cost: fc.constantFrom<unknown>({ amount: 0.25, currency: "USD" }, null, { amount: "x" }),
+        cost: fc.oneof(
+          // As agents send it (any double an amount may be), or one `checkUsage` refuses.
+          fc.record({
+            amount: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.nat()),
+            currency: fc.constantFrom("USD", "EUR"),
+          }),
+          fc.constantFrom<unknown>(
+            { amount: 0.25, currency: "USD" },
+            { amount: 0.00864, currency: "USD", _meta: { k: 1 } },
+            { amount: 1, currency: "USD", _meta: null },
+            { amount: 1, currency: "USD", _meta: 3 },
+            { amount: 0.5, currency: "USD", extra: [1.5e-7] },
+            null,
+            { amount: "x" },
+            {},
+            "free",
+          ),
+        ),
         _meta: memberMeta,
       },
       { requiredKeys: ["used", "size"] },
@@ -817,12 +834,13 @@ describe("direction B fast path (issue 9)", () => {
       update({ sessionUpdate: "session_info_update", _meta: { codex: { threadStatus: "running" } } }),
     ];
     for (const l of sent) w.agent(l);
-    expect(members.mock.results.map((r) => r.value)).toEqual([true, false, true, true, false, true]);
+    // The cost goes as it is; the snapshot after it needs a null cost (the full path).
+    expect(members.mock.results.map((r) => r.value)).toEqual([true, true, false, true, true, false, true]);
     const got = w.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
     // After a forwarded cost, the next snapshot without one says it is gone (`usageToV2`).
     expect(got[2]?.params.update.cost).toBeNull();
     expect(got[3]?.params.update).not.toHaveProperty("cost");
-    for (const k of [0, 3, 4, 6]) expect(bytes(w.toClient[k] ?? "")).toBe(bytes(sent[k] ?? ""));
+    for (const k of [0, 1, 3, 4, 6]) expect(bytes(w.toClient[k] ?? "")).toBe(bytes(sent[k] ?? ""));
     for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();
   });
 

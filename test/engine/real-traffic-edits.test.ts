@@ -27,6 +27,8 @@ describe("real-traffic line edits", () => {
         expect(lone.params.update.content.text).toBe(`\udc00${text}`);
         const num = JSON.parse(applyRealEdit(line, "number-forms", n).toString("utf8"));
         expect(num.params.n).toBe(JSON.parse(n));
+        const inUpdate = JSON.parse(applyRealEdit(line, "update-number-forms", n).toString("utf8"));
+        expect(inUpdate.params.update).toEqual({ ...same.params.update, n: JSON.parse(n), m: { k: [JSON.parse(n)] } });
         const meta = JSON.parse(applyRealEdit(line, "update-meta", n).toString("utf8"));
         expect(meta.params.update._meta).toEqual({ trace: "x" });
         expect(applyRealEdit(line, "invalid-utf8", n).includes(Buffer.from([0xc3, 0x28, 0xff]))).toBe(true);

@@ -20,8 +20,30 @@ export const realText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: anyString },
 );
 
-/** The spellings of numbers JSON allows, for a value the bridge may copy. */
-export const numberSpelling = fc.constantFrom("1", "1.0", "1e2", "1E+2", "-0", "0.5e-3", "123456789012345678901", "-1");
+/**
+ * The spellings of numbers JSON allows, for a value the bridge may copy: JSON.stringify's own (a
+ * cost's `0.00864`, `1e+21`, a 16-digit integer) and others of the same numbers (`1.0`, `1E+2`,
+ * `-0`, digits past a double's precision).
+ */
+export const numberSpelling = fc.constantFrom(
+  "1",
+  "1.0",
+  "1e2",
+  "1E+2",
+  "-0",
+  "0.5e-3",
+  "123456789012345678901",
+  "-1",
+  "0.5",
+  "0.00864",
+  "0.0064800000000000005",
+  "1e+21",
+  "1.5e-7",
+  "-2.5",
+  "1234567890123456",
+  "12345678901234567",
+  "0.10",
+);
 
 /** A `rawInput` as agents send it: nested, sometimes large. */
 export const rawInput: fc.Arbitrary<unknown> = fc.oneof(
@@ -48,6 +70,7 @@ export const realEdit = fc.constantFrom(
   "lone-surrogate-escape",
   "invalid-utf8",
   "number-forms",
+  "update-number-forms",
   "unknown-field",
   "update-unknown-field",
   "update-meta",
@@ -71,6 +94,9 @@ export function applyRealEdit(line: string, edit: string, number = "1e2"): Buffe
     }
     case "number-forms":
       return Buffer.from(line.replace(/"params":\{/, `"params":{"n":${number},`));
+    case "update-number-forms":
+      // Among the update's members, where the member scan reads values (a usage's cost, a `_meta`).
+      return Buffer.from(`${line.slice(0, -3)},"n":${number},"m":{"k":[${number}]}}}}`);
     case "unknown-field":
       return Buffer.from(line.replace(/"params":\{/, '"params":{"vendorField":{"a":[1,"x"]},'));
     case "update-unknown-field":

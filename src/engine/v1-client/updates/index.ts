@@ -11,7 +11,7 @@ import { isObject, type Obj } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
 import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../../convert/plan.js";
 import { STASH_KEY_BYTES, type ConvertOptions } from "../../../convert/stash.js";
-import { usageToV1 } from "../../../convert/usage.js";
+import { isCost, usageToV1 } from "../../../convert/usage.js";
 import type { DiffRendering } from "../../../convert/diff-options.js";
 import { BRIDGE_METHOD_PREFIX } from "../../../../mappings/methods.js";
 import type { Logger } from "../../../log.js";
@@ -199,9 +199,8 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
     // or anything `checkUsage` refuses takes the full path.
     if (!m.startsWith(c, OPEN_OBJECT)) return undefined;
     const given = m.value(c);
-    if (!isObject(given) || typeof given.amount !== "number" || typeof given.currency !== "string") return undefined;
-    if (given._meta !== undefined && given._meta !== null && !isObject(given._meta)) return undefined;
-    s.lastCost = given as v2.Cost;
+    if (!isCost(given)) return undefined;
+    s.lastCost = given;
     return m.line;
   }
   const cost = s.lastCost;

@@ -9,6 +9,7 @@ import { isObject, jsonEqual, type Obj } from "../../../base/json.js";
 import { isSynthetic, STASH_KEY_BYTES, unstash } from "../../../convert/stash.js";
 import { isRfc3339 } from "../../../convert/rfc3339.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
+import { OPEN_OBJECT } from "../../../wire/bytes.js";
 import { syntheticNames as SN } from "../../../../mappings/config-option.js";
 import { closeOpenMessage, flushPendingUpsert } from "../../../convert/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../../convert/mode.js";
@@ -16,7 +17,7 @@ import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "..
 import { planToV2Updates, planUpdateToV2Native, recordEmitted } from "../../../convert/plan.js";
 import { sessionInfoToV2 } from "../../../convert/session-info.js";
 import type { ConvertOptions } from "../../../convert/stash.js";
-import { usageToV2 } from "../../../convert/usage.js";
+import { isCost, usageToV2 } from "../../../convert/usage.js";
 import type { Logger } from "../../../log.js";
 import { notify, NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
@@ -216,11 +217,12 @@ export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CA
 
 /**
  * The fast path's share of `updateToV2` for an update `scanMembers` proved canonical, whose v2 form
- * is its own bytes (T §2.9): a `usage_update` without a cost while none was forwarded (`usageToV2`
- * invents nothing then), a `session_info_update` whose `updatedAt` is RFC 3339 already
+ * is its own bytes (T §2.9): a `usage_update` with a cost object, or without a cost while none was
+ * forwarded (`usageToV2` invents nothing then), a `session_info_update` whose `updatedAt` is RFC 3339 already
  * (`sessionInfoToV2` stashes nothing); a `_meta` without a stash (the converters keep it where it
- * is); a tool call of members v2 has as they are (`fastToolCallMembers`). The state is recorded as the full path records it; undefined, having changed nothing, for
- * anything else (test/engine/fast-updates-b.test.ts proves the bytes equal).
+ * is); a tool call of members v2 has as they are (`fastToolCallMembers`). The state is recorded as
+ * the full path records it; undefined, having changed nothing, for anything else
+ * (test/engine/fast-updates-b.test.ts proves the bytes equal).
  */
 export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
   if (s.pendingUpsert !== undefined) return undefined;
@@ -239,7 +241,12 @@ export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefi
     return m.line;
   }
   // `checkUsage`: both counts present and safe non-negative integers.
-  if (m.tag !== USAGE || s.costForwarded || m.indexOf("cost") >= 0) return undefined;
-  if (!m.isCount(m.indexOf("used")) || !m.isCount(m.indexOf("size"))) return undefined;
+  if (m.tag !== USAGE || !m.isCount(m.indexOf("used")) || !m.isCount(m.indexOf("size"))) return undefined;
+  const c = m.indexOf("cost");
+  // Without a cost, while none was forwarded: nothing to clear (`usageToV2` invents a null otherwise).
+  if (c < 0) return s.costForwarded ? undefined : m.line;
+  // A cost object goes as it is, and is forwarded from now on; a null (stashed) takes the full path.
+  if (!m.startsWith(c, OPEN_OBJECT) || !isCost(m.value(c))) return undefined;
+  s.costForwarded = true;
   return m.line;
 }
