@@ -14,6 +14,17 @@ import { bad } from "./check.js";
 /** A↓ state: every plan the agent reported, by planId, in order of first sight. */
 export type PlansMap = ReadonlyMap<string, v2.PlanUpdateContent>;
 
+/** An entry `checkEntry` takes: string `status`, `priority` and `content`, an object `_meta` if any. */
+export function isPlanEntry(entry: unknown): entry is v1.PlanEntry & v2.PlanEntry {
+  return (
+    isObject(entry) &&
+    isString(entry.status) &&
+    isString(entry.priority) &&
+    isString(entry.content) &&
+    (entry._meta === undefined || entry._meta === null || isObject(entry._meta))
+  );
+}
+
 function checkEntry(entry: unknown, field: string): Obj {
   if (!isObject(entry)) bad(field, "not_object");
   if (!isString(entry.status)) bad(`${field}.status`, "not_string");

@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectionB } from "../../src/engine/v2-client/engine.js";
+import type { ScannedMembers } from "../../src/wire/member-scan.js";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
 import { STASH_KEY, STASH_VERSION } from "../../src/convert/stash.js";
@@ -435,8 +436,83 @@ const toolMembers = fc
     return fc.oneof(fc.constant(u), maybeShuffled(u));
   });
 
+/** A plan entry as agents write it (any text, v1's values and others), now and then one `checkEntry` refuses or a stash. */
+const planEntry = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc
+      .record(
+        {
+          // Mostly what agents write (any graphemes, quotes, emoji), else any text (lone surrogates too).
+          content: fc.oneof(
+            { weight: 6, arbitrary: fc.string({ unit: "grapheme", maxLength: 24 }) },
+            { weight: 1, arbitrary: text },
+          ),
+          status: fc.constantFrom("pending", "in_progress", "completed", "cancelled"),
+          priority: fc.constantFrom("high", "medium", "low", "urgent"),
+          _meta: fc.constantFrom<unknown>({ k: [1.5] }, null),
+        },
+        { requiredKeys: ["content", "status", "priority"] },
+      )
+      .chain((e) => fc.oneof(fc.constant<Obj>(e), maybeShuffled(e))),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      { content: "x", status: "pending" },
+      { content: 1, status: "pending", priority: "high" },
+      { content: "x", status: "pending", priority: "high", _meta: 3 },
+      {
+        content: "x",
+        status: "completed",
+        priority: "high",
+        _meta: { [STASH_KEY]: { v: STASH_VERSION, from: 2, hadMeta: false, residual: { status: "cancelled" } } },
+      },
+      "step",
+    ),
+  },
+);
+/**
+ * v1 plans (T §2.6 B↓): entries and a `_meta` as agents send them, and now and then an A bridge's
+ * layout of two plans (after it, the default plan is not the only one emitted), a member v2 keeps.
+ */
+const planUpdate = fc
+  .record(
+    {
+      entries: fc.oneof(
+        { weight: 6, arbitrary: fc.array(planEntry, { maxLength: 4 }) },
+        { weight: 1, arbitrary: fc.constantFrom<unknown>(null, {}, "x") },
+      ),
+      _meta: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom<unknown>(undefined, { "_claude/model": "m" }) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom<unknown>(null, 3, {
+            [STASH_KEY]: {
+              v: STASH_VERSION,
+              from: 2,
+              hadMeta: false,
+              residual: { plans: [{ planId: "other", count: 0 }], trigger: "other" },
+            },
+          }),
+        },
+      ),
+      extra: fc.oneof(
+        { weight: 6, arbitrary: fc.constant<Obj>({}) },
+        { weight: 1, arbitrary: fc.constant<Obj>({ futureField: 1 }) },
+      ),
+    },
+    { requiredKeys: ["entries", "extra"] },
+  )
+  .chain(({ extra, ...fields }) => {
+    const u: Obj = { sessionUpdate: "plan", ...fields, ...extra };
+    if (u._meta === undefined) delete u._meta;
+    return fc.oneof({ weight: 4, arbitrary: fc.constant(u) }, { weight: 1, arbitrary: maybeShuffled(u) });
+  });
+
 const update = fc.oneof(
   { weight: 5, arbitrary: chunk },
+  { weight: 3, arbitrary: planUpdate },
   { weight: 3, arbitrary: toolMembers },
   { weight: 3, arbitrary: toolCallUpdate },
   { weight: 2, arbitrary: otherUpdate },
@@ -698,6 +774,76 @@ describe("direction B fast path (issue 9)", () => {
     );
     // Not vacuous: the fast path took lists (a fifth of the lines are edited, a quarter of the setups stash).
     expect(commands.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(numRuns() / 10);
+  });
+
+  it("writes exactly what the full path writes for plans of any entries, and records them alike", async () => {
+    const original = DirectionB.prototype.fastMembers;
+    let plansTaken = 0;
+    vi.spyOn(DirectionB.prototype, "fastMembers").mockImplementation(function (this: DirectionB, m: ScannedMembers) {
+      const plan = m.line.includes('"sessionUpdate":"plan"');
+      const taken = original.call(this, m);
+      if (taken && plan) plansTaken++;
+      return taken;
+    });
+    // A plan of other ids (as an A bridge lays them out): the plans after it clear them (the full path).
+    const layout: Step = {
+      kind: "update",
+      line: line({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: S,
+          update: {
+            sessionUpdate: "plan",
+            entries: [{ content: "a", status: "pending", priority: "high" }],
+            _meta: {
+              [STASH_KEY]: {
+                v: STASH_VERSION,
+                from: 2,
+                hadMeta: false,
+                residual: {
+                  plans: [
+                    { planId: "main", count: 0 },
+                    { planId: "b", count: 1 },
+                  ],
+                  trigger: "b",
+                },
+              },
+            },
+          },
+        },
+      }),
+    };
+    const plans = fc.oneof(
+      { weight: 8, arbitrary: linesOf(planUpdate, edit, 6).map((l): Step => ({ kind: "update", line: l })) },
+      // A message's chunks around a plan: a plan is a boundary (the next chunk opens another message).
+      { weight: 3, arbitrary: linesOf(chunk, edit, 6).map((l): Step => ({ kind: "update", line: l })) },
+      { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: "resume" }, { kind: "loaded" }, layout) },
+      { weight: 2, arbitrary: step },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(plans, { minLength: 1, maxLength: 12 }), settings, async (steps, setup) => {
+        const withFast = await wire(false, setup);
+        const full = await wire(true, setup);
+        // A first line acks the prompt `play` sends: the plans after it may take the fast path.
+        const first: Step = {
+          kind: "update",
+          line: line({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: S, update: { sessionUpdate: "session_info_update", title: "t" } },
+          }),
+        };
+        play(withFast, [first, ...steps, layout]);
+        play(full, [first, ...steps, layout]);
+        await tick();
+        expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
+        expect(withFast.toAgent.map(bytes)).toEqual(full.toAgent.map(bytes));
+      }),
+      { numRuns: numRuns() },
+    );
+    // Not vacuous: plans were taken in many runs (a seventh of the lines are edited, a quarter of the setups stash).
+    expect(plansTaken).toBeGreaterThan(numRuns() / 4);
   });
 
   it("takes an adapter's command list: the full path's bytes, the list a local resume answers with", async () => {

@@ -27,6 +27,7 @@ import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { fastChunkKind, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { chunk, chunkKind, fastChunk } from "./messages.js";
 import { fastToolCallMembers, fastToolCallUpdate, toolCall } from "./tool-calls.js";
+import { fastPlan } from "./plans.js";
 
 export interface UpdateContextB {
   readonly opts: ConvertOptions;
@@ -207,17 +208,19 @@ export const MEMBER_TAGS: readonly Buffer[] = [
   Buffer.from("session_info_update"),
   Buffer.from("tool_call"),
   Buffer.from("tool_call_update"),
+  Buffer.from("plan"),
 ];
 const USAGE = 0;
 const SESSION_INFO = 1;
 const TOOL_CALL = 2;
 const TOOL_CALL_UPDATE_TAG = 3;
+const PLAN = 4;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its `_meta` and id. */
-export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL);
+export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, PLAN);
 
 /**
  * The fast path's share of `updateToV2` for an update `scanMembers` proved canonical, whose v2 form
- * is its own bytes (T §2.9): a `usage_update` with a cost object, or without a cost while none was
+ * is its own bytes (T §2.9), or a plan's (`fastPlan`): a `usage_update` with a cost object, or without a cost while none was
  * forwarded (`usageToV2` invents nothing then), a `session_info_update` whose `updatedAt` is RFC 3339 already
  * (`sessionInfoToV2` stashes nothing); a `_meta` without a stash (the converters keep it where it
  * is); a tool call of members v2 has as they are (`fastToolCallMembers`). The state is recorded as
@@ -227,6 +230,7 @@ export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CA
 export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
   if (s.pendingUpsert !== undefined) return undefined;
   if (m.tag === TOOL_CALL || m.tag === TOOL_CALL_UPDATE_TAG) return fastToolCallMembers(s, m, m.tag === TOOL_CALL);
+  if (m.tag === PLAN) return fastPlan(s, m);
   const meta = m.indexOf("_meta");
   if (!m.isObjectWithout(meta, STASH_KEY_BYTES)) return undefined;
   if (m.tag === SESSION_INFO) {

@@ -1,0 +1,70 @@
+// Direction B's plans toward the v2 client (T §2.6 B↓): the fast path of a v1 `plan` whose v2 form
+// is the default plan of its entries (`planToV2Updates` without a layout stash), written from the
+// line's bytes.
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { planTable } from "../../../../mappings/plan.js";
+import { isPlanEntry, recordEmitted } from "../../../convert/plan.js";
+import { STASH_KEY_BYTES } from "../../../convert/stash.js";
+import { CLOSE_OBJECT, OPEN_ARRAY } from "../../../wire/bytes.js";
+import type { ScannedMembers } from "../../../wire/member-scan.js";
+import type { SessionB } from "../session.js";
+import { boundary } from "./index.js";
+
+/** `"plan":` and the default plan's content up to its entries, as JSON.stringify writes them. */
+const PLAN_HEAD = Buffer.from(
+  `"plan":${JSON.stringify({ type: planTable.itemsType, planId: planTable.defaultPlanId }).slice(0, -1)},"entries":`,
+);
+const META_MEMBER = Buffer.from(',"_meta":');
+const TAG_LAST = Buffer.from(',"sessionUpdate":"plan_update"');
+
+/**
+ * A v1 `plan` of `entries` and an optional `_meta`, tag first, with no stash in either (no layout
+ * of several plans to restore, no entry's original to put back), while no plan but the default one
+ * was emitted (none to clear): the full path's one `plan_update` of the default plan, entries as
+ * they are (`entryToV2` copies an entry without a stash), `_meta` after the plan, the tag last. The
+ * session records it as the full path does; undefined, having changed nothing, for anything else.
+ */
+export function fastPlan(s: SessionB, m: ScannedMembers): Buffer | undefined {
+  if (s.suppressHistory || m.tagAt !== 0) return undefined;
+  for (const planId of s.plans.keys()) if (planId !== planTable.defaultPlanId) return undefined;
+  const k = m.indexOf("entries");
+  const meta = m.indexOf("_meta");
+  if (k < 0 || m.count !== (meta < 0 ? 2 : 3)) return undefined;
+  if (!m.startsWith(k, OPEN_ARRAY) || m.holds(k, STASH_KEY_BYTES) || !m.isObjectWithout(meta, STASH_KEY_BYTES))
+    return undefined;
+  const entries = m.value(k);
+  if (!Array.isArray(entries) || !entries.every(isPlanEntry)) return undefined;
+  // What the full path does first: a boundary (nothing pending to flush: `fastMembersToV2`), the echo window.
+  boundary(s);
+  s.prompts.closeEcho();
+  // The table's type is a string, as `planToV2Updates` builds it: the items variant's.
+  const plan = { type: planTable.itemsType, planId: planTable.defaultPlanId, entries } as v2.PlanUpdateContent;
+  s.plans = recordEmitted(s.plans, [{ plan }]);
+  return planLine(m, k, meta);
+}
+
+/** The line with its update's members replaced by the default plan of member `k`'s entries, `_meta` (member `meta`) and the tag. */
+function planLine(m: ScannedMembers, k: number, meta: number): Buffer {
+  const line = m.line;
+  const open = m.updateOpen;
+  const close = m.updateClose;
+  const entriesStart = m.starts[k] ?? 0;
+  const entriesEnd = m.ends[k] ?? 0;
+  const metaStart = meta < 0 ? 0 : (m.starts[meta] ?? 0);
+  const metaEnd = meta < 0 ? 0 : (m.ends[meta] ?? 0);
+  const metaSize = meta < 0 ? 0 : META_MEMBER.length + metaEnd - metaStart;
+  const size =
+    open + PLAN_HEAD.length + entriesEnd - entriesStart + 1 + metaSize + TAG_LAST.length + line.length - close;
+  const out = Buffer.allocUnsafe(size);
+  let to = line.copy(out, 0, 0, open);
+  to += PLAN_HEAD.copy(out, to);
+  to += line.copy(out, to, entriesStart, entriesEnd);
+  out[to++] = CLOSE_OBJECT;
+  if (meta >= 0) {
+    to += META_MEMBER.copy(out, to);
+    to += line.copy(out, to, metaStart, metaEnd);
+  }
+  to += TAG_LAST.copy(out, to);
+  line.copy(out, to, close);
+  return out;
+}
