@@ -133,7 +133,7 @@ function resolvedAsIs(cwd: string | undefined, path: string): boolean {
  * (`toolCallMessageToV2`, `setMeta`): the line's bytes, its tag spliced or its members relaid. The
  * session records it as the full path records it (`rememberTool`). Undefined, having changed
  * nothing, for anything else: a null (v1 "unchanged"), diff or terminal content, a re-sent
- * `tool_call` (v2 clears what it omits), a terminal the tool call runs, a suppressed replay.
+ * `tool_call` (v2 clears what it omits), the input of a terminal the tool call runs, a suppressed replay.
  */
 export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCall: boolean): Buffer | undefined {
   if (s.suppressHistory) return undefined;
@@ -151,8 +151,9 @@ export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCal
   const seen = s.tools.get(id);
   // A v1 tool_call requires a title; a re-sent one replaces the tool call (absent fields cleared).
   if (tagIsToolCall && (titleText === undefined || seen !== undefined)) return undefined;
-  // The command of a terminal this tool call runs goes to the client as a terminal update.
-  if (s.terminalOfTool.peek(id) !== undefined) return undefined;
+  // The command of a terminal this tool call runs (its `rawInput`'s) goes to the client as a terminal
+  // update (`terminalConvention`); an update without a `rawInput` has none to send.
+  if (s.terminalOfTool.peek(id) !== undefined && m.indexOf("rawInput") >= 0) return undefined;
   const list = content < 0 ? undefined : m.value(content);
   if (list !== undefined && !textItemsOnly(list)) return undefined;
   const cwd = typeof s.params.cwd === "string" ? s.params.cwd : undefined;
