@@ -9,7 +9,6 @@ import { noticeMessageId } from "../../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../../convert/session-info.js";
 import { isObject, type Obj } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
-import { applyPlanUpdate, planUpdateToV1Native, plansToV1 } from "../../../convert/plan.js";
 import { STASH_KEY_BYTES, type ConvertOptions } from "../../../convert/stash.js";
 import { isCost, usageToV1 } from "../../../convert/usage.js";
 import type { DiffRendering } from "../../../convert/diff-options.js";
@@ -19,8 +18,6 @@ import { NOTHING, notify, raw, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import { noteDropped, updateKind, type BridgeObserver } from "../../observer.js";
 import type { SessionA } from "../session.js";
-import { keepNewest } from "../../bounded.js";
-import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
 import { COMMAND, TEXT as TEXT_VALUE, withoutRanges } from "../../../wire/commands-scan.js";
@@ -28,6 +25,7 @@ import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk, takePlainChunkBytes } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
+import { planUpdateToV1 } from "./plans.js";
 import {
   emitToolCall,
   fastToolCallMembers,
@@ -389,21 +387,8 @@ function renderUpdate(
       const out = terminalUpdate(s, update, ctx, meta);
       return ctx.flags.bridgePeer ? [...out, extUpdate(s.sessionId, update)] : out;
     }
-    case "plan_update": {
-      if (!isUpdate(update, "plan_update")) return NOTHING;
-      if (ctx.flags.plan) {
-        const native = planUpdateToV1Native(update, ctx.opts);
-        if (dropped(native, ctx, "plan_update", update)) return NOTHING;
-        return [clientUpdate(s.sessionId, { ...native.value, sessionUpdate: "plan_update" }, meta)];
-      }
-      const next = applyPlanUpdate(s.plans, update);
-      if (dropped(next, ctx, "plan_update", update)) return NOTHING;
-      // Plan ids are the agent's: the oldest plans go beyond the bound (mappings/limits.ts).
-      s.plans = keepNewest(next.value, limits.plans.default);
-      const plan = plansToV1(s.plans, update, ctx.opts);
-      if (dropped(plan, ctx, "plan_update", update)) return NOTHING;
-      return [clientUpdate(s.sessionId, { sessionUpdate: "plan", ...plan.value }, meta)];
-    }
+    case "plan_update":
+      return isUpdate(update, "plan_update") ? planUpdateToV1(s, update, ctx, meta) : NOTHING;
     case "available_commands_update": {
       if (!isUpdate(update, "available_commands_update")) return NOTHING;
       const r = availableCommandsToV1(update, ctx.opts);

@@ -14,7 +14,7 @@ import { syntheticNames as SN } from "../../../../mappings/config-option.js";
 import { closeOpenMessage, flushPendingUpsert } from "../../../convert/message.js";
 import { currentModeUpdateToConfigOptionUpdate } from "../../../convert/mode.js";
 import { compactionSummaryChunkToV2, compactionUpdateToV2, noticeToV2 } from "../../../convert/notice.js";
-import { planToV2Updates, planUpdateToV2Native, recordEmitted } from "../../../convert/plan.js";
+import { planUpdateToV2Native } from "../../../convert/plan.js";
 import { sessionInfoToV2 } from "../../../convert/session-info.js";
 import type { ConvertOptions } from "../../../convert/stash.js";
 import { isCost, usageToV2 } from "../../../convert/usage.js";
@@ -27,7 +27,7 @@ import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { fastChunkKind, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { chunk, chunkKind, fastChunk } from "./messages.js";
 import { fastToolCallMembers, fastToolCallUpdate, toolCall } from "./tool-calls.js";
-import { fastPlan } from "./plans.js";
+import { fastPlan, planToV2 } from "./plans.js";
 
 export interface UpdateContextB {
   readonly opts: ConvertOptions;
@@ -97,22 +97,8 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
     case "tool_call":
     case "tool_call_update":
       return [...boundary(s), ...toolCall(s, update, ctx, meta)];
-    case "plan": {
-      // A non-user update: the echo window closes (T §1.4-3).
-      s.prompts.closeEcho();
-      const out = [...boundary(s)];
-      const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
-      if (dropped(r, ctx, "plan", update)) return out;
-      s.plans = recordEmitted(s.plans, r.value);
-      return [
-        ...out,
-        ...updatesOf(
-          s,
-          r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })),
-          meta,
-        ),
-      ];
-    }
+    case "plan":
+      return planToV2(s, update, ctx, meta);
     case "current_mode_update": {
       const r = currentModeUpdateToConfigOptionUpdate(update, s.config, ctx.opts);
       if (dropped(r, ctx, "current_mode_update", update)) return NOTHING;

@@ -1,14 +1,36 @@
-// Direction B's plans toward the v2 client (T §2.6 B↓): the fast path of a v1 `plan` whose v2 form
-// is the default plan of its entries (`planToV2Updates` without a layout stash), written from the
-// line's bytes.
+// Direction B's plans toward the v2 client (T §2.6 B↓): a v1 `plan` becomes `plan_update`s, and the
+// fast path of one whose v2 form is the default plan of its entries (`planToV2Updates` without a
+// layout stash), written from the line's bytes.
+import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { planTable } from "../../../../mappings/plan.js";
-import { isPlanEntry, recordEmitted } from "../../../convert/plan.js";
+import type { Obj } from "../../../base/json.js";
+import { isPlanEntry, planToV2Updates, recordEmitted } from "../../../convert/plan.js";
 import { STASH_KEY_BYTES } from "../../../convert/stash.js";
 import { CLOSE_OBJECT, OPEN_ARRAY } from "../../../wire/bytes.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
+import type { Outgoing } from "../../outgoing.js";
+import { dropped } from "../../translating.js";
 import type { SessionB } from "../session.js";
-import { boundary } from "./index.js";
+import { boundary, updatesOf, type UpdateContextB } from "./index.js";
+
+/** A v1 `plan`: the v2 `plan_update`s of its plans (T §2.6 B↓), after the boundary it is. */
+export function planToV2(s: SessionB, update: Obj, ctx: UpdateContextB, meta: unknown): readonly Outgoing[] {
+  // A non-user update: the echo window closes (T §1.4-3).
+  s.prompts.closeEcho();
+  const out = [...boundary(s)];
+  const r = planToV2Updates(update as v1.Plan, s.plans, ctx.opts);
+  if (dropped(r, ctx, "plan", update)) return out;
+  s.plans = recordEmitted(s.plans, r.value);
+  return [
+    ...out,
+    ...updatesOf(
+      s,
+      r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })),
+      meta,
+    ),
+  ];
+}
 
 /** `"plan":` and the default plan's content up to its entries, as JSON.stringify writes them. */
 const PLAN_HEAD = Buffer.from(
