@@ -244,13 +244,24 @@ export interface ConventionEvent {
   readonly exit?: { readonly exitCode?: number; readonly signal?: string };
 }
 
+/** The `_meta` keys of the convention (`conventionOf` reads no other). */
+const CONVENTION_KEYS = [TC.keys.info, TC.keys.output, TC.keys.outputDelta, TC.keys.exit];
+
+/** No events: `meta` is all the rest (an empty object, none). */
+function noEvents(meta: unknown): { events: ConventionEvent[]; rest: unknown } {
+  if (!isObject(meta)) return { events: [], rest: meta };
+  for (const k in meta) if (Object.hasOwn(meta, k)) return { events: [], rest: meta };
+  return { events: [], rest: undefined };
+}
+
 /**
  * The convention's keys of a v1 tool-call `_meta`: the events they carry (by terminal, in order of
  * first mention) and the `_meta` without them. A key whose value does not have the convention's shape
  * is not interpreted and stays in `_meta` as any unknown key would.
  */
 export function conventionOf(meta: unknown): { events: ConventionEvent[]; rest: unknown } {
-  if (!isObject(meta)) return { events: [], rest: meta };
+  // Most tool calls' `_meta` holds none of the keys: nothing to copy or take apart.
+  if (!isObject(meta) || !CONVENTION_KEYS.some((k) => Object.hasOwn(meta, k))) return noEvents(meta);
   const byId = new Map<
     string,
     { info?: { cwd?: string }; output?: string; exit?: { exitCode?: number; signal?: string } }

@@ -18,6 +18,8 @@ import {
 } from "../../src/convert/terminal.js";
 import { clientFlagsFromV1 } from "../../src/convert/capabilities.js";
 import { numRuns, options } from "../support/properties.js";
+import { anyJson } from "../support/arbitrary.js";
+import { terminalConventionTable } from "../../mappings/terminal.js";
 import { expectValid } from "../support/schema.js";
 
 const b = (s: string) => Buffer.from(s, "utf8");
@@ -184,6 +186,16 @@ describe("the `_meta` terminal convention (T §2.5)", () => {
     expect(conventionOf({ terminal_info: { terminal_id: "t", cwd: "rel" } }).events).toEqual([
       { terminalId: "t", info: {} },
     ]);
+  });
+
+  it("reads a _meta without the convention's keys as no events, the _meta all the rest (an empty one: none)", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 12 }), anyJson, { maxKeys: 4 }), (meta) => {
+        for (const k of Object.values(terminalConventionTable.keys)) Reflect.deleteProperty(meta, k);
+        expect(conventionOf(meta)).toEqual({ events: [], rest: Object.keys(meta).length > 0 ? meta : undefined });
+      }),
+      { numRuns: numRuns() },
+    );
   });
 
   it("names the command from rawInput.command (a string, or words)", () => {
