@@ -239,6 +239,10 @@ export function scanMembers(
   } else {
     // The tag elsewhere, one of `anyTags`: the members' loop checks it where it finds it.
     if (anyTags.length === 0) return undefined;
+    // Such a line (Claude's tool call) carries its content after a long `_meta` and `rawInput`: a
+    // list the caller would decline is found by a native search first. Its quotes are a key's and
+    // an object's (a string's are escaped); a list of a nested object is declined too (time only).
+    for (const d of declines) if (line.includes(declinedList(d))) return undefined;
     // The first member is at `i`: the loop reads from after the comma there would be.
     end = i - 1;
   }
@@ -278,6 +282,19 @@ export function scanMembers(
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
   return out;
+}
+
+const CONTENT_LIST = Buffer.from('"content":[');
+const declinedLists = new Map<Uint8Array, Buffer>();
+
+/** The bytes of a `content` list whose first item starts with `decline`. */
+function declinedList(decline: Uint8Array): Buffer {
+  let bytes = declinedLists.get(decline);
+  if (bytes === undefined) {
+    bytes = Buffer.concat([CONTENT_LIST, decline]);
+    declinedLists.set(decline, bytes);
+  }
+  return bytes;
 }
 
 /** One of `prefixes` is at `at` in `line`. */

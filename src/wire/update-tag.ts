@@ -9,6 +9,9 @@ import { QUOTE, UPDATE_HEAD, literalEnd } from "./bytes.js";
 const HEAD = Buffer.concat([UPDATE_HEAD, Buffer.from('"')]);
 /** From the session id's closing quote to the tag's opening one. */
 const TAG = Buffer.from('","update":{"sessionUpdate":"');
+/** From the session id's closing quote to the update's first member, and the tag's key. */
+const UPDATE_OPEN = Buffer.from('","update":{');
+const TAG_KEY = Buffer.from('"sessionUpdate":"');
 
 /** The routes of a tag, as bits: the update scan, the command-list scan, the member scan. */
 export const ROUTE_UPDATE = 1;
@@ -41,14 +44,27 @@ export class TagRoutes {
     // An escaped quote in the id ends it too early here: the literal after it fails, and every scan
     // runs. (Loops, not `indexOf`: the id and the tag are short, and a native call costs more.)
     const idEnd = quoteAt(line, HEAD.length);
-    if (idEnd < 0 || !sampled(line, idEnd, TAG, 6)) return ROUTE_UNKNOWN;
-    const tagStart = idEnd + TAG.length;
+    if (idEnd < 0) return ROUTE_UNKNOWN;
+    let tagStart = idEnd + TAG.length;
+    // The command-list scan reads a list only after the tag first; the others find a tag anywhere.
+    let routes = ROUTE_UNKNOWN;
+    if (!sampled(line, idEnd, TAG, 6)) {
+      // Claude's adapters write a tool call's tag after its `_meta` and id, or last. A key's quotes
+      // are never a string's (those are escaped): the first such key names the update's tag, or a
+      // nested object's (read wrongly: time, not a byte).
+      if (literalEnd(line, idEnd, UPDATE_OPEN) < 0) return ROUTE_UNKNOWN;
+      const at = line.indexOf(TAG_KEY, idEnd + UPDATE_OPEN.length);
+      if (at < 0) return ROUTE_UNKNOWN;
+      tagStart = at + TAG_KEY.length;
+      routes = ROUTE_UNKNOWN & ~ROUTE_COMMANDS;
+    }
     const tagEnd = quoteAt(line, tagStart);
     if (tagEnd < 0) return ROUTE_UNKNOWN;
     const tags = this.tags;
     for (let k = 0; k < tags.length; k++) {
       const tag = tags[k] as Uint8Array;
-      if (tag.length === tagEnd - tagStart && literalEnd(line, tagStart, tag) === tagEnd) return this.routes[k] ?? 0;
+      if (tag.length === tagEnd - tagStart && literalEnd(line, tagStart, tag) === tagEnd)
+        return (this.routes[k] ?? 0) & routes;
     }
     return 0;
   }
