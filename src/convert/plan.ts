@@ -8,7 +8,7 @@ import type * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { downgrade, planTable } from "../../mappings/plan.js";
 import { has, isObject, isString, jsonEqual, omit, type Obj } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
-import { isSynthetic, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
+import { isSynthetic, Stash, STASH_KEY, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { bad } from "./check.js";
 
 /** A↓ state: every plan the agent reported, by planId, in order of first sight. */
@@ -22,6 +22,19 @@ export function isPlanEntry(entry: unknown): entry is v1.PlanEntry & v2.PlanEntr
     isString(entry.priority) &&
     isString(entry.content) &&
     (entry._meta === undefined || entry._meta === null || isObject(entry._meta))
+  );
+}
+
+/**
+ * An entry v1 gets as it is (`entryToV1`): v1's own status and priority, a `_meta` without a stash
+ * key (none to restore, none to add).
+ */
+export function isV1PlanEntry(entry: unknown): entry is v1.PlanEntry {
+  return (
+    isPlanEntry(entry) &&
+    planTable.entryStatus.v1.includes(entry.status) &&
+    planTable.entryPriority.v1.includes(entry.priority) &&
+    !(isObject(entry._meta) && Object.hasOwn(entry._meta, STASH_KEY))
   );
 }
 

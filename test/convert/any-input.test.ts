@@ -508,6 +508,7 @@ const specs: Record<string, Spec> = {
   "usage.usageToV2": { call: (x) => usage.usageToV2(raw(x), true, opts), shape: ["v1", "UsageUpdate"] },
   "usage.isCost": { call: (x) => usage.isCost(x), shape: ["v2", "Cost"] },
   "plan.isPlanEntry": { call: (x) => plan.isPlanEntry(x), shape: ["v1", "PlanEntry"] },
+  "plan.isV1PlanEntry": { call: (x) => plan.isV1PlanEntry(x), shape: ["v2", "PlanEntry"] },
 };
 
 /** Exported functions of src/convert that fit the rule but take no peer data, and why. */

@@ -6,6 +6,7 @@
 import { SentMessages } from "../../src/engine/v1-client/state/messages.js";
 import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
+import { limits } from "../../mappings/limits.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
 import { createBridgeConfig } from "../../src/engine/config.js";
@@ -543,6 +544,57 @@ const commands = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<unknown>(null, {}, "x") },
 );
 
+/** A plan entry: v1's values (what the fast path takes), v2's others, a `_meta` of any kind, one `checkEntry` refuses. */
+const planEntry = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        content: textish,
+        status: fc.oneof(
+          { weight: 8, arbitrary: fc.constantFrom<unknown>("pending", "in_progress", "completed") },
+          { weight: 1, arbitrary: fc.constant<unknown>("cancelled") },
+        ),
+        priority: fc.oneof(
+          { weight: 8, arbitrary: fc.constantFrom<unknown>("high", "medium", "low") },
+          { weight: 1, arbitrary: fc.constant<unknown>("urgent") },
+        ),
+        _meta: fc.oneof(
+          { weight: 4, arbitrary: fc.constant<unknown>({ k: 1.5 }) },
+          { weight: 1, arbitrary: fc.constantFrom<unknown>(null, { "acp-bridge": { v: 1, from: 1, hadMeta: false } }) },
+        ),
+      },
+      { requiredKeys: ["content", "status", "priority"] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>({ content: "x", status: "pending" }, { content: 1 }, "step") },
+);
+/** A plan's content: an items plan of a few ids (several kept at once), another type, a member v1 drops. */
+const planContent = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        type: fc.constant("items"),
+        planId: fc.constantFrom("plan", "codex-structured-plan", "main"),
+        entries: fc.array(planEntry, { maxLength: 3 }),
+        _meta: fc.constantFrom<unknown>({ k: 1 }, null, 3),
+        extra: fc.constant(1),
+      },
+      { requiredKeys: ["type", "planId", "entries"] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      { type: "markdown", planId: "notes", content: "# x" },
+      { type: "items", planId: "plan" },
+      { type: "items", planId: 3, entries: [] },
+      null,
+    ),
+  },
+);
+
 /** An update's members as [key, value] in the order written, the tag first (the scan's shape) or not. */
 const memberUpdate: fc.Arbitrary<[string, unknown][]> = fc
   .tuple(
@@ -573,6 +625,13 @@ const memberUpdate: fc.Arbitrary<[string, unknown][]> = fc
         arbitrary: fc.tuple(
           fc.constant("available_commands_update"),
           fc.record({ availableCommands: commands, _meta: meta }, { requiredKeys: ["availableCommands"] }),
+        ),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.tuple(
+          fc.constant("plan_update"),
+          fc.record({ plan: planContent, _meta: meta }, { requiredKeys: ["plan"] }),
         ),
       },
       // Any tag with any of these members (another variant's lines too).
@@ -848,8 +907,10 @@ const toolStep: fc.Arbitrary<ToolStep> = fc.oneof(
 /** The tool-call lines the member fast path took, on the bridges with fast paths (counted while the tests run). */
 let toolCallsTaken = 0;
 let statesTaken = 0;
+let plansTaken = 0;
 const TOOL_CALL_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "tool_call_update");
 const STATE_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "state_update");
+const PLAN_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "plan_update");
 const fastMembers = Object.getOwnPropertyDescriptor(DirectionA.prototype, "fastMembers")?.value as (
   this: DirectionA,
   m: ScannedMembers,
@@ -862,6 +923,7 @@ describe("direction A fast path", () => {
       const taken = fastMembers.call(this, m);
       if (taken && tag === TOOL_CALL_TAG) toolCallsTaken++;
       if (taken && tag === STATE_TAG) statesTaken++;
+      if (taken && tag === PLAN_TAG) plansTaken++;
       return taken;
     };
   });
@@ -914,7 +976,7 @@ describe("direction A fast path", () => {
   });
 
   for (const stash of ["auto", "compact"] as const)
-    it(`writes exactly what the full path writes for usage and session info, however spelled (stash ${stash})`, async () => {
+    it(`writes exactly what the full path writes for usage, session info and plans, however spelled (stash ${stash})`, async () => {
       let taken = 0;
       await fc.assert(
         fc.asyncProperty(fc.array(memberStep, { maxLength: 25 }), async (steps) => {
@@ -957,6 +1019,76 @@ describe("direction A fast path", () => {
       );
       expect(taken).toBeGreaterThan(0);
     });
+
+  it("writes exactly what the full path writes for plans of any entries, several kept at once", async () => {
+    plansTaken = 0;
+    // Mostly plans as agents write them (the tag first, canonical), now and then spelled otherwise.
+    const planStep = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc
+          .record(
+            { plan: planContent, _meta: meta, spelling: fc.nat(), damage: fc.nat() },
+            { requiredKeys: ["plan", "spelling", "damage"] },
+          )
+          .map(({ plan, _meta, spelling, damage }): MemberStep => {
+            const members: [string, unknown][] = [
+              ["sessionUpdate", "plan_update"],
+              ["plan", plan],
+            ];
+            if (_meta !== undefined) members.push(["_meta", _meta]);
+            return {
+              kind: "line",
+              members,
+              how: [spelling % 4 === 0 ? spelling : 0],
+              damage: damage % 3 === 0 ? damage : 0,
+            };
+          }),
+      },
+      { weight: 2, arbitrary: memberStep },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(planStep, { minLength: 1, maxLength: 12 }), fc.boolean(), async (steps, crowded) => {
+        const ws = [wire(false), wire(true)];
+        const seen = await openSession(ws);
+        let id = 2;
+        // Now and then as many plans as a session keeps first: the steps' new ones drop the oldest.
+        if (crowded)
+          for (let k = 0; k < limits.plans.default; k++) {
+            const plan = {
+              type: "items",
+              planId: `p${k}`,
+              entries: [{ content: "x", status: "pending", priority: "low" }],
+            };
+            const line = memberLine(
+              [
+                ["sessionUpdate", "plan_update"],
+                ["plan", plan],
+              ],
+              [0],
+              0,
+            );
+            for (const w of ws) w.bridge.agentLine(line);
+          }
+        for (const s of steps) {
+          if (s.kind === "line") {
+            const line = memberLine(s.members, s.how, s.damage);
+            for (const w of ws) w.bridge.agentLine(line);
+          } else if (s.kind === "prompt") prompt(ws, id++);
+          else if (s.kind === "time") vi.advanceTimersByTime(60);
+          await settle();
+          answerAgentRequests(ws, seen);
+          await settle();
+        }
+        vi.advanceTimersByTime(1000);
+        await settle();
+        expectSameRuns(ws as [Wired, Wired]);
+      }),
+      { numRuns: numRuns() },
+    );
+    // Not vacuous: plans were taken by their members in many runs.
+    expect(plansTaken).toBeGreaterThan(numRuns() / 4);
+  });
 
   it("writes exactly what the full path writes for command lists, whatever their commands", async () => {
     let taken = 0;

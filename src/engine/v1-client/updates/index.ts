@@ -25,7 +25,7 @@ import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { messageKind, messageToV1, takePlainChunk, takePlainChunkBytes } from "./messages.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
-import { planUpdateToV1 } from "./plans.js";
+import { fastPlanUpdate, planUpdateToV1 } from "./plans.js";
 import {
   emitToolCall,
   fastToolCallMembers,
@@ -149,12 +149,14 @@ export const MEMBER_TAGS: readonly Buffer[] = [
   Buffer.from("available_commands_update"),
   Buffer.from("tool_call_update"),
   Buffer.from("state_update"),
+  Buffer.from("plan_update"),
 ];
 const USAGE = 0;
 const SESSION_INFO = 1;
 const COMMANDS = 2;
 const TOOL_CALL = 3;
 const STATE = 4;
+const PLAN = 5;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its members. */
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 
@@ -175,6 +177,7 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   if (m.tag === TOOL_CALL) return fastToolCallMembers(s, m);
   if (m.tagAt !== 0) return undefined;
   if (m.tag === STATE) return fastStateUpdate(s, m);
+  if (m.tag === PLAN) return fastPlanUpdate(s, m, ctx);
   if (m.tag === SESSION_INFO) {
     // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
     if (!m.isTextOrNull(m.indexOf("title")) || !m.isTextOrNull(m.indexOf("updatedAt"))) return undefined;
