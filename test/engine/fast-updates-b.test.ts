@@ -777,7 +777,10 @@ describe("direction B fast path (issue 9)", () => {
   });
 
   it("writes exactly what the full path writes for plans of any entries, and records them alike", async () => {
-    const original = DirectionB.prototype.fastMembers;
+    const original = Object.getOwnPropertyDescriptor(DirectionB.prototype, "fastMembers")?.value as (
+      this: DirectionB,
+      m: ScannedMembers,
+    ) => boolean;
     let plansTaken = 0;
     vi.spyOn(DirectionB.prototype, "fastMembers").mockImplementation(function (this: DirectionB, m: ScannedMembers) {
       const plan = m.line.includes('"sessionUpdate":"plan"');
