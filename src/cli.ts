@@ -20,13 +20,15 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
   process.exitCode = await (await import("./replay/command.js")).runConvert(argv.slice(1));
 } else if (argv[0] === "serve") {
   // A stdio agent served over ACP's remote transport (src/remote/serve-command.ts).
+  (await import("./v8-tuning.js")).tuneV8();
   process.exitCode = await (await import("./remote/serve-command.js")).runServe(argv.slice(1));
 } else if (argv[0] === "doctor") {
   // `acp-bridge doctor -- <agent>`: probes an agent, reports what editors get through the bridge (src/doctor/).
   process.exitCode = await (await import("./doctor/command.js")).runDoctor(argv.slice(1));
 } else {
-  // The agent first (launch.ts, a small chunk), then the bridge.
+  // The agent first (launch.ts, a small chunk), then the bridge, V8 tuned for it (before anything is hot).
   const early = (await import("./launch.js")).startEarly(argv);
+  (await import("./v8-tuning.js")).tuneV8();
   const { main } = await import("./main.js");
   process.exitCode = await main(argv, early);
 }
