@@ -29,6 +29,26 @@ export function isDigit(b: number | undefined): boolean {
  */
 export const UPDATE_HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
 
+/** `i` at a number's first byte: the index after the JSON number there (its grammar only), or -1. */
+export function numberEnd(line: Uint8Array, i: number): number {
+  if (line[i] === MINUS) i++;
+  if (line[i] === ZERO) i++;
+  else if (isDigit(line[i])) while (isDigit(line[i])) i++;
+  else return -1;
+  if (line[i] === DOT) {
+    i++;
+    if (!isDigit(line[i])) return -1;
+    while (isDigit(line[i])) i++;
+  }
+  if (line[i] === 0x65 || line[i] === 0x45) {
+    i++;
+    if (line[i] === PLUS || line[i] === MINUS) i++;
+    if (!isDigit(line[i])) return -1;
+    while (isDigit(line[i])) i++;
+  }
+  return i;
+}
+
 /** The bytes `text` at `i` of `line`: the index after them, or -1. */
 export function literalEnd(line: Uint8Array, i: number, text: Uint8Array): number {
   if (i + text.length > line.length) return -1;

@@ -13,13 +13,13 @@ import {
   COMMA,
   DOT,
   MINUS,
-  PLUS,
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
   ZERO,
   isDigit,
   literalEnd,
+  numberEnd,
 } from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 
@@ -82,24 +82,9 @@ const MAX_NUMBER_BYTES = 25;
  * its `toString` does (a non-finite one, `null`), so the comparison is the definition itself. Costs a
  * short string: a cost usage update's `"amount":0.00864`, not the bulk.
  */
-function spelledEnd(line: Uint8Array, i: number): number {
-  const start = i;
-  if (line[i] === MINUS) i++;
-  if (line[i] === ZERO) i++;
-  else if (isDigit(line[i])) while (isDigit(line[i])) i++;
-  else return -1;
-  if (line[i] === DOT) {
-    i++;
-    if (!isDigit(line[i])) return -1;
-    while (isDigit(line[i])) i++;
-  }
-  if (line[i] === 0x65 || line[i] === 0x45) {
-    i++;
-    if (line[i] === MINUS || line[i] === PLUS) i++;
-    if (!isDigit(line[i])) return -1;
-    while (isDigit(line[i])) i++;
-  }
-  if (i - start > MAX_NUMBER_BYTES) return -1;
+function spelledEnd(line: Uint8Array, start: number): number {
+  const i = numberEnd(line, start);
+  if (i < 0 || i - start > MAX_NUMBER_BYTES) return -1;
   const text = String.fromCharCode(...line.subarray(start, i));
   return String(Number(text)) === text ? i : -1;
 }

@@ -12,10 +12,8 @@ import {
   COLON,
   COMMA,
   MINUS,
-  PLUS,
-  DOT,
-  ZERO,
   isDigit,
+  numberEnd,
 } from "./bytes.js";
 import { isUtf8 } from "node:buffer";
 import { lastHadEscape, stringEnd } from "./json-string.js";
@@ -34,25 +32,6 @@ function skipString(line: Uint8Array, i: number): number {
   return stringEnd(line, i, false);
 }
 
-/** `i` at a number's first byte: the index after it, or -1. */
-function skipNumber(line: Uint8Array, i: number): number {
-  if (line[i] === MINUS) i++;
-  if (line[i] === ZERO) i++;
-  else if (isDigit(line[i])) while (isDigit(line[i])) i++;
-  else return -1;
-  if (line[i] === DOT) {
-    i++;
-    if (!isDigit(line[i])) return -1;
-    while (isDigit(line[i])) i++;
-  }
-  if (line[i] === 0x65 || line[i] === 0x45) {
-    i++;
-    if (line[i] === PLUS || line[i] === MINUS) i++;
-    if (!isDigit(line[i])) return -1;
-    while (isDigit(line[i])) i++;
-  }
-  return i;
-}
 
 function skipWord(line: Uint8Array, i: number, word: string): number {
   for (let k = 0; k < word.length; k++) if (line[i + k] !== word.charCodeAt(k)) return -1;
@@ -85,7 +64,7 @@ function skipValue(line: Uint8Array, i: number, depthLeft: number): number {
       i = skipSpace(line, i + 1);
     }
   }
-  if (b === MINUS || isDigit(b)) return skipNumber(line, i);
+  if (b === MINUS || isDigit(b)) return numberEnd(line, i);
   if (b === 0x74) return skipWord(line, i, "true");
   if (b === 0x66) return skipWord(line, i, "false");
   if (b === 0x6e) return skipWord(line, i, "null");

@@ -90,6 +90,11 @@ function wire(full: boolean, stash?: "auto" | "compact"): Wired {
 }
 
 /** Feeds both bridges the same line from the same side. */
+/** A `session/update` of session s1, as an SDK writes it. */
+function agentUpdate(update: Obj): string {
+  return JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update } });
+}
+
 function both(ws: readonly Wired[], side: "client" | "agent", line: string | Buffer): void {
   for (const w of ws)
     if (side === "client") w.bridge.clientLine(Buffer.from(line));
@@ -692,6 +697,42 @@ const memberStep: fc.Arbitrary<MemberStep> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<MemberStep>({ kind: "time" }) },
 );
 
+/**
+ * Plays member steps into both bridges (`ws`: fast paths on, off), each step settled and the agent's
+ * requests answered, then the windows closed; `scanned` is told of each line the member scan takes.
+ */
+async function playMembers(
+  ws: readonly Wired[],
+  seen: number[],
+  steps: readonly MemberStep[],
+  scanned: () => void = () => undefined,
+): Promise<void> {
+  let id = 2;
+  for (const s of steps) {
+    if (s.kind === "line") {
+      const line = memberLine(s.members, s.how, s.damage);
+      if (scanMembers(line, 64, MEMBER_TAGS) !== undefined) scanned();
+      for (const w of ws) w.bridge.agentLine(line);
+    } else if (s.kind === "chunk")
+      both(
+        ws,
+        "agent",
+        agentUpdate({
+          sessionUpdate: "tool_call_content_chunk",
+          toolCallId: "t1",
+          content: { type: "content", content: { type: "text", text: s.text } },
+        }),
+      );
+    else if (s.kind === "prompt") prompt(ws, id++);
+    else vi.advanceTimersByTime(60);
+    await settle();
+    answerAgentRequests(ws, seen);
+    await settle();
+  }
+  vi.advanceTimersByTime(1000);
+  await settle();
+}
+
 // ---- tool calls of any members (member-scan.ts, `fastToolCallMembers`): lines spelled byte by byte ----
 
 /** A content item: mostly a text item as agents send it, else one the fast path must leave to the full path. */
@@ -982,37 +1023,7 @@ describe("direction A fast path", () => {
         fc.asyncProperty(fc.array(memberStep, { maxLength: 25 }), async (steps) => {
           const ws = [wire(false, stash), wire(true, stash)];
           const seen = await openSession(ws);
-          let id = 2;
-          for (const s of steps) {
-            if (s.kind === "line") {
-              const line = memberLine(s.members, s.how, s.damage);
-              if (scanMembers(line, 64, MEMBER_TAGS) !== undefined) taken++;
-              for (const w of ws) w.bridge.agentLine(line);
-            } else if (s.kind === "chunk")
-              both(
-                ws,
-                "agent",
-                JSON.stringify({
-                  jsonrpc: "2.0",
-                  method: "session/update",
-                  params: {
-                    sessionId: "s1",
-                    update: {
-                      sessionUpdate: "tool_call_content_chunk",
-                      toolCallId: "t1",
-                      content: { type: "content", content: { type: "text", text: s.text } },
-                    },
-                  },
-                }),
-              );
-            else if (s.kind === "prompt") prompt(ws, id++);
-            else vi.advanceTimersByTime(60);
-            await settle();
-            answerAgentRequests(ws, seen);
-            await settle();
-          }
-          vi.advanceTimersByTime(1000);
-          await settle();
+          await playMembers(ws, seen, steps, () => taken++);
           expectSameRuns(ws as [Wired, Wired]);
         }),
         { numRuns: numRuns() },
@@ -1051,7 +1062,6 @@ describe("direction A fast path", () => {
       fc.asyncProperty(fc.array(planStep, { minLength: 1, maxLength: 12 }), fc.boolean(), async (steps, crowded) => {
         const ws = [wire(false), wire(true)];
         const seen = await openSession(ws);
-        let id = 2;
         // Now and then as many plans as a session keeps first: the steps' new ones drop the oldest.
         if (crowded)
           for (let k = 0; k < limits.plans.default; k++) {
@@ -1070,18 +1080,7 @@ describe("direction A fast path", () => {
             );
             for (const w of ws) w.bridge.agentLine(line);
           }
-        for (const s of steps) {
-          if (s.kind === "line") {
-            const line = memberLine(s.members, s.how, s.damage);
-            for (const w of ws) w.bridge.agentLine(line);
-          } else if (s.kind === "prompt") prompt(ws, id++);
-          else if (s.kind === "time") vi.advanceTimersByTime(60);
-          await settle();
-          answerAgentRequests(ws, seen);
-          await settle();
-        }
-        vi.advanceTimersByTime(1000);
-        await settle();
+        await playMembers(ws, seen, steps);
         expectSameRuns(ws as [Wired, Wired]);
       }),
       { numRuns: numRuns() },
@@ -1166,15 +1165,7 @@ describe("direction A fast path", () => {
         const ws = [wire(false), wire(true)];
         await openSession(ws);
         // The session's state opens on the full path.
-        both(
-          ws,
-          "agent",
-          JSON.stringify({
-            jsonrpc: "2.0",
-            method: "session/update",
-            params: { sessionId: "s1", update: { sessionUpdate: "state_update", state: "running" } },
-          }),
-        );
+        both(ws, "agent", agentUpdate({ sessionUpdate: "state_update", state: "running" }));
         for (const l of lines) {
           const bytes = edited(memberLine(l.members, l.how, l.damage), l.edit);
           const before = ws[0]?.toClient.length ?? 0;

@@ -712,6 +712,24 @@ const settings = fc.constantFrom<Setup>(
   { options: { stash: "full" } },
 );
 
+/**
+ * Both bridges (fast paths on, off) play `steps` after a first update `ack` that acks the prompt
+ * `play` sends (the updates after it may take the fast path): they write the same bytes to each peer.
+ */
+async function sameBytes(setup: Setup, steps: readonly Step[], ack: Obj): Promise<void> {
+  const withFast = await wire(false, setup);
+  const full = await wire(true, setup);
+  const first: Step = {
+    kind: "update",
+    line: line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: ack } }),
+  };
+  play(withFast, [first, ...steps]);
+  play(full, [first, ...steps]);
+  await tick();
+  expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
+  expect(withFast.toAgent.map(bytes)).toEqual(full.toAgent.map(bytes));
+}
+
 // ---------------------------------------------------------------- tests
 
 afterEach(() => {
@@ -753,22 +771,8 @@ describe("direction B fast path (issue 9)", () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(lists, { minLength: 1, maxLength: 12 }), settings, async (steps, setup) => {
-        const withFast = await wire(false, setup);
-        const full = await wire(true, setup);
-        // A first line acks the prompt `play` sends: the lists after it may take the fast path.
-        const first: Step = {
-          kind: "update",
-          line: line({
-            jsonrpc: "2.0",
-            method: "session/update",
-            params: { sessionId: S, update: { sessionUpdate: "plan", entries: [] } },
-          }),
-        };
-        play(withFast, [first, ...steps]);
-        play(full, [first, ...steps]);
-        await tick();
-        expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
-        expect(withFast.toAgent.map(bytes)).toEqual(full.toAgent.map(bytes));
+        // A first plan acks the prompt `play` sends: the lists after it may take the fast path.
+        await sameBytes(setup, steps, { sessionUpdate: "plan", entries: [] });
       }),
       { numRuns: numRuns() },
     );
@@ -826,22 +830,8 @@ describe("direction B fast path (issue 9)", () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(plans, { minLength: 1, maxLength: 12 }), settings, async (steps, setup) => {
-        const withFast = await wire(false, setup);
-        const full = await wire(true, setup);
-        // A first line acks the prompt `play` sends: the plans after it may take the fast path.
-        const first: Step = {
-          kind: "update",
-          line: line({
-            jsonrpc: "2.0",
-            method: "session/update",
-            params: { sessionId: S, update: { sessionUpdate: "session_info_update", title: "t" } },
-          }),
-        };
-        play(withFast, [first, ...steps, layout]);
-        play(full, [first, ...steps, layout]);
-        await tick();
-        expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
-        expect(withFast.toAgent.map(bytes)).toEqual(full.toAgent.map(bytes));
+        // Session info acks the prompt (a plan would be recorded); a layout last clears what was kept.
+        await sameBytes(setup, [...steps, layout], { sessionUpdate: "session_info_update", title: "t" });
       }),
       { numRuns: numRuns() },
     );
