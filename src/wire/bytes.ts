@@ -11,7 +11,7 @@ export const CLOSE_ARRAY = 0x5d;
 export const COLON = 0x3a;
 export const COMMA = 0x2c;
 export const MINUS = 0x2d;
-export const PLUS = 0x2b;
+const PLUS = 0x2b;
 export const DOT = 0x2e;
 export const ZERO = 0x30;
 /** The first byte of `null`: a canonical value starting with it is `null`. */

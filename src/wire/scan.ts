@@ -32,7 +32,6 @@ function skipString(line: Uint8Array, i: number): number {
   return stringEnd(line, i, false);
 }
 
-
 function skipWord(line: Uint8Array, i: number, word: string): number {
   for (let k = 0; k < word.length; k++) if (line[i + k] !== word.charCodeAt(k)) return -1;
   return i + word.length;
