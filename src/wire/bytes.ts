@@ -28,6 +28,9 @@ export function isDigit(b: number | undefined): boolean {
  * read a line from there.
  */
 export const UPDATE_HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":');
+/** After the session id: the update's opening, and the key of its tag (the SDKs write it first). */
+export const UPDATE_OPEN = Buffer.from(',"update":{');
+export const TAG_KEY = Buffer.from('"sessionUpdate":"');
 
 /** `i` at a number's first byte: the index after the JSON number there (its grammar only), or -1. */
 export function numberEnd(line: Uint8Array, i: number): number {

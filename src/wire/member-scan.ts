@@ -22,19 +22,23 @@ import {
   utf8,
   NULL_START,
   UPDATE_HEAD,
+  UPDATE_OPEN,
+  TAG_KEY,
 } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, quotedText, stringEnd } from "./json-string.js";
 
 const HEAD = UPDATE_HEAD;
-const UPDATE = Buffer.from(',"update":{');
-const TAG_KEY = Buffer.from('"sessionUpdate":"');
+const UPDATE = UPDATE_OPEN;
 /** Deepest nesting followed (`canonicalEnd` recurses per level), as in call-scan.ts. */
 const MAX_SCAN_DEPTH = 64;
 /** Digits of a count (`isCount`): any such integer is a safe one. */
 const MAX_COUNT_DIGITS = 15;
 /** Members an update may have for this scan: more are not the shapes it serves. */
 const MAX_MEMBERS = 16;
+
+/** A byte range of a scanned line, `[start, end)`. */
+export type LineRange = readonly [number, number];
 
 /**
  * What the scan proved: the update's members in order, each key (decoded: keys are escape-free)
@@ -173,6 +177,27 @@ export class ScannedMembers {
     };
     for (let k = 0; k < this.count; k++) if (k !== this.tagAt && k !== last) member(k);
     if (last >= 0 && last !== this.tagAt) member(last);
+    line.copy(out, to, this.updateClose);
+    return out;
+  }
+
+  /** Member `k`'s value, as a range of the line. */
+  range(k: number): LineRange {
+    return [this.starts[k] ?? 0, this.ends[k] ?? 0];
+  }
+
+  /** The line with its update's members (between its braces) replaced by `pieces`: bytes, or ranges of the line. */
+  withMembers(pieces: readonly (Uint8Array | LineRange)[]): Buffer {
+    const line = this.line;
+    let size = this.updateOpen + line.length - this.updateClose;
+    for (const p of pieces) size += p instanceof Uint8Array ? p.length : p[1] - p[0];
+    const out = Buffer.allocUnsafe(size);
+    let to = line.copy(out, 0, 0, this.updateOpen);
+    for (const p of pieces)
+      if (p instanceof Uint8Array) {
+        out.set(p, to);
+        to += p.length;
+      } else to += line.copy(out, to, p[0], p[1]);
     line.copy(out, to, this.updateClose);
     return out;
   }

@@ -7,7 +7,7 @@
 // of canonical strings. Anything else (a `_meta`, a number, an escape JSON.stringify would not
 // write, a repeated key) returns undefined, and the full path decides.
 import { isUtf8 } from "node:buffer";
-import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, UPDATE_HEAD, literalEnd, utf8 } from "./bytes.js";
+import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, UPDATE_HEAD, UPDATE_OPEN, literalEnd, utf8 } from "./bytes.js";
 import { lastHadEscape, stringEnd } from "./json-string.js";
 import { allocLine } from "./writer.js";
 
@@ -215,7 +215,7 @@ function skipCanonicalString(line: Buffer, i: number): number {
 }
 
 const HEAD = UPDATE_HEAD;
-const UPDATE = Buffer.from(',"update":{');
+const UPDATE = UPDATE_OPEN;
 
 const UPDATE_KEY_BYTES = UPDATE_KEYS.map((k) => Buffer.from(`"${k}":`));
 const CONTENT_KEY_BYTES = CONTENT_KEYS.map((k) => Buffer.from(`"${k}":`));

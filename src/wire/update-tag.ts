@@ -3,15 +3,15 @@
 // scans that may take that update. A route, not a proof: each scan that runs proves its line by
 // itself, and a line no scan runs for takes the full path, which is always right. So a line read
 // wrongly here costs time, never a byte.
-import { QUOTE, UPDATE_HEAD, literalEnd } from "./bytes.js";
+import { QUOTE, TAG_KEY, UPDATE_HEAD, UPDATE_OPEN, literalEnd } from "./bytes.js";
 
+const QUOTE_BYTE = Buffer.from([QUOTE]);
 /** The head and the session id's opening quote. */
-const HEAD = Buffer.concat([UPDATE_HEAD, Buffer.from('"')]);
+const HEAD = Buffer.concat([UPDATE_HEAD, QUOTE_BYTE]);
+/** From the session id's closing quote to the update's first member. */
+const AFTER_ID = Buffer.concat([QUOTE_BYTE, UPDATE_OPEN]);
 /** From the session id's closing quote to the tag's opening one. */
-const TAG = Buffer.from('","update":{"sessionUpdate":"');
-/** From the session id's closing quote to the update's first member, and the tag's key. */
-const UPDATE_OPEN = Buffer.from('","update":{');
-const TAG_KEY = Buffer.from('"sessionUpdate":"');
+const TAG = Buffer.concat([AFTER_ID, TAG_KEY]);
 
 /** The routes of a tag, as bits: the update scan, the command-list scan, the member scan. */
 export const ROUTE_UPDATE = 1;
@@ -52,8 +52,8 @@ export class TagRoutes {
       // Claude's adapters write a tool call's tag after its `_meta` and id, or last. A key's quotes
       // are never a string's (those are escaped): the first such key names the update's tag, or a
       // nested object's (read wrongly: time, not a byte).
-      if (literalEnd(line, idEnd, UPDATE_OPEN) < 0) return ROUTE_UNKNOWN;
-      const at = line.indexOf(TAG_KEY, idEnd + UPDATE_OPEN.length);
+      if (literalEnd(line, idEnd, AFTER_ID) < 0) return ROUTE_UNKNOWN;
+      const at = line.indexOf(TAG_KEY, idEnd + AFTER_ID.length);
       if (at < 0) return ROUTE_UNKNOWN;
       tagStart = at + TAG_KEY.length;
       routes = ROUTE_UNKNOWN & ~ROUTE_COMMANDS;

@@ -14,7 +14,7 @@ import {
 } from "../../../convert/plan.js";
 import { STASH_KEY_BYTES } from "../../../convert/stash.js";
 import { CLOSE_ARRAY, OPEN_ARRAY, OPEN_OBJECT, utf8 } from "../../../wire/bytes.js";
-import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
+import { objectMembers, type LineRange, type ScannedMembers } from "../../../wire/member-scan.js";
 import { keepNewest } from "../../bounded.js";
 import { NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
@@ -43,6 +43,7 @@ export function planUpdateToV1(
 }
 
 const PLAN_HEAD = Buffer.from('"sessionUpdate":"plan","entries":[');
+const LIST_END = Buffer.from("]");
 const META_MEMBER = Buffer.from('],"_meta":');
 const ENTRIES_KEY = Buffer.from('"entries"');
 
@@ -98,11 +99,13 @@ export function fastPlanUpdate(s: SessionA, m: ScannedMembers, ctx: UpdateContex
   // The others' entries are their remembered text; a lone plan's list is copied as it lies.
   v1Entries.set(plan, own);
   s.plans = plans;
-  return planLine(m, parts.length === 1 && parts[0] === own ? list : undefined, parts.join(","), meta);
+  const all = parts.length === 1 && parts[0] === own ? list : Buffer.from(parts.join(","));
+  const end = meta < 0 ? [LIST_END] : [META_MEMBER, m.range(meta)];
+  return m.withMembers([PLAN_HEAD, all, ...end]);
 }
 
 /** The byte range of the entries list inside member `k` (a plan object), brackets excluded. */
-function entriesRange(m: ScannedMembers, k: number): [number, number] | undefined {
+function entriesRange(m: ScannedMembers, k: number): LineRange | undefined {
   const members: number[] = [];
   if (objectMembers(m.line, m.starts[k] ?? -1, members) < 0) return undefined;
   for (let j = 0; j < members.length; j += 3) {
@@ -117,25 +120,4 @@ function entriesRange(m: ScannedMembers, k: number): [number, number] | undefine
     }
   }
   return undefined;
-}
-
-/** The line with its update replaced by a v1 `plan` of `entries` (or the line's bytes at `range`) and member `meta`. */
-function planLine(m: ScannedMembers, range: [number, number] | undefined, entries: string, meta: number): Buffer {
-  const line = m.line;
-  const text = range === undefined ? Buffer.from(entries) : undefined;
-  const size = range === undefined ? (text?.length ?? 0) : range[1] - range[0];
-  const metaStart = meta < 0 ? 0 : (m.starts[meta] ?? 0);
-  const metaEnd = meta < 0 ? 0 : (m.ends[meta] ?? 0);
-  const tail = meta < 0 ? 1 : META_MEMBER.length + metaEnd - metaStart;
-  const out = Buffer.allocUnsafe(m.updateOpen + PLAN_HEAD.length + size + tail + line.length - m.updateClose);
-  let to = line.copy(out, 0, 0, m.updateOpen);
-  to += PLAN_HEAD.copy(out, to);
-  to += range === undefined ? (text?.copy(out, to) ?? 0) : line.copy(out, to, range[0], range[1]);
-  if (meta < 0) out[to++] = CLOSE_ARRAY;
-  else {
-    to += META_MEMBER.copy(out, to);
-    to += line.copy(out, to, metaStart, metaEnd);
-  }
-  line.copy(out, to, m.updateClose);
-  return out;
 }

@@ -7,7 +7,7 @@ import { planTable } from "../../../../mappings/plan.js";
 import type { Obj } from "../../../base/json.js";
 import { isPlanEntry, planToV2Updates, recordEmitted } from "../../../convert/plan.js";
 import { STASH_KEY_BYTES } from "../../../convert/stash.js";
-import { CLOSE_OBJECT, OPEN_ARRAY } from "../../../wire/bytes.js";
+import { OPEN_ARRAY } from "../../../wire/bytes.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
 import type { Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
@@ -36,6 +36,7 @@ export function planToV2(s: SessionB, update: Obj, ctx: UpdateContextB, meta: un
 const PLAN_HEAD = Buffer.from(
   `"plan":${JSON.stringify({ type: planTable.itemsType, planId: planTable.defaultPlanId }).slice(0, -1)},"entries":`,
 );
+const PLAN_END = Buffer.from("}");
 const META_MEMBER = Buffer.from(',"_meta":');
 const TAG_LAST = Buffer.from(',"sessionUpdate":"plan_update"');
 
@@ -62,31 +63,7 @@ export function fastPlan(s: SessionB, m: ScannedMembers): Buffer | undefined {
   // The table's type is a string, as `planToV2Updates` builds it: the items variant's.
   const plan = { type: planTable.itemsType, planId: planTable.defaultPlanId, entries } as v2.PlanUpdateContent;
   s.plans = recordEmitted(s.plans, [{ plan }]);
-  return planLine(m, k, meta);
-}
-
-/** The line with its update's members replaced by the default plan of member `k`'s entries, `_meta` (member `meta`) and the tag. */
-function planLine(m: ScannedMembers, k: number, meta: number): Buffer {
-  const line = m.line;
-  const open = m.updateOpen;
-  const close = m.updateClose;
-  const entriesStart = m.starts[k] ?? 0;
-  const entriesEnd = m.ends[k] ?? 0;
-  const metaStart = meta < 0 ? 0 : (m.starts[meta] ?? 0);
-  const metaEnd = meta < 0 ? 0 : (m.ends[meta] ?? 0);
-  const metaSize = meta < 0 ? 0 : META_MEMBER.length + metaEnd - metaStart;
-  const size =
-    open + PLAN_HEAD.length + entriesEnd - entriesStart + 1 + metaSize + TAG_LAST.length + line.length - close;
-  const out = Buffer.allocUnsafe(size);
-  let to = line.copy(out, 0, 0, open);
-  to += PLAN_HEAD.copy(out, to);
-  to += line.copy(out, to, entriesStart, entriesEnd);
-  out[to++] = CLOSE_OBJECT;
-  if (meta >= 0) {
-    to += META_MEMBER.copy(out, to);
-    to += line.copy(out, to, metaStart, metaEnd);
-  }
-  to += TAG_LAST.copy(out, to);
-  line.copy(out, to, close);
-  return out;
+  // The default plan of the entries' bytes, `_meta` after it, the tag last.
+  const metaMember = meta < 0 ? [] : [META_MEMBER, m.range(meta)];
+  return m.withMembers([PLAN_HEAD, m.range(k), PLAN_END, ...metaMember, TAG_LAST]);
 }
