@@ -79,7 +79,9 @@ export function fastPathFor(
   // Which scans may take an update of each tag: the others do not run for it (a tag no fast path
   // takes goes to the full path unscanned).
   const routes = new TagRoutes();
-  for (const t of UPDATE_SCAN_TAGS) routes.add(t.bytes, ROUTE_UPDATE);
+  // Both engines' `fastToolCallUpdate` read a tool call's update only with its tag first (their
+  // v1 and v2 lines have it there): the update scan does not run for one whose tag comes later.
+  for (const t of UPDATE_SCAN_TAGS) routes.add(t.bytes, ROUTE_UPDATE, t === TOOL_CALL_UPDATE ? 0 : ROUTE_UPDATE);
   if (fastCommands !== undefined && commandsScan !== undefined) routes.add(COMMANDS_TAG.bytes, ROUTE_COMMANDS);
   if (fastMembers !== undefined) for (const t of memberTags) routes.add(t, ROUTE_MEMBERS);
   if (fastUpdate !== undefined)

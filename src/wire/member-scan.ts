@@ -267,7 +267,7 @@ export function scanMembers(
     // Such a line (Claude's tool call) carries its content after a long `_meta` and `rawInput`: a
     // list the caller would decline is found by a native search first. Its quotes are a key's and
     // an object's (a string's are escaped); a list of a nested object is declined too (time only).
-    for (const d of declines) if (line.includes(declinedList(d))) return undefined;
+    if (declines.length > 0 && declinedListIn(line, i, declines)) return undefined;
     // The first member is at `i`: the loop reads from after the comma there would be.
     end = i - 1;
   }
@@ -310,16 +310,12 @@ export function scanMembers(
 }
 
 const CONTENT_LIST = Buffer.from('"content":[');
-const declinedLists = new Map<Uint8Array, Buffer>();
 
-/** The bytes of a `content` list whose first item starts with `decline`. */
-function declinedList(decline: Uint8Array): Buffer {
-  let bytes = declinedLists.get(decline);
-  if (bytes === undefined) {
-    bytes = Buffer.concat([CONTENT_LIST, decline]);
-    declinedLists.set(decline, bytes);
-  }
-  return bytes;
+/** A `content` list from `from` on whose first item starts with one of `declines`: one native search a list. */
+function declinedListIn(line: Buffer, from: number, declines: readonly Uint8Array[]): boolean {
+  for (let at = line.indexOf(CONTENT_LIST, from); at >= 0; at = line.indexOf(CONTENT_LIST, at + 1))
+    if (startsWithAny(line, at + CONTENT_LIST.length, declines)) return true;
+  return false;
 }
 
 /** One of `prefixes` is at `at` in `line`. */

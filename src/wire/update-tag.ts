@@ -23,16 +23,24 @@ export const ROUTE_UNKNOWN = ROUTE_UPDATE | ROUTE_COMMANDS | ROUTE_MEMBERS;
 export class TagRoutes {
   private readonly tags: Uint8Array[] = [];
   private readonly routes: number[] = [];
+  /** The routes of each tag when it comes after other members. */
+  private readonly elsewhere: number[] = [];
 
-  /** Adds `route` to the routes of `tag` (its bytes as they stand between the quotes). */
-  add(tag: Uint8Array, route: number): this {
+  /**
+   * Adds `route` to the routes of `tag` (its bytes as they stand between the quotes), and
+   * `elsewhere` to its routes when the tag comes after other members (a scan whose fast path reads
+   * such an update only with the tag first need not run for it).
+   */
+  add(tag: Uint8Array, route: number, elsewhere = route): this {
     let k = this.tags.findIndex((t) => Buffer.compare(t, tag) === 0);
     if (k < 0) {
       k = this.tags.length;
       this.tags.push(tag);
       this.routes.push(0);
+      this.elsewhere.push(0);
     }
     this.routes[k] = (this.routes[k] ?? 0) | route;
+    this.elsewhere[k] = (this.elsewhere[k] ?? 0) | elsewhere;
     return this;
   }
 
@@ -46,8 +54,8 @@ export class TagRoutes {
     const idEnd = quoteAt(line, HEAD.length);
     if (idEnd < 0) return ROUTE_UNKNOWN;
     let tagStart = idEnd + TAG.length;
-    // The command-list scan reads a list only after the tag first; the others find a tag anywhere.
-    let routes = ROUTE_UNKNOWN;
+    // The command-list scan reads a list only after the tag first; the others as `add` was told.
+    let first = true;
     if (!sampled(line, idEnd, TAG, 6)) {
       // Claude's adapters write a tool call's tag after its `_meta` and id, or last. A key's quotes
       // are never a string's (those are escaped): the first such key names the update's tag, or a
@@ -56,7 +64,7 @@ export class TagRoutes {
       const at = line.indexOf(TAG_KEY, idEnd + AFTER_ID.length);
       if (at < 0) return ROUTE_UNKNOWN;
       tagStart = at + TAG_KEY.length;
-      routes = ROUTE_UNKNOWN & ~ROUTE_COMMANDS;
+      first = false;
     }
     const tagEnd = quoteAt(line, tagStart);
     if (tagEnd < 0) return ROUTE_UNKNOWN;
@@ -64,7 +72,7 @@ export class TagRoutes {
     for (let k = 0; k < tags.length; k++) {
       const tag = tags[k] as Uint8Array;
       if (tag.length === tagEnd - tagStart && literalEnd(line, tagStart, tag) === tagEnd)
-        return (this.routes[k] ?? 0) & routes;
+        return first ? (this.routes[k] ?? 0) : (this.elsewhere[k] ?? 0) & ~ROUTE_COMMANDS;
     }
     return 0;
   }
