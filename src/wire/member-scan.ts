@@ -64,9 +64,11 @@ export class ScannedMembers {
   /** Index of the update object's closing brace. */
   updateClose = -1;
 
-  /** The session id, decoded. */
+  /** The session id, decoded (one without an escape as a key is: a stream's lines repeat it). */
   sessionId(): string {
-    return quotedText(this.line, this.sessionIdStart, this.sessionIdEnd, this.sessionIdEscaped);
+    const start = this.sessionIdStart;
+    const end = this.sessionIdEnd;
+    return this.sessionIdEscaped ? quotedText(this.line, start, end, true) : keyText(this.line, start + 1, end - 1);
   }
 
   /** The index of member `key`, or -1. */
