@@ -59,6 +59,27 @@ export function literalEnd(line: Uint8Array, i: number, text: Uint8Array): numbe
   return i + text.length;
 }
 
+/** Ranges this short are searched by a loop: a native search's fixed cost is more than their look. */
+const SHORT_SEARCH = 128;
+
+/** The first index of `needle` wholly within `line[start, end)`, or -1. */
+export function indexWithin(line: Buffer, needle: Uint8Array, start: number, end: number): number {
+  const last = end - needle.length;
+  if (start < 0 || last < start) return -1;
+  if (end - start > SHORT_SEARCH) {
+    const at = line.indexOf(needle, start);
+    return at >= 0 && at <= last ? at : -1;
+  }
+  const first = needle[0];
+  if (first === undefined) return start;
+  next: for (let i = start; i <= last; i++) {
+    if (line[i] !== first) continue;
+    for (let k = 1; k < needle.length; k++) if (line[i + k] !== needle[k]) continue next;
+    return i;
+  }
+  return -1;
+}
+
 /**
  * Node's own decoder behind `toString("utf8", start, end)`, without its argument handling (a fifth
  * of a short string's decoding); `toString` where a runtime lacks it.

@@ -24,6 +24,7 @@ import {
   UPDATE_HEAD,
   UPDATE_OPEN,
   TAG_KEY,
+  indexWithin,
 } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, quotedText, stringEnd } from "./json-string.js";
@@ -137,8 +138,7 @@ export class ScannedMembers {
 
   /** Whether the bytes `needle` occur in member `k`'s value. */
   holds(k: number, needle: Uint8Array): boolean {
-    const at = this.line.indexOf(needle, this.starts[k] ?? 0);
-    return at >= 0 && at + needle.length <= (this.ends[k] ?? 0);
+    return indexWithin(this.line, needle, this.starts[k] ?? 0, this.ends[k] ?? 0) >= 0;
   }
 
   /** The update object, parsed (what JSON.parse of the line has as `params.update`). */
