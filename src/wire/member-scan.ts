@@ -173,12 +173,28 @@ export class ScannedMembers {
     to += TAG_KEY.copy(out, to, 0, TAG_KEY.length - 1);
     out.set(tag, to);
     to += tag.length;
-    const member = (k: number): void => {
+    // Members adjacent in the line (a comma between) are copied as one run: a line is relaid with
+    // a copy or two, not one a member.
+    let runStart = -1;
+    let runEnd = -1;
+    const flush = (): void => {
+      if (runStart < 0) return;
       out[to++] = COMMA;
-      to += line.copy(out, to, this.keyStarts[k], this.ends[k]);
+      to += line.copy(out, to, runStart, runEnd);
+      runStart = -1;
+    };
+    const member = (k: number): void => {
+      const start = this.keyStarts[k] ?? 0;
+      if (runStart >= 0 && start === runEnd + 1) runEnd = this.ends[k] ?? 0;
+      else {
+        flush();
+        runStart = start;
+        runEnd = this.ends[k] ?? 0;
+      }
     };
     for (let k = 0; k < this.count; k++) if (k !== this.tagAt && k !== last) member(k);
     if (last >= 0 && last !== this.tagAt) member(last);
+    flush();
     line.copy(out, to, this.updateClose);
     return out;
   }
