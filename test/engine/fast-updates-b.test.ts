@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectionB } from "../../src/engine/v2-client/engine.js";
 import type { ScannedMembers } from "../../src/wire/member-scan.js";
 import { Bridge } from "../../src/engine/bridge.js";
+import { Link } from "../../src/engine/link.js";
 import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
 import { STASH_KEY, STASH_VERSION } from "../../src/convert/stash.js";
 import { silentLogger } from "../support/log.js";
@@ -291,42 +292,44 @@ const memberMeta = fc.oneof(
 );
 /** Mostly the tag first, as the recorded v1 agents write it (the member scan takes only that), else any order. */
 const tagFirst = fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) });
+/** Usage as the recorded v1 agents send it: counts, a cost now and then (or one `checkUsage` refuses), `_meta`. */
+const usageUpdate = fc
+  .record(
+    {
+      used: count,
+      size: count,
+      cost: fc.oneof(
+        // As agents send it (any double an amount may be), or one `checkUsage` refuses.
+        fc.record({
+          amount: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.nat()),
+          currency: fc.constantFrom("USD", "EUR"),
+        }),
+        fc.constantFrom<unknown>(
+          { amount: 0.25, currency: "USD" },
+          { amount: 0.00864, currency: "USD", _meta: { k: 1 } },
+          { amount: 1, currency: "USD", _meta: null },
+          { amount: 1, currency: "USD", _meta: 3 },
+          { amount: 0.5, currency: "USD", extra: [1.5e-7] },
+          null,
+          { amount: "x" },
+          {},
+          "free",
+        ),
+      ),
+      _meta: memberMeta,
+    },
+    { requiredKeys: ["used", "size"] },
+  )
+  .chain((fields) =>
+    tagFirst.chain((first) => {
+      const u: Obj = { sessionUpdate: "usage_update", ...fields };
+      if (u._meta === undefined) delete u._meta;
+      return first ? fc.constant(u) : maybeShuffled(u);
+    }),
+  );
 /** Usage and session info (issue 21: the recorded v1 agents send them between most other updates). */
 const memberUpdate = fc.oneof(
-  fc
-    .record(
-      {
-        used: count,
-        size: count,
-        cost: fc.oneof(
-          // As agents send it (any double an amount may be), or one `checkUsage` refuses.
-          fc.record({
-            amount: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.nat()),
-            currency: fc.constantFrom("USD", "EUR"),
-          }),
-          fc.constantFrom<unknown>(
-            { amount: 0.25, currency: "USD" },
-            { amount: 0.00864, currency: "USD", _meta: { k: 1 } },
-            { amount: 1, currency: "USD", _meta: null },
-            { amount: 1, currency: "USD", _meta: 3 },
-            { amount: 0.5, currency: "USD", extra: [1.5e-7] },
-            null,
-            { amount: "x" },
-            {},
-            "free",
-          ),
-        ),
-        _meta: memberMeta,
-      },
-      { requiredKeys: ["used", "size"] },
-    )
-    .chain((fields) =>
-      tagFirst.chain((first) => {
-        const u: Obj = { sessionUpdate: "usage_update", ...fields };
-        if (u._meta === undefined) delete u._meta;
-        return first ? fc.constant(u) : maybeShuffled(u);
-      }),
-    ),
+  usageUpdate,
   fc
     .record(
       {
@@ -839,6 +842,26 @@ describe("direction B fast path (issue 9)", () => {
     expect(plansTaken).toBeGreaterThan(numRuns() / 4);
   });
 
+  it("writes exactly what the full path writes for usage snapshots of any costs in a row, and clears a forwarded one once", async () => {
+    // The lines the fast path wrote that end with the null clearing a forwarded cost.
+    let cleared = 0;
+    const written = vi.spyOn(Link.prototype, "writeProven");
+    const usages = fc.oneof(
+      { weight: 6, arbitrary: linesOf(usageUpdate, edit, 6).map((l): Step => ({ kind: "update", line: l })) },
+      { weight: 1, arbitrary: step },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(usages, { minLength: 2, maxLength: 16 }), settings, async (steps, setup) => {
+        written.mockClear();
+        await sameBytes(setup, steps, { sessionUpdate: "session_info_update", title: "t" });
+        for (const [l] of written.mock.calls) if (String(l).endsWith(',"cost":null}}}')) cleared++;
+      }),
+      { numRuns: numRuns() },
+    );
+    // Not vacuous: the fast path cleared a forwarded cost in many runs.
+    expect(cleared).toBeGreaterThan(numRuns() / 20);
+  });
+
   it("takes an adapter's command list: the full path's bytes, the list a local resume answers with", async () => {
     const commands = vi.spyOn(DirectionB.prototype, "fastCommands");
     const list = [
@@ -958,9 +981,10 @@ describe("direction B fast path (issue 9)", () => {
     expect(behind.toClient).toHaveLength(1);
   });
 
-  it("takes the recorded agents' usage and session info as their bytes, and leaves a cost's follow-up and a non-RFC 3339 time to the full path", async () => {
+  it("takes the recorded agents' usage and session info as their bytes, a cost's follow-up with the null that clears it, and leaves a non-RFC 3339 time to the full path", async () => {
     const members = vi.spyOn(DirectionB.prototype, "fastMembers");
     const w = await wire(false);
+    const full = await wire(true);
     const update = (u: Obj) => line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } });
     const sent = [
       // As Claude's v1 adapter sends them (corpus-v1.ndjson), then a cost, then none again.
@@ -968,18 +992,25 @@ describe("direction B fast path (issue 9)", () => {
       update({ sessionUpdate: "usage_update", used: 160, size: 1_000_000, cost: { amount: 0.01, currency: "USD" } }),
       update({ sessionUpdate: "usage_update", used: 170, size: 1_000_000 }),
       update({ sessionUpdate: "usage_update", used: 180, size: 1_000_000 }),
+      // A cost again, then none after a `_meta`: the null still goes last.
+      update({ sessionUpdate: "usage_update", used: 190, size: 1_000_000, cost: { amount: 0.02, currency: "USD" } }),
+      update({ sessionUpdate: "usage_update", used: 200, size: 1_000_000, _meta: { "_claude/model": "m" } }),
       update({ sessionUpdate: "session_info_update", title: "Tidy notes", updatedAt: "2026-11-28T12:00:00Z" }),
       update({ sessionUpdate: "session_info_update", updatedAt: "2026-11-28 12:00" }),
       update({ sessionUpdate: "session_info_update", _meta: { codex: { threadStatus: "running" } } }),
     ];
-    for (const l of sent) w.agent(l);
-    // The cost goes as it is; the snapshot after it needs a null cost (the full path).
-    expect(members.mock.results.map((r) => r.value)).toEqual([true, true, false, true, true, false, true]);
+    for (const l of sent) {
+      w.agent(l);
+      full.agent(l);
+    }
+    expect(members.mock.results.map((r) => r.value)).toEqual([true, true, true, true, true, true, true, false, true]);
+    expect(w.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
     const got = w.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
-    // After a forwarded cost, the next snapshot without one says it is gone (`usageToV2`).
+    // After a forwarded cost, the next snapshot without one says it is gone (`usageToV2`), once.
     expect(got[2]?.params.update.cost).toBeNull();
     expect(got[3]?.params.update).not.toHaveProperty("cost");
-    for (const k of [0, 1, 3, 4, 6]) expect(bytes(w.toClient[k] ?? "")).toBe(bytes(sent[k] ?? ""));
+    expect(Object.keys(got[5]?.params.update ?? {})).toEqual(["sessionUpdate", "used", "size", "_meta", "cost"]);
+    for (const k of [0, 1, 3, 4, 6, 8]) expect(bytes(w.toClient[k] ?? "")).toBe(bytes(sent[k] ?? ""));
     for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();
   });
 

@@ -206,13 +206,16 @@ export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CA
 
 /**
  * The fast path's share of `updateToV2` for an update `scanMembers` proved canonical, whose v2 form
- * is its own bytes (T §2.9), or a plan's (`fastPlan`): a `usage_update` with a cost object, or without a cost while none was
- * forwarded (`usageToV2` invents nothing then), a `session_info_update` whose `updatedAt` is RFC 3339 already
+ * is its own bytes (T §2.9), or a plan's (`fastPlan`): a `usage_update` with a cost object, or without a cost (after a
+ * forwarded one, with the null `usageToV2` adds to clear it), a `session_info_update` whose `updatedAt` is RFC 3339 already
  * (`sessionInfoToV2` stashes nothing); a `_meta` without a stash (the converters keep it where it
  * is); a tool call of members v2 has as they are (`fastToolCallMembers`). The state is recorded as
  * the full path records it; undefined, having changed nothing, for anything else
  * (test/engine/fast-updates-b.test.ts proves the bytes equal).
  */
+/** The member `usageToV2` adds to clear a cost it forwarded. */
+const COST_CLEARED = Buffer.from(',"cost":null');
+
 export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
   if (s.pendingUpsert !== undefined) return undefined;
   if (m.tag === TOOL_CALL || m.tag === TOOL_CALL_UPDATE_TAG) return fastToolCallMembers(s, m, m.tag === TOOL_CALL);
@@ -233,8 +236,13 @@ export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefi
   // `checkUsage`: both counts present and safe non-negative integers.
   if (m.tag !== USAGE || !m.isCount(m.indexOf("used")) || !m.isCount(m.indexOf("size"))) return undefined;
   const c = m.indexOf("cost");
-  // Without a cost, while none was forwarded: nothing to clear (`usageToV2` invents a null otherwise).
-  if (c < 0) return s.costForwarded ? undefined : m.line;
+  if (c < 0) {
+    // Without a cost, while none was forwarded: nothing to clear. After one, `usageToV2` clears it
+    // with a null added last (its stash mark is nothing here: the fast path runs with the stash off).
+    if (!s.costForwarded) return m.line;
+    s.costForwarded = false;
+    return m.withLastMember(COST_CLEARED);
+  }
   // A cost object goes as it is, and is forwarded from now on; a null (stashed) takes the full path.
   if (!m.startsWith(c, OPEN_OBJECT) || !isCost(m.value(c))) return undefined;
   s.costForwarded = true;
