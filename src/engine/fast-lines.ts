@@ -82,7 +82,8 @@ export function fastPathFor(
   // Both engines' `fastToolCallUpdate` read a tool call's update only with its tag first (their
   // v1 and v2 lines have it there): the update scan does not run for one whose tag comes later.
   for (const t of UPDATE_SCAN_TAGS) routes.add(t.bytes, ROUTE_UPDATE, t === TOOL_CALL_UPDATE ? 0 : ROUTE_UPDATE);
-  if (fastCommands !== undefined && commandsScan !== undefined) routes.add(COMMANDS_TAG.bytes, ROUTE_COMMANDS);
+  // The command-list scan reads a list only after the tag first.
+  if (fastCommands !== undefined && commandsScan !== undefined) routes.add(COMMANDS_TAG.bytes, ROUTE_COMMANDS, 0);
   if (fastMembers !== undefined) for (const t of memberTags) routes.add(t, ROUTE_MEMBERS);
   if (fastUpdate !== undefined)
     return (from, line) => {

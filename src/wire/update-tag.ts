@@ -54,7 +54,7 @@ export class TagRoutes {
     const idEnd = quoteAt(line, HEAD.length);
     if (idEnd < 0) return ROUTE_UNKNOWN;
     let tagStart = idEnd + TAG.length;
-    // The command-list scan reads a list only after the tag first; the others as `add` was told.
+    // Where the tag is decides the routes (`add`'s `elsewhere`).
     let first = true;
     if (!sampled(line, idEnd, TAG, 6)) {
       // Claude's adapters write a tool call's tag after its `_meta` and id, or last. A key's quotes
@@ -72,7 +72,7 @@ export class TagRoutes {
     for (let k = 0; k < tags.length; k++) {
       const tag = tags[k] as Uint8Array;
       if (tag.length === tagEnd - tagStart && literalEnd(line, tagStart, tag) === tagEnd)
-        return first ? (this.routes[k] ?? 0) : (this.elsewhere[k] ?? 0) & ~ROUTE_COMMANDS;
+        return (first ? this.routes[k] : this.elsewhere[k]) ?? 0;
     }
     return 0;
   }

@@ -698,9 +698,26 @@ const memberStep: fc.Arbitrary<MemberStep> = fc.oneof(
 );
 
 /**
- * Plays member steps into both bridges (`ws`: fast paths on, off), each step settled and the agent's
- * requests answered, then the windows closed; `scanned` is told of each line the member scan takes.
+ * Plays steps into both bridges (`ws`: fast paths on, off), each one (`play`) settled and the agent's
+ * requests answered, then the windows closed.
  */
+async function playSteps<S>(
+  ws: readonly Wired[],
+  seen: number[],
+  steps: readonly S[],
+  play: (s: S) => void,
+): Promise<void> {
+  for (const s of steps) {
+    play(s);
+    await settle();
+    answerAgentRequests(ws, seen);
+    await settle();
+  }
+  vi.advanceTimersByTime(1000);
+  await settle();
+}
+
+/** Plays member steps into both bridges (`playSteps`); `scanned` is told of each line the member scan takes. */
 async function playMembers(
   ws: readonly Wired[],
   seen: number[],
@@ -708,7 +725,7 @@ async function playMembers(
   scanned: () => void = () => undefined,
 ): Promise<void> {
   let id = 2;
-  for (const s of steps) {
+  await playSteps(ws, seen, steps, (s) => {
     if (s.kind === "line") {
       const line = memberLine(s.members, s.how, s.damage);
       if (scanMembers(line, 64, MEMBER_TAGS) !== undefined) scanned();
@@ -725,12 +742,7 @@ async function playMembers(
       );
     else if (s.kind === "prompt") prompt(ws, id++);
     else vi.advanceTimersByTime(60);
-    await settle();
-    answerAgentRequests(ws, seen);
-    await settle();
-  }
-  vi.advanceTimersByTime(1000);
-  await settle();
+  });
 }
 
 // ---- tool calls of any members (member-scan.ts, `fastToolCallMembers`): lines spelled byte by byte ----
@@ -1197,7 +1209,7 @@ describe("direction A fast path", () => {
           let agentId = 100;
           const update = (u: Obj): string =>
             JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: u } });
-          for (const s of steps) {
+          await playSteps(ws, seen, steps, (s) => {
             if (s.kind === "line") {
               const line = memberLine(s.members, s.how, s.damage);
               for (const w of ws) w.bridge.agentLine(line);
@@ -1230,12 +1242,7 @@ describe("direction A fast path", () => {
               );
             else if (s.kind === "prompt") prompt(ws, id++);
             else vi.advanceTimersByTime(s.ms);
-            await settle();
-            answerAgentRequests(ws, seen);
-            await settle();
-          }
-          vi.advanceTimersByTime(1000);
-          await settle();
+          });
           expectSameRuns(ws as [Wired, Wired]);
         },
       ),

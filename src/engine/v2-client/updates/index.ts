@@ -204,6 +204,9 @@ const PLAN = 4;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its `_meta` and id. */
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, PLAN);
 
+/** The member `usageToV2` adds to clear a cost it forwarded. */
+const COST_CLEARED = Buffer.from(',"cost":null');
+
 /**
  * The fast path's share of `updateToV2` for an update `scanMembers` proved canonical, whose v2 form
  * is its own bytes (T §2.9), or a plan's (`fastPlan`): a `usage_update` with a cost object, or without a cost (after a
@@ -213,9 +216,6 @@ export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CA
  * the full path records it; undefined, having changed nothing, for anything else
  * (test/engine/fast-updates-b.test.ts proves the bytes equal).
  */
-/** The member `usageToV2` adds to clear a cost it forwarded. */
-const COST_CLEARED = Buffer.from(',"cost":null');
-
 export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
   if (s.pendingUpsert !== undefined) return undefined;
   if (m.tag === TOOL_CALL || m.tag === TOOL_CALL_UPDATE_TAG) return fastToolCallMembers(s, m, m.tag === TOOL_CALL);
