@@ -64,6 +64,11 @@ export function decodeBase64(data: unknown): Uint8Array | undefined {
 }
 
 const ESC = 0x1b;
+/** One decoder for every call: without `stream` a decode keeps no state (a constructor costs µs). */
+const lenient = new TextDecoder("utf-8", { fatal: false });
+/** What `sanitize` changes: C0 controls but `\t` and `\n` (escapes, CR, BS), DEL, C1 controls. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 /**
  * Terminal output as plain text: UTF-8 decoded leniently, CSI/OSC/other escape sequences and C0
@@ -72,7 +77,16 @@ const ESC = 0x1b;
  * @internal Runs inside the terminal rendering; exported for its unit tests.
  */
 export function sanitize(bytes: Uint8Array): string {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  const text = lenient.decode(bytes);
+  // Most output has no control character but newlines and tabs, which `sanitizeText` keeps as it is.
+  return CONTROL.test(text) ? sanitizeText(text) : text;
+}
+
+/**
+ * `sanitize` of decoded text, character by character.
+ * @internal Exported for the property that `sanitize` keeps a text without controls as it is.
+ */
+export function sanitizeText(text: string): string {
   const lines: string[] = [];
   let line: string[] = [];
   let col = 0;
@@ -138,6 +152,7 @@ function skipEscape(text: string, i: number): number {
 }
 
 function fenceFor(body: string): string {
+  if (!body.includes("`")) return "```";
   let longest = 0;
   for (const m of body.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   return "`".repeat(Math.max(3, longest + 1));
@@ -175,7 +190,8 @@ export function terminalToV1Item(t: TerminalState, opts: ConvertOptions): v1.Too
   if (t.exitStatus !== undefined) state.exitStatus = t.exitStatus;
   if (t.size !== undefined) state.size = t.size;
   stash.keep("terminal", state);
-  stash.keepLarge("bytes", Buffer.from(t.bytes).toString("base64"));
+  // Encoded only for a stash that keeps it (`full`): a transcript is rendered again and again.
+  if (opts.stash === "full") stash.keepLarge("bytes", Buffer.from(t.bytes).toString("base64"));
   const block: Record<string, unknown> = { type: "text", text: transcript(t) };
   const meta = stash.into(undefined);
   if (meta !== undefined) block._meta = meta;

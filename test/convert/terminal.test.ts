@@ -9,6 +9,7 @@ import {
   newTerminal,
   replaceOutput,
   sanitize,
+  sanitizeText,
   snapshotToAppend,
   terminalExitMeta,
   terminalInfoMeta,
@@ -35,6 +36,35 @@ describe("terminal rendering (T §2.5)", () => {
 
   it("applies backspace and drops other control characters", () => {
     expect(sanitize(b("abc\bX\x00\x07y\tz"))).toBe("abXy\tz");
+  });
+
+  it("keeps a text without controls as it is, which sanitize returns without the character loop", () => {
+    // Any unicode (astral pairs, U+FFFD of bad bytes) but the controls sanitize changes.
+    const plain = fc
+      .string({ unit: "binary", maxLength: 80 })
+      // eslint-disable-next-line no-control-regex
+      .map((s) => s.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "").replace(/[\ud800-\udfff]/g, "\ufffd"));
+    fc.assert(
+      fc.property(plain, (text) => {
+        expect(sanitizeText(text)).toBe(text);
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+
+  it("sanitizes any bytes as the character loop does (controls, escapes, invalid UTF-8)", () => {
+    const piece = fc.oneof(
+      fc.uint8Array({ maxLength: 12 }),
+      fc.constantFrom("\x1b[31m", "\r\n", "\r", "\b", "\x7f", "\u0085", "\t", "\n", "é", "😀").map(b),
+      fc.string({ unit: "binary", maxLength: 8 }).map(b),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const bytes = Buffer.concat(pieces);
+        expect(sanitize(bytes)).toBe(sanitizeText(new TextDecoder("utf-8", { fatal: false }).decode(bytes)));
+      }),
+      { numRuns: numRuns() },
+    );
   });
 
   it("reassembles a UTF-8 character and an escape sequence split across chunks", () => {
