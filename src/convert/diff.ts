@@ -407,8 +407,9 @@ function fileDiff(c: Change, s: PatchSection | undefined, files: FileTexts, stag
 
 /** T §3.3 A↓ table (`hunks` rendering): the items of one change that has no exact texts. */
 function hunkItems(c: Change, s: PatchSection | undefined): Plan[] {
-  const text: TextPlan = { kind: "text", text: summary(c, s) };
-  if (!s || !c.row || c.path === undefined || !isText(c, s) || s.hunks.length === 0) return [text];
+  // The summary only where an item says it (most changes are a modify: one diff item).
+  const text = (): TextPlan => ({ kind: "text", text: summary(c, s) });
+  if (!s || !c.row || c.path === undefined || !isText(c, s) || s.hunks.length === 0) return [text()];
   const sides = {
     oldText: sideText(s.hunks, "old", diffTable.hunkSeparator),
     newText: sideText(s.hunks, "new", diffTable.hunkSeparator),
@@ -416,7 +417,7 @@ function hunkItems(c: Change, s: PatchSection | undefined): Plan[] {
   const deleted = c.operation === "delete";
   if (c.operation === "add") return [{ kind: "diff", path: c.path, newText: sides.newText, partial: true, deleted }];
   const item: DiffPlan = { kind: "diff", path: c.path, ...sides, partial: true, deleted };
-  return c.row.pair ? [text, item] : [item];
+  return c.row.pair ? [text(), item] : [item];
 }
 
 /** Fallback F: a summary of `changes` and, when there is any, the patch text in a fence. */
