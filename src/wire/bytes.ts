@@ -81,6 +81,43 @@ export function indexWithin(line: Buffer, needle: Uint8Array, start: number, end
 }
 
 /**
+ * A needle searched from `from` of `line` by its byte `anchor`, one that is rare in a JSON line
+ * (`[` of `"content":[`, `U` of `"sessionUpdate":"`): a native search of one byte, then a look at
+ * the others where it is. Node's search of several bytes costs about ten times that of one.
+ */
+export class Needle {
+  readonly bytes: Uint8Array;
+  private readonly anchor: number;
+  private readonly anchorByte: number;
+
+  constructor(text: string, anchor: string) {
+    this.bytes = Buffer.from(text, "latin1");
+    this.anchor = text.indexOf(anchor);
+    if (anchor.length !== 1 || this.anchor < 0) throw new Error(`no anchor "${anchor}" in ${text}`);
+    this.anchorByte = this.bytes[this.anchor] ?? 0;
+  }
+
+  get length(): number {
+    return this.bytes.length;
+  }
+
+  /** The first index at or after `from` where the needle is wholly in `line`, or -1 (`line.indexOf`). */
+  in(line: Buffer, from: number): number {
+    const bytes = this.bytes;
+    const n = bytes.length;
+    const start = Math.max(from, 0);
+    for (let j = line.indexOf(this.anchorByte, start + this.anchor); j >= 0; j = line.indexOf(this.anchorByte, j + 1)) {
+      const i = j - this.anchor;
+      if (i + n > line.length) return -1;
+      let k = 0;
+      while (k < n && line[i + k] === bytes[k]) k++;
+      if (k === n) return i;
+    }
+    return -1;
+  }
+}
+
+/**
  * Node's own decoder behind `toString("utf8", start, end)`, without its argument handling (a fifth
  * of a short string's decoding); `toString` where a runtime lacks it.
  */

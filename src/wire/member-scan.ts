@@ -23,6 +23,7 @@ import {
   NULL_START,
   UPDATE_HEAD,
   UPDATE_OPEN,
+  Needle,
   TAG_KEY,
   indexWithin,
 } from "./bytes.js";
@@ -327,11 +328,11 @@ export function scanMembers(
   return out;
 }
 
-const CONTENT_LIST = Buffer.from('"content":[');
+const CONTENT_LIST = new Needle('"content":[', "[");
 
-/** A `content` list from `from` on whose first item starts with one of `declines`: one native search a list. */
+/** A `content` list from `from` on whose first item starts with one of `declines`: one search a list. */
 function declinedListIn(line: Buffer, from: number, declines: readonly Uint8Array[]): boolean {
-  for (let at = line.indexOf(CONTENT_LIST, from); at >= 0; at = line.indexOf(CONTENT_LIST, at + 1))
+  for (let at = CONTENT_LIST.in(line, from); at >= 0; at = CONTENT_LIST.in(line, at + 1))
     if (startsWithAny(line, at + CONTENT_LIST.length, declines)) return true;
   return false;
 }

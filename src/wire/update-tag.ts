@@ -3,7 +3,7 @@
 // scans that may take that update. A route, not a proof: each scan that runs proves its line by
 // itself, and a line no scan runs for takes the full path, which is always right. So a line read
 // wrongly here costs time, never a byte.
-import { QUOTE, TAG_KEY, UPDATE_HEAD, UPDATE_OPEN, literalEnd } from "./bytes.js";
+import { Needle, QUOTE, TAG_KEY, UPDATE_HEAD, UPDATE_OPEN, literalEnd } from "./bytes.js";
 
 const QUOTE_BYTE = Buffer.from([QUOTE]);
 /** The head and the session id's opening quote. */
@@ -12,6 +12,8 @@ const HEAD = Buffer.concat([UPDATE_HEAD, QUOTE_BYTE]);
 const AFTER_ID = Buffer.concat([QUOTE_BYTE, UPDATE_OPEN]);
 /** From the session id's closing quote to the tag's opening one. */
 const TAG = Buffer.concat([AFTER_ID, TAG_KEY]);
+/** The tag's key searched after other members: by its `U`, rare in a line. */
+const TAG_KEY_NEEDLE = new Needle(TAG_KEY.toString("latin1"), "U");
 
 /** The routes of a tag, as bits: the update scan, the command-list scan, the member scan. */
 export const ROUTE_UPDATE = 1;
@@ -61,7 +63,7 @@ export class TagRoutes {
       // are never a string's (those are escaped): the first such key names the update's tag, or a
       // nested object's (read wrongly: time, not a byte).
       if (literalEnd(line, idEnd, AFTER_ID) < 0) return ROUTE_UNKNOWN;
-      const at = line.indexOf(TAG_KEY, idEnd + AFTER_ID.length);
+      const at = TAG_KEY_NEEDLE.in(line, idEnd + AFTER_ID.length);
       if (at < 0) return ROUTE_UNKNOWN;
       tagStart = at + TAG_KEY.length;
       first = false;
