@@ -231,7 +231,7 @@ export function diffToV2(
     const texts: Obj = { path, newText };
     if (oldText !== undefined) texts.oldText = oldText;
     if (op !== "add") stash.keepBounded("v1Diff", texts);
-    else stash.keepLarge("v1Diff", texts);
+    else stash.keepLarge("v1Diff", () => texts);
     setMeta(out, stash.into(meta));
     return ok(out as V2Diff, lost);
   });

@@ -84,9 +84,13 @@ export class Stash {
     return this;
   }
 
-  /** Keep a large payload: only at `full`, and only up to `stashMaxBytes`. Returns whether kept. */
-  keepLarge(key: string, value: unknown): boolean {
+  /**
+   * Keep a large payload: only at `full`, and only up to `stashMaxBytes`; `make` builds it only
+   * then (a payload may cost its encoding). Returns whether kept.
+   */
+  keepLarge(key: string, make: () => unknown): boolean {
     if (this.opts.stash !== "full") return false;
+    const value = make();
     if (JSON.stringify(value).length > this.opts.stashMaxBytes) return false;
     this.residual[key] = value;
     return true;

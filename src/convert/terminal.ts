@@ -190,8 +190,8 @@ export function terminalToV1Item(t: TerminalState, opts: ConvertOptions): v1.Too
   if (t.exitStatus !== undefined) state.exitStatus = t.exitStatus;
   if (t.size !== undefined) state.size = t.size;
   stash.keep("terminal", state);
-  // Encoded only for a stash that keeps it (`full`): a transcript is rendered again and again.
-  if (opts.stash === "full") stash.keepLarge("bytes", Buffer.from(t.bytes).toString("base64"));
+  // Encoded only for a stash that keeps it: a transcript is rendered again and again.
+  stash.keepLarge("bytes", () => Buffer.from(t.bytes).toString("base64"));
   const block: Record<string, unknown> = { type: "text", text: transcript(t) };
   const meta = stash.into(undefined);
   if (meta !== undefined) block._meta = meta;
