@@ -1,12 +1,17 @@
-// `node dist/bench/in-process.js [a|b] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]`:
-// the bridge's own cost per agent line, without pipes, processes or the other peers: one Bridge in
-// this process, handshaken with a v1 client and a v2 agent (a) or a v2 client and a v1 agent (b),
-// fed the agent side of a traffic (bench/traffic/: the bench's own mix, the real-derived mix or the
-// replay of recorded turns; `--chunks`: its message and thought chunks alone), against
-// `JSON.stringify(JSON.parse(line))` of the same lines. Medians of R rounds of N lines after W
-// lines of warm-up (V8 has optimized the hot paths by then: the throughput runs of `npm run bench`
-// include that warm-up, this does not). What each line costs the bridge, not the machine's pipes:
-// the figures the fast paths are tuned by (docs/performance.md).
+// `node dist/bench/in-process.js [a|b] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
+// [--pool P] [--each] [--bridge-only]`: the bridge's own cost per agent line, without pipes, processes
+// or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a) or a
+// v2 client and a v1 agent (b), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
+// the real-derived mix or the replay of recorded turns; `--chunks`: its message and thought chunks
+// alone), against `JSON.stringify(JSON.parse(line))` of the same lines. Medians of R rounds of N lines
+// after W lines of warm-up (V8 has optimized the hot paths by then: the throughput runs of `npm run
+// bench` include that warm-up, this does not), each round going on through the pool where the last
+// stopped. The pool holds P lines (20,000 by default; its tool-call and message ids repeat after that,
+// which a throughput run's never do: `--pool 400000` for a cold run as `npm run bench` has it), and
+// is read as a pipe delivers it, in chunks of about 64 KiB, each copied afresh. `--each` prints every
+// round; `--bridge-only` leaves out the parse+stringify rounds (for instruction counts under
+// callgrind: the process's cost is then the bridge's and the pool's). What each line costs the bridge,
+// not the machine's pipes: the figures the fast paths are tuned by (docs/performance.md).
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Bridge } from "../src/engine/bridge.js";
@@ -27,6 +32,12 @@ const ROUNDS = opt("--rounds", 5);
 const LINES = opt("--lines", 300_000);
 const WARM = opt("--warm", 50_000);
 const CHUNKS = args.includes("--chunks");
+/** Lines in the cycled pool: ids repeat after this many (the throughput runs never repeat one). */
+const POOL = opt("--pool", 20_000);
+/** Print each round's figure as it ends (how the cost moves while V8 warms up). */
+const EACH = args.includes("--each");
+/** No parse+stringify rounds: the process's whole cost is the bridge's (instruction counts under callgrind). */
+const BRIDGE_ONLY = args.includes("--bridge-only");
 /** The agent's version: v2 behind a v1 client (a), v1 behind a v2 client (b). */
 const agentVersion = direction === "a" ? 2 : 1;
 const SESSION = "bench";
@@ -39,11 +50,11 @@ function pool(): Buffer[] {
     out.push(Buffer.from(line.endsWith("\n") ? line.slice(0, -1) : line));
   };
   if (mix === "own")
-    for (let i = 0; out.length < 20_000 && i < 200_000; i++) take(ownUpdateLine(i, SESSION, agentVersion, 10));
+    for (let i = 0; out.length < POOL && i < 10 * POOL; i++) take(ownUpdateLine(i, SESSION, agentVersion, 10));
   else {
     const corpus = parseCorpus(corpusText());
     const flood = new Flood(mix === "real" ? realTurns(corpus, SESSION) : replayTurns(corpus, SESSION));
-    for (let i = 0; out.length < 20_000 && i < 400_000; i++) take(flood.next());
+    for (let i = 0; out.length < POOL && i < 20 * POOL; i++) take(flood.next());
   }
   if (out.length === 0) throw new Error(`no lines in the ${mix} mix`);
   return out;
@@ -153,16 +164,52 @@ function median(xs: number[]): number {
 
 const lines = pool();
 const b = await bridge();
-const at = (i: number): Buffer => lines[i % lines.length] as Buffer;
-for (let i = 0; i < WARM; i++) b.agentLine(at(i));
+// The pool as a pipe delivers it: chunks of about 64 KiB, each copied afresh when its first line is
+// read (a read's bytes are in the cache, as the pump's are: a pool of megabytes read from memory would
+// charge the first scan of each line a cache miss no bridge pays), its lines views of the copy.
+const CHUNK_BYTES = 64 * 1024;
+const all = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]));
+const lineStart: number[] = [];
+const chunkOf: number[] = [];
+const chunkStart: number[] = [];
+const chunkEnd: number[] = [];
+for (let k = 0, offset = 0; k < lines.length; offset += (lines[k] as Buffer).length + 1, k++) {
+  if (chunkStart.length === 0 || offset + (lines[k] as Buffer).length + 1 - (chunkStart.at(-1) ?? 0) > CHUNK_BYTES) {
+    if (chunkStart.length > 0) chunkEnd.push(offset);
+    chunkStart.push(offset);
+  }
+  lineStart.push(offset);
+  chunkOf.push(chunkStart.length - 1);
+}
+chunkEnd.push(all.length);
+let chunk = Buffer.alloc(0);
+let current = -1;
+const at = (i: number): Buffer => {
+  const k = i % lines.length;
+  const c = chunkOf[k] as number;
+  const from = chunkStart[c] as number;
+  if (c !== current) {
+    chunk = Buffer.allocUnsafe((chunkEnd[c] as number) - from);
+    all.copy(chunk, 0, from, chunkEnd[c]);
+    current = c;
+  }
+  const start = (lineStart[k] as number) - from;
+  return chunk.subarray(start, start + (lines[k] as Buffer).length);
+};
+// One position through the pool for warm-up and rounds alike: a round goes on where the last stopped.
+let pos = 0;
+for (let i = 0; i < WARM; i++) b.agentLine(at(pos++));
 const bridgeUs: number[] = [];
 const relayUs: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   let t = process.hrtime.bigint();
-  for (let i = 0; i < LINES; i++) b.agentLine(at(i));
+  const from = pos;
+  for (let i = 0; i < LINES; i++) b.agentLine(at(pos++));
   bridgeUs.push(Number(process.hrtime.bigint() - t) / LINES / 1000);
+  if (EACH) process.stderr.write(`round ${r}: ${bridgeUs[r]!.toFixed(2)} µs\n`);
   t = process.hrtime.bigint();
-  for (let i = 0; i < LINES; i++) Buffer.from(JSON.stringify(JSON.parse(at(i).toString("utf8"))));
+  if (!BRIDGE_ONLY)
+    for (let i = 0; i < LINES; i++) Buffer.from(JSON.stringify(JSON.parse(at(from + i).toString("utf8"))));
   relayUs.push(Number(process.hrtime.bigint() - t) / LINES / 1000);
 }
 const path = direction === "a" ? "v1 client → bridge → v2 agent" : "v2 client → bridge → v1 agent";
