@@ -3,7 +3,8 @@
 // same in v1 and v2.
 import { isObject } from "../base/json.js";
 import { STASH_KEY_BYTES } from "../convert/stash.js";
-import { NULL_START, QUOTE } from "../wire/bytes.js";
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, NULL_START, OPEN_ARRAY, QUOTE, isDigit, literalEnd } from "../wire/bytes.js";
+import { stringEnd } from "../wire/json-string.js";
 import type { ScannedMembers } from "../wire/member-scan.js";
 
 /** How a content list of text items only starts (canonical bytes), or an empty one. */
@@ -36,6 +37,36 @@ export function textItemsOnly(
   return true;
 }
 
+/** A text item up to its text, and after it, as JSON.stringify writes them. */
+const TEXT_ITEM_HEAD = Buffer.from('{"type":"content","content":{"type":"text","text":');
+const TEXT_ITEM_TAIL = Buffer.from("}}");
+
+/**
+ * Member `k` of a line `scanMembers` proved canonical is a content list of text items only, each
+ * written `{"type":"content","content":{"type":"text","text":…}}`: what `textItemsOnly` says of
+ * its parse, read on the bytes without parsing them (an item with its keys in another order is
+ * declined, as `mayBeTextItems` declines a first one).
+ */
+export function textItemsAt(m: ScannedMembers, k: number): boolean {
+  const line = m.line;
+  const end = m.ends[k] ?? -1;
+  let i = m.starts[k] ?? -1;
+  if (line[i] !== OPEN_ARRAY) return false;
+  i++;
+  if (line[i] === CLOSE_ARRAY) return i + 1 === end;
+  for (;;) {
+    i = literalEnd(line, i, TEXT_ITEM_HEAD);
+    if (i < 0 || line[i] !== QUOTE) return false;
+    i = stringEnd(line, i, true);
+    if (i < 0) return false;
+    i = literalEnd(line, i, TEXT_ITEM_TAIL);
+    if (i < 0) return false;
+    if (line[i] === CLOSE_ARRAY) return i + 1 === end;
+    if (line[i] !== COMMA) return false;
+    i++;
+  }
+}
+
 const MAX_LINE = 0xffffffff;
 
 /**
@@ -56,6 +87,46 @@ export function plainLocations(locations: unknown, firstLine: 0 | 1, pathKept: (
     if (!pathKept(l.path)) return false;
   }
   return true;
+}
+
+const LOCATION_PATH = Buffer.from('{"path":');
+const LOCATION_LINE = Buffer.from(',"line":');
+/** Digits of a line number at most: 0xffffffff has ten. */
+const MAX_LINE_DIGITS = 10;
+
+/**
+ * Member `k` of a line `scanMembers` proved canonical is a list of locations each written
+ * `{"path":…}` or `{"path":…,"line":<integer>}`, every line from `firstLine`: `plainLocations` of
+ * its parse with every path kept, read on the bytes. False says only that the bytes are not so
+ * written (keys in another order, say): the parse decides then.
+ */
+export function plainLocationsAt(m: ScannedMembers, k: number, firstLine: 0 | 1): boolean {
+  const line = m.line;
+  const end = m.ends[k] ?? -1;
+  let i = m.starts[k] ?? -1;
+  if (line[i] !== OPEN_ARRAY) return false;
+  i++;
+  if (line[i] === CLOSE_ARRAY) return i + 1 === end;
+  for (;;) {
+    i = literalEnd(line, i, LOCATION_PATH);
+    if (i < 0 || line[i] !== QUOTE) return false;
+    i = stringEnd(line, i, true);
+    if (i < 0) return false;
+    if (line[i] === COMMA) {
+      i = literalEnd(line, i, LOCATION_LINE);
+      if (i < 0) return false;
+      // A canonical integer: digits, no leading zero but a lone one (the scan proved the number canonical).
+      let n = 0;
+      const start = i;
+      for (; i < end && isDigit(line[i]); i++) n = n * 10 + ((line[i] ?? 0) - 0x30);
+      if (i === start || i - start > MAX_LINE_DIGITS || n < firstLine || n > MAX_LINE) return false;
+    }
+    if (line[i] !== CLOSE_OBJECT) return false;
+    i++;
+    if (line[i] === CLOSE_ARRAY) return i + 1 === end;
+    if (line[i] !== COMMA) return false;
+    i++;
+  }
 }
 
 /** Where a tool call's members stand in a scanned line (-1: absent), as `toolCallMembers` found them. */

@@ -144,7 +144,12 @@ export class ScannedMembers {
 
   /** The update object, parsed (what JSON.parse of the line has as `params.update`). */
   update(): unknown {
-    return JSON.parse(utf8(this.line, this.updateOpen - 1, this.updateClose + 1));
+    return JSON.parse(this.updateText());
+  }
+
+  /** The update object's text, braces included (its parse is `update()`). */
+  updateText(): string {
+    return utf8(this.line, this.updateOpen - 1, this.updateClose + 1);
   }
 
   /** The line with the tag's value (between its quotes) replaced by `tag`. */

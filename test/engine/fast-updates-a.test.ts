@@ -1405,21 +1405,51 @@ describe("direction A fast path", () => {
     );
     expect(parse).not.toHaveBeenCalled();
     expect(w.toClient.length).toBe(written);
+    // Claude's tool calls, their tag last, with rawInput, locations and text content (the member
+    // scan): the tag goes first, and nothing is parsed while nothing reads the tool call's view.
+    const claude = [
+      '{"toolCallId":"t-1","name":"Read","rawInput":{},"status":"pending","title":"Read File","kind":"read","locations":[],"content":[],"sessionUpdate":"tool_call_update"}',
+      '{"toolCallId":"t-1","rawInput":{"file_path":"/w/a.ts"},"title":"Read a.ts","locations":[{"path":"/w/a.ts","line":1}],"sessionUpdate":"tool_call_update"}',
+      '{"toolCallId":"t-1","status":"completed","rawOutput":"1\\talpha\\n","content":[{"type":"content","content":{"type":"text","text":"```\\nalpha\\n```"}}],"sessionUpdate":"tool_call_update"}',
+    ];
+    const inLine = (u: string) =>
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":${u}}}`;
+    for (const u of claude) w.bridge.agentLine(Buffer.from(inLine(u)));
+    expect(parse).not.toHaveBeenCalled();
+    const tagFirst = (u: string, tag: string) =>
+      inLine(`{"sessionUpdate":"${tag}",${u.slice(1).replace(',"sessionUpdate":"tool_call_update"', "")}`);
+    expect(w.toClient.slice(-3)).toEqual([
+      tagFirst(claude[0] ?? "", "tool_call"),
+      tagFirst(claude[1] ?? "", "tool_call_update"),
+      tagFirst(claude[2] ?? "", "tool_call_update"),
+    ]);
     parse.mockRestore();
     // Recorded as the full path records it: the view as last set, finished, so retired.
     const sessions = (w.bridge as unknown as { translator: { sessions: { get(id: string): SessionA } } }).translator
       .sessions;
+    const entry = (view: Obj) => ({
+      view,
+      announced: true,
+      synthetic: false,
+      pendingChunks: [],
+      pendingMeta: undefined,
+      flushTimer: undefined,
+    });
     expect(sessions.get("s1").toolCalls.toJSON()).toEqual([
+      ["t-0", entry({ toolCallId: "t-0", status: "completed", title: "Read a.ts" }), true],
       [
-        "t-0",
-        {
-          view: { toolCallId: "t-0", status: "completed", title: "Read a.ts" },
-          announced: true,
-          synthetic: false,
-          pendingChunks: [],
-          pendingMeta: undefined,
-          flushTimer: undefined,
-        },
+        "t-1",
+        entry({
+          toolCallId: "t-1",
+          name: "Read",
+          rawInput: { file_path: "/w/a.ts" },
+          status: "completed",
+          title: "Read a.ts",
+          kind: "read",
+          locations: [{ path: "/w/a.ts", line: 1 }],
+          content: [{ type: "content", content: { type: "text", text: "```\nalpha\n```" } }],
+          rawOutput: "1\talpha\n",
+        }),
         true,
       ],
     ]);

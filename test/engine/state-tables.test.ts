@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LruMap } from "../../src/engine/bounded.js";
-import { ToolCallTable } from "../../src/engine/v1-client/state/tool-calls.js";
+import { ToolCallEntry, ToolCallTable } from "../../src/engine/v1-client/state/tool-calls.js";
 import { SentMessages } from "../../src/engine/v1-client/state/messages.js";
 import { MessageKinds } from "../../src/engine/message-kinds.js";
 import { ToolSeenTable } from "../../src/engine/v2-client/state/tool-calls.js";
@@ -35,14 +35,7 @@ const op = fc.oneof(
 );
 
 function fresh(toolCallId: string): ToolCallView {
-  return {
-    view: { toolCallId },
-    announced: false,
-    synthetic: false,
-    pendingChunks: [],
-    pendingMeta: undefined,
-    flushTimer: undefined,
-  };
+  return new ToolCallEntry({ toolCallId }, false);
 }
 
 function apply(t: ToolCallView, p: Obj): void {

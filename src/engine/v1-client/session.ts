@@ -34,6 +34,14 @@ export interface ToolCallView {
   flushTimer: NodeJS.Timeout | undefined;
   /** Streamed content items dropped from the head to keep the content bounded (limits.toolCallContent). */
   omittedItems?: number;
+  /** Some patch is still the agent's text (state/tool-call-entry.ts): the content references no terminal. */
+  readonly deferring: boolean;
+  /** The view's `status`, read without applying deferred patches. */
+  readonly status: unknown;
+  /** Records a proven update's text, to be applied when `view` is read. */
+  defer(text: string, status: string | undefined): void;
+  /** The entry as plain data, its view applied (state comparisons). */
+  toJSON(): Record<string, unknown>;
 }
 
 export interface TerminalEntry extends TerminalState {

@@ -7,7 +7,8 @@
 // it a full `ToolCallView` first, equal to the one the full path would have built.
 import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../../slot-table.js";
 import type { ToolCallView } from "../session.js";
-import type { Obj } from "../../../base/json.js";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { isObject, setOwn, type Obj } from "../../../base/json.js";
 
 /** The fields a compact entry may have besides its id, by code. */
 const TITLE = 1;
@@ -117,8 +118,12 @@ export class ToolCallTable extends SlotTable {
   }
 
   /** The entries as plain data, in forgetting order, compact ones as their full form (state comparisons). */
-  toJSON(): [string, ToolCallView, boolean][] {
-    return this.slots().map((s) => [this.keyOf(s), this.full[s] ?? this.expand(s, this.keyOf(s)), this.isRetired(s)]);
+  toJSON(): [string, Obj, boolean][] {
+    return this.slots().map((s) => [
+      this.keyOf(s),
+      (this.full[s] ?? this.expand(s, this.keyOf(s))).toJSON(),
+      this.isRetired(s),
+    ]);
   }
 
   private fullAt(slot: number, toolCallId: string): ToolCallView {
@@ -139,14 +144,7 @@ export class ToolCallTable extends SlotTable {
       view[name] =
         field === TITLE ? this.titles.get(slot) : valueOf((field === STATUS ? this.status : this.kind)[slot] ?? 0);
     }
-    return {
-      view,
-      announced: true,
-      synthetic: false,
-      pendingChunks: [],
-      pendingMeta: undefined,
-      flushTimer: undefined,
-    };
+    return new ToolCallEntry(view, true);
   }
 
   private has(slot: number, field: number): boolean {
@@ -159,5 +157,123 @@ export class ToolCallTable extends SlotTable {
     let n = 0;
     for (let o = this.order[slot] ?? 0; o !== 0; o >>= FIELD_BITS) n++;
     return n;
+  }
+}
+
+// ---------------------------------------------------------------- a tool call's entry
+// A full entry (`ToolCallView`) holds the materialized v2 state, whose latest patches may still be
+// the text the agent wrote them as. The member fast path (updates/tool-calls.ts
+// `fastToolCallMembers`) proves such a patch on the line's bytes and forwards the bytes; the view
+// needs the patch parsed only when something reads it (a later diff or terminal of the call, a
+// permission request, a completion that repeats its content), which for most tool calls never
+// happens. Reading `view` first applies the deferred patches, in order, as the full path applied
+// each when it came: what any reader sees is the view the full path leaves.
+
+/**
+ * Patches deferred at most: a tool call updated on and on is parsed in batches, so that its entry
+ * holds a few lines' text, never a stream's.
+ */
+const MAX_DEFERRED = 8;
+
+/** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
+export function applyToolCallPatch(view: Obj, patch: Obj): void {
+  // Own keys in `Object.entries` order, without building the entries (once per tool call update).
+  for (const k in patch) {
+    if (!Object.hasOwn(patch, k) || k === "sessionUpdate") continue;
+    const v = patch[k];
+    if (k === "_meta") {
+      if (v === null) delete view._meta;
+      else if (isObject(v)) {
+        const meta: Obj = isObject(view._meta) ? { ...view._meta } : {};
+        for (const [mk, mv] of Object.entries(v)) {
+          if (mv === null) Reflect.deleteProperty(meta, mk);
+          else setOwn(meta, mk, mv);
+        }
+        view._meta = meta;
+      }
+      continue;
+    }
+    if (v === null) Reflect.deleteProperty(view, k);
+    else view[k] = v;
+  }
+}
+
+export class ToolCallEntry implements ToolCallView {
+  private materialized: Obj;
+  /** The text of each update not applied yet (a `tool_call_update` object, its tag included), oldest first. */
+  private deferred: string[] | undefined = undefined;
+  /** The status the last deferred patch that had one set (a string: `defer` is given nothing else). */
+  private deferredStatus: string | undefined = undefined;
+  announced: boolean;
+  synthetic = false;
+  pendingChunks: v2.ToolCallContentChunk[] = [];
+  pendingMeta: unknown = undefined;
+  flushTimer: NodeJS.Timeout | undefined = undefined;
+  omittedItems?: number;
+
+  constructor(view: Obj, announced: boolean) {
+    this.materialized = view;
+    this.announced = announced;
+  }
+
+  get view(): Obj {
+    if (this.deferred !== undefined) this.applyDeferred();
+    return this.materialized;
+  }
+
+  set view(view: Obj) {
+    this.materialized = view;
+    this.deferred = undefined;
+    this.deferredStatus = undefined;
+  }
+
+  /**
+   * Some patch is deferred. The member fast path defers only patches that leave no terminal in the
+   * content (text items, or none), so a view with deferred patches references no terminal.
+   */
+  get deferring(): boolean {
+    return this.deferred !== undefined;
+  }
+
+  /** The view's `status`, without applying what is deferred. */
+  get status(): unknown {
+    // A deferred patch without a status leaves it as it was (nulls are never deferred).
+    return this.deferredStatus ?? this.materialized.status;
+  }
+
+  /**
+   * Records the update `text` (a `tool_call_update` the caller proved: an object of this tool call,
+   * no null member) to be applied when the view is read; `status` is its status member, if any.
+   */
+  defer(text: string, status: string | undefined): void {
+    const deferred = (this.deferred ??= []);
+    deferred.push(text);
+    if (status !== undefined) this.deferredStatus = status;
+    if (deferred.length >= MAX_DEFERRED) this.applyDeferred();
+  }
+
+  private applyDeferred(): void {
+    const deferred = this.deferred ?? [];
+    this.deferred = undefined;
+    this.deferredStatus = undefined;
+    for (const text of deferred) {
+      const patch = JSON.parse(text) as Obj;
+      delete patch.sessionUpdate;
+      applyToolCallPatch(this.materialized, patch);
+    }
+  }
+
+  /** The entry as plain data, as the full path leaves it (state comparisons). */
+  toJSON(): Obj {
+    const out: Obj = {
+      view: this.view,
+      announced: this.announced,
+      synthetic: this.synthetic,
+      pendingChunks: this.pendingChunks,
+      pendingMeta: this.pendingMeta,
+      flushTimer: this.flushTimer,
+    };
+    if (this.omittedItems !== undefined) out.omittedItems = this.omittedItems;
+    return out;
   }
 }

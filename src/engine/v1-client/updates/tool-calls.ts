@@ -1,7 +1,8 @@
 // Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
 // its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, type Obj, setOwn } from "../../../base/json.js";
+import { isObject, type Obj } from "../../../base/json.js";
+import { applyToolCallPatch, ToolCallEntry } from "../state/tool-calls.js";
 import { contained } from "../../barrier.js";
 import { setMeta, unstash } from "../../../convert/stash.js";
 import { newTerminal, terminalToV1Item } from "../../../convert/terminal.js";
@@ -24,7 +25,8 @@ import { NIL } from "../../slot-table.js";
 import { limits } from "../../../../mappings/limits.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
-import { plainLocations, textItemsOnly, toolCallMembers } from "../../text-content.js";
+import { plainLocations, plainLocationsAt, textItemsAt, toolCallMembers } from "../../text-content.js";
+import { QUOTE } from "../../../wire/bytes.js";
 import { type UpdateContext, clientUpdate, isToolCallBody } from "./index.js";
 import { conventionMode, outputKey, showing, unshownTerminals } from "./terminals.js";
 
@@ -60,29 +62,6 @@ export function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
   return t;
 }
 
-/** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
-function applyToolCallPatch(view: Obj, patch: Obj): void {
-  // Own keys in `Object.entries` order, without building the entries (once per tool call update).
-  for (const k in patch) {
-    if (!Object.hasOwn(patch, k) || k === "sessionUpdate") continue;
-    const v = patch[k];
-    if (k === "_meta") {
-      if (v === null) delete view._meta;
-      else if (isObject(v)) {
-        const meta: Obj = isObject(view._meta) ? { ...view._meta } : {};
-        for (const [mk, mv] of Object.entries(v)) {
-          if (mv === null) Reflect.deleteProperty(meta, mk);
-          else setOwn(meta, mk, mv);
-        }
-        view._meta = meta;
-      }
-      continue;
-    }
-    if (v === null) Reflect.deleteProperty(view, k);
-    else view[k] = v;
-  }
-}
-
 export function referencedTerminals(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
   const ids: string[] = [];
@@ -114,14 +93,7 @@ export function claimed(s: SessionA, toolCallId: string): ToolCallView {
 function toolEntry(s: SessionA, toolCallId: string): ToolCallView {
   let t = s.toolCalls.get(toolCallId);
   if (!t) {
-    t = {
-      view: { toolCallId },
-      announced: false,
-      synthetic: false,
-      pendingChunks: [],
-      pendingMeta: undefined,
-      flushTimer: undefined,
-    };
+    t = new ToolCallEntry({ toolCallId }, false);
     s.toolCalls.set(toolCallId, t);
   }
   return t;
@@ -333,41 +305,39 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   const target = fastTarget(s, id);
   if (target === undefined) return undefined;
   const { slot, known } = target;
-  if (known !== undefined && referencedTerminals(known.view.content).length > 0) return undefined;
-  // The members are read from their parse, which the view gets anyway.
-  const u = m.update();
-  if (!isObject(u)) return undefined;
-  // `checkToolCallShape`: strings where v1 has them, values v1 has as they are (nothing stashed).
-  if (!optionalString(u.title) || !optionalString(u.name)) return undefined;
+  // A view with deferred patches references no terminal (`ToolCallEntry.deferring`).
+  if (known !== undefined && !known.deferring && referencedTerminals(known.view.content).length > 0) return undefined;
+  // `checkToolCallShape`, on the bytes: strings where v1 has them (`toolCallMembers` proved `name`
+  // and `status` strings, and no member null), values v1 has as they are (nothing stashed).
+  if (at.title >= 0 && !m.startsWith(at.title, QUOTE)) return undefined;
   // A first sighting without a title gets one invented (and stashed).
-  if (slot === NIL && u.title === undefined) return undefined;
-  const status = u.status;
-  if (status !== undefined && (typeof status !== "string" || toolCallStatusToV1(status).changed)) return undefined;
-  const kind = u.kind;
-  if (kind !== undefined && (typeof kind !== "string" || toolKindToV1(kind).changed)) return undefined;
-  const content = Object.hasOwn(u, "content");
-  if (content && !textItemsOnly(u.content)) return undefined;
+  if (slot === NIL && at.title < 0) return undefined;
+  const s0 = m.indexOf("status");
+  const status = s0 < 0 ? undefined : m.text(s0);
+  if (status !== undefined && toolCallStatusToV1(status).changed) return undefined;
+  if (at.kind >= 0) {
+    const kind = m.text(at.kind);
+    if (kind === undefined || toolKindToV1(kind).changed) return undefined;
+  }
+  const content = at.content >= 0;
+  if (content && !textItemsAt(m, at.content)) return undefined;
   // `locToV1` copies a path and a line as they are.
-  if (Object.hasOwn(u, "locations") && !plainLocations(u.locations, 0, () => true)) return undefined;
+  const loc = at.locations;
+  if (loc >= 0 && !plainLocationsAt(m, loc, 0) && !plainLocations(m.value(loc), 0, () => true)) return undefined;
   // A completion without a result, of a tool call with content, repeats it (`repeatsContent`).
-  const ending = typeof status === "string" && TERMINAL_STATUSES.has(status);
-  if (known !== undefined && ending && !content && !Object.hasOwn(u, "rawOutput") && hasContent(known))
-    return undefined;
-  // As `toolCallUpdate` records it: the update without its tag is the patch.
-  delete u.sessionUpdate;
+  const ending = status !== undefined && TERMINAL_STATUSES.has(status);
+  if (known !== undefined && ending && !content && m.indexOf("rawOutput") < 0 && hasContent(known)) return undefined;
+  // As `toolCallUpdate` records it (the update without its tag is the patch), when the view is read:
+  // the content it leaves has no terminal to track (text items, or the content it had).
   const t = claimed(s, id);
-  applyToolCallPatch(t.view, u);
-  trackTerminalRefs(s, id, t.view.content);
+  t.defer(m.updateText(), status);
   t.announced = true;
   t.synthetic = false;
-  if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) s.toolCalls.retire(id);
+  const now = t.status;
+  if (typeof now === "string" && TERMINAL_STATUSES.has(now)) s.toolCalls.retire(id);
   const inPlace = m.tagAt === 0 && (meta < 0 || meta === m.count - 1);
   if (inPlace) return slot === NIL ? m.spliceTag(TOOL_CALL_TAG) : m.line;
   return m.relaid(slot === NIL ? TOOL_CALL_VALUE : TOOL_CALL_UPDATE_VALUE, meta);
-}
-
-function optionalString(x: unknown): boolean {
-  return x === undefined || typeof x === "string";
 }
 
 /** A raw `tool_call_content_chunk` body: its id and content item are checked here. */
