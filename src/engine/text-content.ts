@@ -42,12 +42,10 @@ const TEXT_ITEM_HEAD = Buffer.from('{"type":"content","content":{"type":"text","
 const TEXT_ITEM_TAIL = Buffer.from("}}");
 
 /**
- * Member `k` of a line `scanMembers` proved canonical is a content list of text items only, each
- * written `{"type":"content","content":{"type":"text","text":…}}`: what `textItemsOnly` says of
- * its parse, read on the bytes without parsing them (an item with its keys in another order is
- * declined, as `mayBeTextItems` declines a first one).
+ * Member `k` of a line `scanMembers` proved canonical is a list each of whose items `item` reads:
+ * given the index of an item, the index after it, or -1 to decline the list.
  */
-export function textItemsAt(m: ScannedMembers, k: number): boolean {
+function everyItem(m: ScannedMembers, k: number, item: (line: Buffer, i: number, arg: number) => number, arg: number) {
   const line = m.line;
   const end = m.ends[k] ?? -1;
   let i = m.starts[k] ?? -1;
@@ -55,16 +53,30 @@ export function textItemsAt(m: ScannedMembers, k: number): boolean {
   i++;
   if (line[i] === CLOSE_ARRAY) return i + 1 === end;
   for (;;) {
-    i = literalEnd(line, i, TEXT_ITEM_HEAD);
-    if (i < 0 || line[i] !== QUOTE) return false;
-    i = stringEnd(line, i, true);
-    if (i < 0) return false;
-    i = literalEnd(line, i, TEXT_ITEM_TAIL);
+    i = item(line, i, arg);
     if (i < 0) return false;
     if (line[i] === CLOSE_ARRAY) return i + 1 === end;
     if (line[i] !== COMMA) return false;
     i++;
   }
+}
+
+/** The index after the text item at `i`, written as `TEXT_ITEM_HEAD` and `TEXT_ITEM_TAIL` say, or -1. */
+function textItemEnd(line: Buffer, i: number): number {
+  i = literalEnd(line, i, TEXT_ITEM_HEAD);
+  if (i < 0 || line[i] !== QUOTE) return -1;
+  i = stringEnd(line, i, true);
+  return i < 0 ? -1 : literalEnd(line, i, TEXT_ITEM_TAIL);
+}
+
+/**
+ * Member `k` of a line `scanMembers` proved canonical is a content list of text items only, each
+ * written `{"type":"content","content":{"type":"text","text":…}}`: what `textItemsOnly` says of
+ * its parse, read on the bytes without parsing them (an item with its keys in another order is
+ * declined, as `mayBeTextItems` declines a first one).
+ */
+export function textItemsAt(m: ScannedMembers, k: number): boolean {
+  return everyItem(m, k, textItemEnd, 0);
 }
 
 const MAX_LINE = 0xffffffff;
@@ -94,6 +106,24 @@ const LOCATION_LINE = Buffer.from(',"line":');
 /** Digits of a line number at most: 0xffffffff has ten. */
 const MAX_LINE_DIGITS = 10;
 
+/** The index after the plain location at `i` (`{"path":…}` or `{"path":…,"line":…}`, the line from `firstLine`), or -1. */
+function locationEnd(line: Buffer, i: number, firstLine: number): number {
+  i = literalEnd(line, i, LOCATION_PATH);
+  if (i < 0 || line[i] !== QUOTE) return -1;
+  i = stringEnd(line, i, true);
+  if (i < 0) return -1;
+  if (line[i] === COMMA) {
+    i = literalEnd(line, i, LOCATION_LINE);
+    if (i < 0) return -1;
+    // A canonical integer: digits, no leading zero but a lone one (the scan proved the number canonical).
+    let n = 0;
+    const start = i;
+    for (; isDigit(line[i]); i++) n = n * 10 + ((line[i] ?? 0) - 0x30);
+    if (i === start || i - start > MAX_LINE_DIGITS || n < firstLine || n > MAX_LINE) return -1;
+  }
+  return line[i] === CLOSE_OBJECT ? i + 1 : -1;
+}
+
 /**
  * Member `k` of a line `scanMembers` proved canonical is a list of locations each written
  * `{"path":…}` or `{"path":…,"line":<integer>}`, every line from `firstLine`: `plainLocations` of
@@ -101,32 +131,7 @@ const MAX_LINE_DIGITS = 10;
  * written (keys in another order, say): the parse decides then.
  */
 export function plainLocationsAt(m: ScannedMembers, k: number, firstLine: 0 | 1): boolean {
-  const line = m.line;
-  const end = m.ends[k] ?? -1;
-  let i = m.starts[k] ?? -1;
-  if (line[i] !== OPEN_ARRAY) return false;
-  i++;
-  if (line[i] === CLOSE_ARRAY) return i + 1 === end;
-  for (;;) {
-    i = literalEnd(line, i, LOCATION_PATH);
-    if (i < 0 || line[i] !== QUOTE) return false;
-    i = stringEnd(line, i, true);
-    if (i < 0) return false;
-    if (line[i] === COMMA) {
-      i = literalEnd(line, i, LOCATION_LINE);
-      if (i < 0) return false;
-      // A canonical integer: digits, no leading zero but a lone one (the scan proved the number canonical).
-      let n = 0;
-      const start = i;
-      for (; i < end && isDigit(line[i]); i++) n = n * 10 + ((line[i] ?? 0) - 0x30);
-      if (i === start || i - start > MAX_LINE_DIGITS || n < firstLine || n > MAX_LINE) return false;
-    }
-    if (line[i] !== CLOSE_OBJECT) return false;
-    i++;
-    if (line[i] === CLOSE_ARRAY) return i + 1 === end;
-    if (line[i] !== COMMA) return false;
-    i++;
-  }
+  return everyItem(m, k, locationEnd, firstLine);
 }
 
 /** Where a tool call's members stand in a scanned line (-1: absent), as `toolCallMembers` found them. */
