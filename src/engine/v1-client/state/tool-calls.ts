@@ -4,7 +4,8 @@
 // by more of them. Such a call is kept compact: its title in an arena, its status and kind as codes,
 // and which of the three it has in which order (memory budget, issue 9: a full entry is several
 // objects that outlive young collections). Any other use of it (`get`, `peek`, the full path) makes
-// it a full `ToolCallView` first, equal to the one the full path would have built.
+// it a full `ToolCallView` first, equal to the one the full path would have built. A full entry
+// (`ToolCallEntry`, below) may hold its latest member updates as text until its view is read.
 import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } from "../../slot-table.js";
 import type { ToolCallView } from "../session.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";

@@ -289,8 +289,9 @@ const TOOL_CALL_UPDATE_VALUE = Buffer.from('"tool_call_update"');
  * items, `title` and `name` strings, a `status` and `kind` v1 has, a `_meta` without a stash, fields
  * v2 may add later (copied as the converter copies them). Its v1 form is the update itself, the tag
  * first and `_meta` last (`clientUpdate`, `bodyToV1`), the tag `tool_call` on a first sighting
- * (T §2.4 A↓-1, A↓-2): the line's bytes, relaid when the agent wrote them in another order. The view
- * is patched with the parse of the update as the full path patches it. Undefined, having changed
+ * (T §2.4 A↓-1, A↓-2): the line's bytes, relaid when the agent wrote them in another order. The
+ * update's text is deferred on the tool call's entry, which applies it as the full path patches the
+ * view when the view is first read (`ToolCallEntry`): nothing is parsed here. Undefined, having changed
  * nothing, for anything else: a null (the null table), diff or terminal content, a stash, a
  * permission's or an unannounced tool call, a completion that repeats the content (`repeatsContent`),
  * terminals, anything pending.
@@ -312,8 +313,8 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   if (at.title >= 0 && !m.startsWith(at.title, QUOTE)) return undefined;
   // A first sighting without a title gets one invented (and stashed).
   if (slot === NIL && at.title < 0) return undefined;
-  const s0 = m.indexOf("status");
-  const status = s0 < 0 ? undefined : m.text(s0);
+  const statusAt = m.indexOf("status");
+  const status = statusAt < 0 ? undefined : m.text(statusAt);
   if (status !== undefined && toolCallStatusToV1(status).changed) return undefined;
   if (at.kind >= 0) {
     const kind = m.text(at.kind);
