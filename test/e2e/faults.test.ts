@@ -9,6 +9,8 @@ import { spawnRaw, tsxArgs, type RawPeer } from "../support/peers.js";
 const GRACE = "300";
 const BRIDGE = ["bin/acp-bridge.js", "--log-level", "error", "--shutdown-grace-ms", GRACE];
 const TIMEOUT = 30_000;
+/** How long a wait for the bridge's output may take (it ends as soon as the output is there). */
+const POLL_MS = 10_000;
 const init = { protocolVersion: 1, clientCapabilities: {} };
 
 let dir = "";
@@ -183,7 +185,11 @@ describe("fault matrix (built CLI)", () => {
       const agent = ["/bin/sh", "-c", `printf '%s\\n' '${early}'; exit 3`];
       const peer = spawnRaw(process.execPath, ["bin/acp-bridge.js", "--log-level", "debug", "--", ...agent]);
       peers.push(peer);
-      await expect.poll(() => peer.stderr).toContain("dropped agent '_x/early' received before initialize");
+      // The bridge loads while the agent has already exited: on a loaded machine that takes seconds
+      // (vitest's default wait, one second, failed in a fresh-clone run taking 19 minutes).
+      await expect
+        .poll(() => peer.stderr, { timeout: POLL_MS })
+        .toContain("dropped agent '_x/early' received before initialize");
       const answer = await peer.request("initialize", init);
       expect(answer.error).toMatchObject({ code: -32603, data: { reason: "agent_exited", exitCode: 3 } });
       expect((await peer.exit).code).toBe(3);
