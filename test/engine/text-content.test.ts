@@ -159,6 +159,16 @@ describe("a direction-A tool call's deferred patches", () => {
     expect(entry.view).toEqual({ toolCallId: "t", title: "t7" });
   });
 
+  it("holds no more text than about one long line", () => {
+    const entry = new ToolCallEntry({ toolCallId: "t" }, true);
+    const big = "x".repeat(8 * 1024);
+    entry.defer(JSON.stringify({ rawInput: { a: big } }), undefined);
+    expect(entry.deferring).toBe(true);
+    entry.defer(JSON.stringify({ rawInput: { b: big } }), undefined);
+    expect(entry.deferring).toBe(false);
+    expect(entry.view).toEqual({ toolCallId: "t", rawInput: { b: big } });
+  });
+
   it("is patched anew from a view set whole", () => {
     const entry = new ToolCallEntry({ toolCallId: "t" }, true);
     entry.defer('{"status":"completed","title":"a"}', "completed");

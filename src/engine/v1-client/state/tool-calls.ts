@@ -171,10 +171,12 @@ export class ToolCallTable extends SlotTable {
 // each when it came: what any reader sees is the view the full path leaves.
 
 /**
- * Patches deferred at most: a tool call updated on and on is parsed in batches, so that its entry
- * holds a few lines' text, never a stream's.
+ * Patches deferred at most, and their text's length: a tool call updated on and on is parsed in
+ * batches, so that its entry holds a few lines' text, never a stream's, and no more than about one
+ * long line's (the view it stands for holds as much: memory, issue 9).
  */
 const MAX_DEFERRED = 8;
+const MAX_DEFERRED_CHARS = 16 * 1024;
 
 /** Apply a v2 tool-call patch to the materialized view (omit = unchanged, null = reset, T §2.4). */
 export function applyToolCallPatch(view: Obj, patch: Obj): void {
@@ -205,6 +207,8 @@ export class ToolCallEntry implements ToolCallView {
   private deferred: string[] | undefined = undefined;
   /** The status the last deferred patch that had one set (a string: `defer` is given nothing else). */
   private deferredStatus: string | undefined = undefined;
+  /** The deferred texts' length. */
+  private deferredChars = 0;
   announced: boolean;
   synthetic = false;
   pendingChunks: v2.ToolCallContentChunk[] = [];
@@ -226,6 +230,7 @@ export class ToolCallEntry implements ToolCallView {
     this.materialized = view;
     this.deferred = undefined;
     this.deferredStatus = undefined;
+    this.deferredChars = 0;
   }
 
   /**
@@ -249,14 +254,16 @@ export class ToolCallEntry implements ToolCallView {
   defer(text: string, status: string | undefined): void {
     const deferred = (this.deferred ??= []);
     deferred.push(text);
+    this.deferredChars += text.length;
     if (status !== undefined) this.deferredStatus = status;
-    if (deferred.length >= MAX_DEFERRED) this.applyDeferred();
+    if (deferred.length >= MAX_DEFERRED || this.deferredChars > MAX_DEFERRED_CHARS) this.applyDeferred();
   }
 
   private applyDeferred(): void {
     const deferred = this.deferred ?? [];
     this.deferred = undefined;
     this.deferredStatus = undefined;
+    this.deferredChars = 0;
     for (const text of deferred) {
       const patch = JSON.parse(text) as Obj;
       delete patch.sessionUpdate;
