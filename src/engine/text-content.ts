@@ -7,8 +7,11 @@ import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, NULL_START, OPEN_ARRAY, QUOTE, isDigi
 import { stringEnd } from "../wire/json-string.js";
 import type { ScannedMembers } from "../wire/member-scan.js";
 
+/** A text item up to its text, and after it, as JSON.stringify writes them. */
+const TEXT_ITEM_HEAD = Buffer.from('{"type":"content","content":{"type":"text","text":');
+const TEXT_ITEM_TAIL = Buffer.from("}}");
 /** How a content list of text items only starts (canonical bytes), or an empty one. */
-const TEXT_ITEMS = Buffer.from('[{"type":"content","content":{"type":"text","text":');
+const TEXT_ITEMS = Buffer.concat([Buffer.from("["), TEXT_ITEM_HEAD]);
 const EMPTY_LIST = Buffer.from("[]");
 
 /**
@@ -36,10 +39,6 @@ export function textItemsOnly(
   }
   return true;
 }
-
-/** A text item up to its text, and after it, as JSON.stringify writes them. */
-const TEXT_ITEM_HEAD = Buffer.from('{"type":"content","content":{"type":"text","text":');
-const TEXT_ITEM_TAIL = Buffer.from("}}");
 
 /**
  * Member `k` of a line `scanMembers` proved canonical is a list each of whose items `item` reads:
@@ -142,9 +141,20 @@ export interface ToolCallMembers {
   locations: number;
   title: number;
   kind: number;
+  status: number;
+  rawOutput: number;
 }
 /** One line at a time: the members of the last one read. */
-const found: ToolCallMembers = { id: -1, meta: -1, content: -1, locations: -1, title: -1, kind: -1 };
+const found: ToolCallMembers = {
+  id: -1,
+  meta: -1,
+  content: -1,
+  locations: -1,
+  title: -1,
+  kind: -1,
+  status: -1,
+  rawOutput: -1,
+};
 
 /**
  * Where the members of the tool call `m` holds stand, or undefined for what neither direction's
@@ -155,6 +165,7 @@ const found: ToolCallMembers = { id: -1, meta: -1, content: -1, locations: -1, t
  */
 export function toolCallMembers(m: ScannedMembers): ToolCallMembers | undefined {
   found.id = found.meta = found.content = found.locations = found.title = found.kind = -1;
+  found.status = found.rawOutput = -1;
   for (let k = 0; k < m.count; k++) {
     if (k === m.tagAt) continue;
     if (m.startsWith(k, NULL_START)) return undefined;
@@ -169,7 +180,9 @@ export function toolCallMembers(m: ScannedMembers): ToolCallMembers | undefined 
     } else if (key === "locations") found.locations = k;
     else if (key === "title") found.title = k;
     else if (key === "kind") found.kind = k;
+    else if (key === "rawOutput") found.rawOutput = k;
     else if ((key === "name" || key === "status") && !m.startsWith(k, QUOTE)) return undefined;
+    else if (key === "status") found.status = k;
     else if (key === "capabilities" || key === "__proto__") return undefined;
   }
   return found;

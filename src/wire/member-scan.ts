@@ -142,12 +142,7 @@ export class ScannedMembers {
     return indexWithin(this.line, needle, this.starts[k] ?? 0, this.ends[k] ?? 0) >= 0;
   }
 
-  /** The update object, parsed (what JSON.parse of the line has as `params.update`). */
-  update(): unknown {
-    return JSON.parse(this.updateText());
-  }
-
-  /** The update object's text, braces included (its parse is `update()`). */
+  /** The update object's text, braces included (its parse is what JSON.parse of the line has as `params.update`). */
   updateText(): string {
     return utf8(this.line, this.updateOpen - 1, this.updateClose + 1);
   }

@@ -148,7 +148,7 @@ describe("scanMembers", () => {
           last++;
           expect(update.sessionUpdate).toBe("session_info_update");
         }
-        expect(m.update()).toEqual(update);
+        expect(JSON.parse(m.updateText())).toEqual(update);
         // The tag first with another value, then the members in order but one moved last.
         const moved = pick < m.count ? pick : -1;
         const relaid: Record<string, unknown> = { sessionUpdate: "x_tag" };

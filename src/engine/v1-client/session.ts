@@ -34,7 +34,7 @@ export interface ToolCallView {
   flushTimer: NodeJS.Timeout | undefined;
   /** Streamed content items dropped from the head to keep the content bounded (limits.toolCallContent). */
   omittedItems?: number;
-  /** Some patch is still the agent's text (state/tool-call-entry.ts): the content references no terminal. */
+  /** Some patch is still the agent's text (`ToolCallEntry`, state/tool-calls.ts): the content references no terminal. */
   readonly deferring: boolean;
   /** The view's `status`, read without applying deferred patches. */
   readonly status: unknown;

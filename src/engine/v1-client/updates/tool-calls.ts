@@ -313,8 +313,7 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   if (at.title >= 0 && !m.startsWith(at.title, QUOTE)) return undefined;
   // A first sighting without a title gets one invented (and stashed).
   if (slot === NIL && at.title < 0) return undefined;
-  const statusAt = m.indexOf("status");
-  const status = statusAt < 0 ? undefined : m.text(statusAt);
+  const status = at.status < 0 ? undefined : m.text(at.status);
   if (status !== undefined && toolCallStatusToV1(status).changed) return undefined;
   if (at.kind >= 0) {
     const kind = m.text(at.kind);
@@ -327,7 +326,7 @@ export function fastToolCallMembers(s: SessionA, m: ScannedMembers): Buffer | un
   if (loc >= 0 && !plainLocationsAt(m, loc, 0) && !plainLocations(m.value(loc), 0, () => true)) return undefined;
   // A completion without a result, of a tool call with content, repeats it (`repeatsContent`).
   const ending = status !== undefined && TERMINAL_STATUSES.has(status);
-  if (known !== undefined && ending && !content && m.indexOf("rawOutput") < 0 && hasContent(known)) return undefined;
+  if (known !== undefined && ending && !content && at.rawOutput < 0 && hasContent(known)) return undefined;
   // As `toolCallUpdate` records it (the update without its tag is the patch), when the view is read:
   // the content it leaves has no terminal to track (text items, or the content it had).
   const t = claimed(s, id);
