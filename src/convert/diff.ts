@@ -46,7 +46,7 @@ const V2_KEYS = new Set(["type", "changes", "patch", "_meta"]);
 
 function extras(src: Obj, known: ReadonlySet<string>, alsoSkip: ReadonlySet<string>): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(src)) if (!known.has(k) && !alsoSkip.has(k)) setOwn(out, k, v);
+  for (const k in src) if (Object.hasOwn(src, k) && !known.has(k) && !alsoSkip.has(k)) setOwn(out, k, src[k]);
   return out;
 }
 
@@ -305,7 +305,9 @@ function fence(body: string, lang: string): string {
 }
 
 function nonTextMode(s: PatchSection | undefined): boolean {
-  return s !== undefined && [s.oldMode, s.newMode].some((m) => m !== undefined && diffTable.nonTextModes.includes(m));
+  if (s === undefined) return false;
+  const modes = diffTable.nonTextModes;
+  return (s.oldMode !== undefined && modes.includes(s.oldMode)) || (s.newMode !== undefined && modes.includes(s.newMode));
 }
 
 /** Whether the change's content can become v1 text. */
@@ -558,8 +560,6 @@ export function diffToV1(
     const changes = readChanges(src.changes);
     const plans = plan(changes, readPatch(src.patch), ctx);
     const items = plans.map(v1Item);
-    const target: Obj = { ...src };
-    setMeta(target, meta);
 
     // A lone v1 diff that converts back to this very item needs no stash (B↓ is its inverse).
     const single = plans.length === 1 && plans[0]?.kind === "diff" ? plans[0] : undefined;
@@ -580,6 +580,8 @@ export function diffToV1(
         const unstashed = unstash(back.value._meta, 1);
         const plain: Obj = { ...back.value };
         setMeta(plain, unstashed.meta);
+        const target: Obj = { ...src };
+        setMeta(target, meta);
         lost = differences(target, plain).map((p) => ({
           path: p,
           reason: LOSS_REASONS[String(p[0])] ?? "not expressible in a v1 diff item",
@@ -609,7 +611,8 @@ export function diffToV1(
       setMeta(items[0], meta);
     }
 
-    if (needsStash) {
+    // Off, a stash writes nothing (`Stash.into`).
+    if (needsStash && ctx.opts.stash !== "off") {
       plans.forEach((p, k) => {
         const it = items[k];
         if (!it) return;
@@ -631,7 +634,7 @@ export function diffToV1(
  * against `cwd`). Items a stash restores need none. The engine reads them (`src/engine/files.ts`).
  */
 export function diffFilePaths(content: unknown, from: 1 | 2, cwd?: string): string[] {
-  if (!Array.isArray(content)) return [];
+  if (!Array.isArray(content) || !content.some((item) => isObject(item) && item.type === "diff")) return [];
   const out = new Set<string>();
   for (const item of content) {
     if (!isObject(item) || item.type !== "diff") continue;

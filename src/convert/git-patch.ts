@@ -212,13 +212,12 @@ function lineOf(l: HunkLine): string {
  */
 export function sideText(hunks: readonly Hunk[], side: "old" | "new", separator: string): string {
   const skip = side === "old" ? "+" : "-";
-  const parts = hunks.map((h) =>
-    h.lines
-      .filter((l) => l.op !== skip)
-      .map(lineOf)
-      .join(""),
-  );
-  return parts.join(separator + "\n");
+  let out = "";
+  for (let k = 0; k < hunks.length; k++) {
+    if (k > 0) out += separator + "\n";
+    for (const l of hunks[k]?.lines ?? []) if (l.op !== skip) out += l.eol ? l.text + "\n" : l.text;
+  }
+  return out;
 }
 
 /** Applies a section's hunks to `old` at their exact positions; `undefined` when they do not fit. */
@@ -336,11 +335,9 @@ export function parseGitPatch(text: string): ParsedPatch {
       if ((lines[i] ?? "").trim() !== "") throw new PatchError(i, "text_before_first_section");
     }
     while (i < lines.length) {
-      const begin = i;
-      const r = parseSection(lines, i);
+      const r = parseSection(lines, i, text, starts);
       i = r.next;
-      const end = i < lines.length ? (starts[i] ?? text.length) : text.length;
-      sections.push({ ...r.section, text: text.slice(starts[begin] ?? 0, end) });
+      sections.push(r.section);
     }
   } catch (e) {
     if (e instanceof PatchError) return { ok: false, line: e.line + 1, reason: e.reason };
@@ -349,7 +346,13 @@ export function parseGitPatch(text: string): ParsedPatch {
   return { ok: true, sections };
 }
 
-function parseSection(lines: readonly string[], start: number): { section: Omit<PatchSection, "text">; next: number } {
+/** The section at `start`, its `text` cut from `text` (whose line `k` starts at `starts[k]`). */
+function parseSection(
+  lines: readonly string[],
+  start: number,
+  text: string,
+  starts: readonly number[],
+): { section: PatchSection; next: number } {
   const header = headerNames(stripCr(lines[start] ?? "").slice(HEADER.length));
   let i = start + 1;
   let newFileMode: string | undefined;
@@ -440,9 +443,25 @@ function parseSection(lines: readonly string[], start: number): { section: Omit<
       oldMode: deletedFileMode ?? oldMode ?? (isNew ? undefined : indexMode),
       newMode: newFileMode ?? newMode ?? (isDeleted ? undefined : indexMode),
       hunks,
+      text: text.slice(starts[start] ?? 0, i < lines.length ? (starts[i] ?? text.length) : text.length),
     },
     next: i,
   };
+}
+
+/** A hunk header's number, or its default when the header leaves it out. */
+function headerNumber(s: string | undefined, dflt: number): number {
+  return s === undefined ? dflt : Number(s);
+}
+
+type MutableHunkLine = { op: HunkLine["op"]; text: string; eol: boolean };
+
+/** `\ No newline at end of file` after `prev` (line `at`): that line has none, and its side(s) end. */
+function noNewline(prev: MutableHunkLine | undefined, at: number, ended: { old: boolean; new: boolean }): void {
+  if (!prev || !prev.eol) throw new PatchError(at, "misplaced_no_newline_marker");
+  prev.eol = false;
+  if (prev.op !== "+") ended.old = true;
+  if (prev.op !== "-") ended.new = true;
 }
 
 function parseHunk(
@@ -452,32 +471,29 @@ function parseHunk(
 ): { hunk: Hunk; next: number } {
   const m = HUNK_HEADER.exec(lines[start] ?? "");
   if (!m) throw new PatchError(start, "bad_hunk_header");
-  const num = (s: string | undefined, dflt: number): number => (s === undefined ? dflt : Number(s));
-  const oldStart = num(m[1], 0);
-  const oldCount = num(m[2], 1);
-  const newStart = num(m[3], 0);
-  const newCount = num(m[4], 1);
-  if (![oldStart, oldCount, newStart, newCount].every(Number.isSafeInteger))
+  const oldStart = headerNumber(m[1], 0);
+  const oldCount = headerNumber(m[2], 1);
+  const newStart = headerNumber(m[3], 0);
+  const newCount = headerNumber(m[4], 1);
+  if (
+    !Number.isSafeInteger(oldStart) ||
+    !Number.isSafeInteger(oldCount) ||
+    !Number.isSafeInteger(newStart) ||
+    !Number.isSafeInteger(newCount)
+  )
     throw new PatchError(start, "bad_hunk_header");
   if ((oldCount > 0 && ended.old) || (newCount > 0 && ended.new)) throw new PatchError(start, "hunk_after_end_of_file");
-  const out: { op: HunkLine["op"]; text: string; eol: boolean }[] = [];
+  const out: MutableHunkLine[] = [];
   let oldLeft = oldCount;
   let newLeft = newCount;
   let i = start + 1;
-  const marker = (): void => {
-    const prev = out.at(-1);
-    if (!prev || !prev.eol) throw new PatchError(i, "misplaced_no_newline_marker");
-    prev.eol = false;
-    if (prev.op !== "+") ended.old = true;
-    if (prev.op !== "-") ended.new = true;
-    i++;
-  };
   while (oldLeft > 0 || newLeft > 0) {
     if (i >= lines.length) throw new PatchError(i, "truncated_hunk");
     const raw = lines[i] ?? "";
     const c = raw === "" ? " " : raw[0];
     if (c === "\\") {
-      marker();
+      noNewline(out[out.length - 1], i, ended);
+      i++;
       continue;
     }
     if (c !== " " && c !== "-" && c !== "+") throw new PatchError(i, "bad_hunk_line");
@@ -492,7 +508,10 @@ function parseHunk(
     out.push({ op: c, text: raw.slice(1), eol: true });
     i++;
   }
-  if ((lines[i] ?? "").startsWith("\\")) marker();
+  if ((lines[i] ?? "").startsWith("\\")) {
+    noNewline(out[out.length - 1], i, ended);
+    i++;
+  }
   return { hunk: { oldStart, oldCount, newStart, newCount, lines: out }, next: i };
 }
 

@@ -77,6 +77,8 @@ export interface ToolCallToV2Context {
 /** Fields a v1 `ToolCall` (a creation) accepts as `null`, meaning "none" there as in v2. */
 const NULLABLE_IN_V1_TOOL_CALL: ReadonlySet<string> = new Set(["name", "rawInput", "rawOutput", "_meta"]);
 const PATCH_FIELDS: readonly string[] = toolCallTable.replacedByToolCall;
+/** `toolCallTable.nullToV1` as a list, read once (every tool call toward v1 walks it). */
+const NULL_TO_V1 = Object.entries(toolCallTable.nullToV1);
 const TOOL_CALL_OP = "tool_call";
 const CONTENT_CHUNK_OP = "content_chunk";
 const UPDATE_OP = "tool_call_update";
@@ -154,7 +156,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
   const lost: Loss[] = [];
   let meta = srcMeta;
 
-  for (const [key, rule] of Object.entries(toolCallTable.nullToV1)) {
+  for (const [key, rule] of NULL_TO_V1) {
     if (key === "_meta" || fields[key] !== null) continue;
     if (creation && NULLABLE_IN_V1_TOOL_CALL.has(key)) continue;
     cleared.push(key);
