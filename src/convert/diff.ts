@@ -334,22 +334,25 @@ function summary(c: Change, s: PatchSection | undefined): string {
 function findSection(c: Change, sections: readonly PatchSection[], used: Set<number>): PatchSection | undefined {
   const row = c.row;
   if (!row) return undefined;
-  const same = (s: PatchSection): boolean => s.oldPath === c.path && s.newPath === c.path;
-  const tries: ((s: PatchSection) => boolean)[] = row.pair
-    ? [(s) => s.oldPath === c.oldPath && s.newPath === c.path]
-    : row.side === "new"
-      ? [(s) => s.isNew && s.newPath === c.path, (s) => s.newPath === c.path]
-      : row.side === "old"
-        ? [(s) => s.isDeleted && s.oldPath === c.path, (s) => s.oldPath === c.path]
-        : [same, (s) => s.newPath === c.path, (s) => s.oldPath === c.path];
-  for (const test of tries) {
-    const hit = sections.findIndex((s, k) => !used.has(k) && test(s));
-    if (hit !== -1) {
-      used.add(hit);
-      return sections[hit];
+  const tries = row.pair ? 1 : row.side === "either" ? 3 : 2;
+  for (let t = 0; t < tries; t++) {
+    for (let k = 0; k < sections.length; k++) {
+      const s = sections[k];
+      if (s === undefined || used.has(k) || !sectionFits(c, row, t, s)) continue;
+      used.add(k);
+      return s;
     }
   }
   return undefined;
+}
+
+/** Whether section `s` is what `findSection`'s try `t` looks for: the exact shape first, then a side's path. */
+function sectionFits(c: Change, row: DiffOperationRow, t: number, s: PatchSection): boolean {
+  if (row.pair) return s.oldPath === c.oldPath && s.newPath === c.path;
+  if (row.side === "new") return t === 0 ? s.isNew && s.newPath === c.path : s.newPath === c.path;
+  if (row.side === "old") return t === 0 ? s.isDeleted && s.oldPath === c.path : s.oldPath === c.path;
+  if (t === 0) return s.oldPath === c.path && s.newPath === c.path;
+  return t === 1 ? s.newPath === c.path : s.oldPath === c.path;
 }
 
 interface DiffPlan {
@@ -410,16 +413,14 @@ function fileDiff(c: Change, s: PatchSection | undefined, files: FileTexts, stag
 /** T §3.3 A↓ table (`hunks` rendering): the items of one change that has no exact texts. */
 function hunkItems(c: Change, s: PatchSection | undefined): Plan[] {
   // The summary only where an item says it (most changes are a modify: one diff item).
-  const text = (): TextPlan => ({ kind: "text", text: summary(c, s) });
-  if (!s || !c.row || c.path === undefined || !isText(c, s) || s.hunks.length === 0) return [text()];
-  const sides = {
-    oldText: sideText(s.hunks, "old", diffTable.hunkSeparator),
-    newText: sideText(s.hunks, "new", diffTable.hunkSeparator),
-  };
+  if (!s || !c.row || c.path === undefined || !isText(c, s) || s.hunks.length === 0)
+    return [{ kind: "text", text: summary(c, s) }];
+  const newText = sideText(s.hunks, "new", diffTable.hunkSeparator);
   const deleted = c.operation === "delete";
-  if (c.operation === "add") return [{ kind: "diff", path: c.path, newText: sides.newText, partial: true, deleted }];
-  const item: DiffPlan = { kind: "diff", path: c.path, ...sides, partial: true, deleted };
-  return c.row.pair ? [text(), item] : [item];
+  if (c.operation === "add") return [{ kind: "diff", path: c.path, newText, partial: true, deleted }];
+  const oldText = sideText(s.hunks, "old", diffTable.hunkSeparator);
+  const item: DiffPlan = { kind: "diff", path: c.path, oldText, newText, partial: true, deleted };
+  return c.row.pair ? [{ kind: "text", text: summary(c, s) }, item] : [item];
 }
 
 /** Fallback F: a summary of `changes` and, when there is any, the patch text in a fence. */
@@ -568,13 +569,17 @@ export function diffToV1(
     ];
     let needsStash = true;
     if (single) {
-      const candidate: Obj = { ...v2Extras, ...(items[0] ?? {}) };
-      setMeta(candidate, meta);
+      // The v1 item: its own members, the v2 item's other members after them, its `_meta` last.
+      const into = items[0];
+      if (into) {
+        for (const k in v2Extras) if (Object.hasOwn(v2Extras, k)) setOwn(into, k, v2Extras[k]);
+        if (meta !== undefined) into._meta = meta;
+      }
       // Stash off: `needsStash` writes nothing (Stash.into), so only the losses need the way back.
       const back =
         ctx.coarseLosses === true && ctx.opts.stash === "off"
           ? undefined
-          : diffToV2(candidate as V1Diff, { opts: ctx.opts });
+          : diffToV2({ ...into } as V1Diff, { opts: ctx.opts });
       if (back?.ok === true) {
         // Losses are what B↓ cannot bring back; its own stash (v1Diff at `full`) is no loss.
         const unstashed = unstash(back.value._meta, 1);
@@ -595,8 +600,6 @@ export function diffToV1(
           single.partial ||
           (single.newText === "" && (single.oldText ?? "") !== "");
       }
-      const into = items[0];
-      if (into) for (const [k, v] of Object.entries(candidate)) setOwn(into, k, v);
       // Residuals of the v1 origin (B↓-1 path, null oldText, shadowed keys).
       if (env) {
         const first = items[0] ?? {};
