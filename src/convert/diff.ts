@@ -307,7 +307,9 @@ function fence(body: string, lang: string): string {
 function nonTextMode(s: PatchSection | undefined): boolean {
   if (s === undefined) return false;
   const modes = diffTable.nonTextModes;
-  return (s.oldMode !== undefined && modes.includes(s.oldMode)) || (s.newMode !== undefined && modes.includes(s.newMode));
+  return (
+    (s.oldMode !== undefined && modes.includes(s.oldMode)) || (s.newMode !== undefined && modes.includes(s.newMode))
+  );
 }
 
 /** Whether the change's content can become v1 text. */

@@ -147,8 +147,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
   const { meta: srcMeta, env } = unstash(src._meta, 1);
   // A re-sent v1 `tool_call` (B↓-1) comes back as one: its invented nulls go, its own nulls stay.
   const creation = announce || residualOf(env, "op") === TOOL_CALL_OP;
-  const fields: Obj = { ...src };
-  delete fields._meta;
+  const fields: Obj = omit(src, "_meta");
   for (const name of env?.synthetic ?? []) if (PATCH_FIELDS.includes(name)) Reflect.deleteProperty(fields, name);
   const out: Obj = { ...fields };
   const stash = new Stash(2, ctx.opts);
@@ -315,11 +314,15 @@ function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markU
   return ok(out, lost);
 }
 
+const OPTIONAL_STRINGS: readonly string[] = ["title", "name", "kind", "status"];
+const OPTIONAL_ARRAYS: readonly string[] = ["content", "locations"];
+const ROOT: Path = [];
+
 function checkToolCallShape(src: Obj, v1ToolCall: boolean): void {
-  expectString(src.toolCallId, ["toolCallId"]);
-  if (v1ToolCall) expectString(src.title, ["title"]);
-  for (const k of ["title", "name", "kind", "status"]) expectOptional(src, k, "string", []);
-  for (const k of ["content", "locations"]) expectOptional(src, k, "array", []);
+  if (!isString(src.toolCallId)) invalid(["toolCallId"], "expected_string");
+  if (v1ToolCall && !isString(src.title)) invalid(["title"], "expected_string");
+  for (const k of OPTIONAL_STRINGS) expectOptional(src, k, "string", ROOT);
+  for (const k of OPTIONAL_ARRAYS) expectOptional(src, k, "array", ROOT);
 }
 
 // ---- tool-call messages with their `sessionUpdate` tag (B↓ restore of chunks, T §2.4 B↓-3) ----
@@ -420,17 +423,18 @@ function contentListToV1(items: unknown, ctx: ToolCallToV1Context, at: Path): Co
   if (!Array.isArray(items)) invalid(at, "expected_array");
   const out: unknown[] = [];
   const lost: Loss[] = [];
-  items.forEach((x, i) => {
-    const r = itemToV1(x, i, ctx, [...at, i]);
-    out.push(...r.value);
-    lost.push(...prefixLosses([i], r.lost));
-  });
+  for (let i = 0; i < items.length; i++) {
+    const r = itemToV1(items[i], i, ctx, [...at, i]);
+    for (const v of r.value) out.push(v);
+    if (r.lost.length > 0) lost.push(...prefixLosses([i], r.lost));
+  }
   return ok(out, lost);
 }
 
 function itemToV1(x: unknown, group: number, ctx: ToolCallToV1Context, at: Path): Converted<unknown[]> {
   const src = expectObject(x, at);
-  const type = expectString(src.type, [...at, "type"]);
+  const type = src.type;
+  if (!isString(type)) invalid([...at, "type"], "expected_string");
   expectOptional(src, "_meta", "object", at);
   if (type === "diff") {
     const rendering = ctx.diffRendering ?? DEFAULT_DIFF_RENDERING;
@@ -454,7 +458,8 @@ function itemToV1(x: unknown, group: number, ctx: ToolCallToV1Context, at: Path)
     return ok([out], prefixLosses(["content"], r.lost));
   }
   if (type === "terminal") {
-    const id = expectString(src.terminalId, [...at, "terminalId"]);
+    const id = src.terminalId;
+    if (!isString(id)) invalid([...at, "terminalId"], "expected_string");
     return terminalToV1(src, id, meta, ctx);
   }
   return ok(
@@ -476,14 +481,11 @@ function placeholderItem(
 }
 
 function terminalToV1(src: Obj, id: string, meta: unknown, ctx: ToolCallToV1Context): Converted<unknown[]> {
-  const extras: Obj = { ...src };
-  delete extras.type;
-  delete extras.terminalId;
-  delete extras._meta;
+  const extras = omit(src, "type", "terminalId", "_meta");
   const asText: Loss[] = [{ path: [], reason: "v2 display terminals are shown to v1 as text" }];
   if (ctx.renderTerminal) {
     const rendered: Obj = { ...(ctx.renderTerminal(id) as Obj) };
-    for (const [k, v] of Object.entries(extras)) if (!Object.hasOwn(rendered, k)) setOwn(rendered, k, v);
+    for (const k in extras) if (Object.hasOwn(extras, k) && !Object.hasOwn(rendered, k)) setOwn(rendered, k, extras[k]);
     if (meta !== undefined && !Object.hasOwn(rendered, "_meta")) rendered._meta = meta;
     return ok([rendered], rendered.type === "terminal" ? [] : asText);
   }

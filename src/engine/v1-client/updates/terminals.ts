@@ -127,7 +127,9 @@ export function outputKey(ctx: UpdateContext): "output" | "outputDelta" | undefi
 
 /** Terminals the tool call's content references that the client has no display terminal for yet. */
 export function unshownTerminals(s: SessionA, t: ToolCallView): TerminalEntry[] {
-  const ids = [...new Set(referencedTerminals(t.view.content))];
+  const refs = referencedTerminals(t.view.content);
+  if (refs.length === 0) return [];
+  const ids = [...new Set(refs)];
   return ids.map((id) => terminalFor(s, id)).filter((term) => term.carrier === undefined);
 }
 
