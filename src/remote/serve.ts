@@ -22,6 +22,8 @@ import { streamClient, type RemoteClient } from "./stream-client.js";
 
 const ACP_PATH = "/acp";
 const CONNECTION_HEADER = "acp-connection-id";
+/** How long an idle keep-alive HTTP socket stays open between requests (SECURITY.md). */
+export const KEEP_ALIVE_MS = 65_000;
 
 export interface ServeConfig {
   readonly host: string;
@@ -225,6 +227,10 @@ export async function serve(cfg: ServeConfig): Promise<Serving> {
   });
   // A caller that opens connections and sends nothing cannot hold them for long.
   server.headersTimeout = 10_000;
+  // Node closes an idle keep-alive socket after 5 s; an HTTP client reusing it just then (fetch
+  // under load, a turn seconds after the last) gets "other side closed" on its next POST. Clients
+  // read this timeout from the Keep-Alive header and drop the socket first.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(cfg.port, cfg.host, () => {

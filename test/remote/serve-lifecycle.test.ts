@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { request } from "node:http";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
+import { KEEP_ALIVE_MS } from "../../src/remote/serve.js";
 import {
   alive,
   childrenOf,
@@ -83,6 +84,35 @@ function upgrade(s: Served, headers: Record<string, string>): Promise<number> {
 }
 
 describe("serve's bearer token", () => {
+  it(
+    "keeps an idle HTTP socket open for 65 s and says so, so a client reusing it is not cut off after node's 5 s",
+    async () => {
+      const s = await served();
+      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+        const req = request(
+          s.url,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              authorization: `Bearer ${s.token!}`,
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.headers["keep-alive"]);
+          },
+        );
+        req.once("error", reject);
+        req.end(JSON.stringify(INIT));
+      });
+      expect(keepAlive).toBe(`timeout=${String(KEEP_ALIVE_MS / 1000)}`);
+      expect(KEEP_ALIVE_MS).toBe(65_000);
+    },
+    TIMEOUT,
+  );
+
   it(
     "answers 401 to a request or an upgrade without the token, or with a wrong one, and starts no agent",
     async () => {
