@@ -88,7 +88,7 @@ describe("serve's bearer token", () => {
     "keeps an idle HTTP socket open for 65 s and says so, so a client reusing it is not cut off after node's 5 s",
     async () => {
       const s = await served();
-      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+      const keepAlive = await new Promise<string | string[] | undefined>((resolve, reject) => {
         const req = request(
           s.url,
           {
