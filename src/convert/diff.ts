@@ -639,7 +639,7 @@ export function diffToV1(
  * against `cwd`). Items a stash restores need none. The engine reads them (`src/engine/files.ts`).
  */
 export function diffFilePaths(content: unknown, from: 1 | 2, cwd?: string): string[] {
-  if (!Array.isArray(content) || !content.some((item) => isObject(item) && item.type === "diff")) return [];
+  if (!Array.isArray(content)) return [];
   const out = new Set<string>();
   for (const item of content) {
     if (!isObject(item) || item.type !== "diff") continue;

@@ -317,10 +317,12 @@ function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markU
 const OPTIONAL_STRINGS: readonly string[] = ["title", "name", "kind", "status"];
 const OPTIONAL_ARRAYS: readonly string[] = ["content", "locations"];
 const ROOT: Path = [];
+const TOOL_CALL_ID_PATH: Path = ["toolCallId"];
+const TITLE_PATH: Path = ["title"];
 
 function checkToolCallShape(src: Obj, v1ToolCall: boolean): void {
-  if (!isString(src.toolCallId)) invalid(["toolCallId"], "expected_string");
-  if (v1ToolCall && !isString(src.title)) invalid(["title"], "expected_string");
+  expectString(src.toolCallId, TOOL_CALL_ID_PATH);
+  if (v1ToolCall) expectString(src.title, TITLE_PATH);
   for (const k of OPTIONAL_STRINGS) expectOptional(src, k, "string", ROOT);
   for (const k of OPTIONAL_ARRAYS) expectOptional(src, k, "array", ROOT);
 }

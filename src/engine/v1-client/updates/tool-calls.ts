@@ -63,7 +63,7 @@ export function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
 }
 
 export function referencedTerminals(content: unknown): string[] {
-  if (!Array.isArray(content) || content.length === 0) return [];
+  if (!Array.isArray(content)) return [];
   const ids: string[] = [];
   for (const item of content)
     if (isObject(item) && item.type === "terminal" && typeof item.terminalId === "string") ids.push(item.terminalId);
