@@ -23,7 +23,7 @@ import { streamClient, type RemoteClient } from "./stream-client.js";
 const ACP_PATH = "/acp";
 const CONNECTION_HEADER = "acp-connection-id";
 /** How long an idle keep-alive HTTP socket stays open between requests (SECURITY.md). */
-export const KEEP_ALIVE_MS = 65_000;
+const KEEP_ALIVE_MS = 65_000;
 
 export interface ServeConfig {
   readonly host: string;
