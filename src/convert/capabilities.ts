@@ -13,7 +13,7 @@ import {
   type CapabilitySynth,
   type ClientFlagName,
 } from "../../mappings/capabilities.js";
-import { isObject, jsonEqual, type Obj, setOwn } from "../base/json.js";
+import { isObject, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
 import { fail, ok, type Conv, type Loss } from "./result.js";
 import { rpcErrors } from "../base/errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
@@ -85,11 +85,11 @@ export function metaWith(stash: Stash, meta: unknown, extras?: Obj): unknown {
   const written = stash.into(meta);
   if (extras === undefined || Object.keys(extras).length === 0) return written;
   if (written !== meta && isObject(written) && isObject(written[STASH_KEY])) {
-    return { ...written, [STASH_KEY]: { ...written[STASH_KEY], ...extras } };
+    return withMembers(written, { [STASH_KEY]: { ...written[STASH_KEY], ...extras } });
   }
   const env: Obj = { v: STASH_VERSION, from: stash.from, hadMeta: isObject(meta) };
   if (meta === null) env.metaWasNull = true;
-  return { ...(isObject(meta) ? meta : {}), [STASH_KEY]: { ...env, ...extras } };
+  return withMembers(isObject(meta) ? meta : {}, { [STASH_KEY]: { ...env, ...extras } });
 }
 
 // ---- the table engine ----------------------------------------------------------------------------
@@ -491,7 +491,13 @@ export function agentCapabilitiesToV1(
 ): Conv<v1.AgentCapabilities> {
   const raw = caps;
   if (!isObject(raw)) return notObject("capabilities");
-  const r = convertCaps("agent", raw, 1, opts, fullContext({ ...ctx, logout: ctx.authMethodsNonEmpty }, internal));
+  const r = convertCaps(
+    "agent",
+    raw,
+    1,
+    opts,
+    fullContext(withMembers(ctx, { logout: ctx.authMethodsNonEmpty }), internal),
+  );
   return ok(r.value as v1.AgentCapabilities, r.lost);
 }
 

@@ -2,6 +2,7 @@
 // typed -32602 and `attempt` turns it into a result, so checks read as straight-line code.
 import { ConvertFailure, type Conv, type Converted, type Loss, type Path } from "./result.js";
 import { rpcErrors, type ConvertError } from "../base/errors.js";
+import { withMembers } from "../base/json.js";
 
 /** `a.b[2].c` for a path inside the converted value (the `field` of an error). */
 export function fieldOf(path: Path): string {
@@ -12,7 +13,7 @@ export function fieldOf(path: Path): string {
 
 /** Throws the typed -32602 for a field at `path` of the converted value. */
 export function invalid(path: Path, reason: string, extra: Record<string, unknown> = {}): never {
-  throw new ConvertFailure(rpcErrors.invalidParams({ ...extra, reason, field: fieldOf(path) }));
+  throw new ConvertFailure(rpcErrors.invalidParams(withMembers(extra, { reason, field: fieldOf(path) })));
 }
 
 /** Throws the typed -32602 for a field named by its dotted name. */
@@ -31,7 +32,7 @@ function prefixError(e: ConvertError, prefix: Path): ConvertError {
   const head = fieldOf(prefix);
   const field = e.data.field;
   const joined = field === undefined || field === "" ? head : field.startsWith("[") ? head + field : `${head}.${field}`;
-  return { ...e, data: { ...e.data, field: joined } };
+  return withMembers(e, { data: { ...e.data, field: joined } });
 }
 
 export function prefixLosses(prefix: Path, lost: readonly Loss[]): Loss[] {

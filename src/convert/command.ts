@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, expectOptional, expectString, invalid, prefixLosses } from "./content.js";
-import { isObject, isString, type Obj, setOwn } from "../base/json.js";
+import { isObject, isString, type Obj, setOwn, withMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -88,7 +88,7 @@ function listOf<T>(
     return r.value;
   });
   // The list replaces the previous one in both versions: no state (T §2.8).
-  return ok({ ...src, availableCommands }, lost);
+  return ok(withMembers(src, { availableCommands }), lost);
 }
 
 /** A↓ `available_commands_update` (the body, or the whole update: `sessionUpdate` is kept). */

@@ -5,7 +5,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
-import { has, isObject, isString, omit, type Obj, setOwn } from "../base/json.js";
+import { has, isObject, isString, omit, type Obj, setOwn, withMembers } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
@@ -455,7 +455,7 @@ function carrierToV1(x: unknown, ctx: ToV1Context, acc: Acc): Obj {
   const r = listToV1(src.configOptions, ["configOptions"], ctx, acc);
   const stash = new Stash(2, acc.opts);
   if (r.omitted.length > 0) stash.keep(RK.omittedConfigOptions, r.omitted);
-  return setMeta({ ...src, configOptions: r.options }, stash.into(meta));
+  return setMeta(withMembers(src, { configOptions: r.options }), stash.into(meta));
 }
 
 function carrierToV2(x: unknown, ctx: ToV2Context, acc: Acc): Obj {
@@ -469,7 +469,7 @@ function carrierToV2(x: unknown, ctx: ToV2Context, acc: Acc): Obj {
     acc,
     ctx.models,
   );
-  return setMeta({ ...src, configOptions: list }, meta);
+  return setMeta(withMembers(src, { configOptions: list }), meta);
 }
 
 /** A: v2 `session/set_config_option` result toward v1 (H §5.1, §5.4). */

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { contentTable, placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
-import { isObject, isString, type Obj, wellFormed } from "../base/json.js";
+import { isObject, isString, type Obj, wellFormed, withMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -74,7 +74,7 @@ function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean):
   if (Number.isSafeInteger(residualOf(env, "size"))) out.size = residualOf(env, "size");
   if (isString(residualOf(env, "uri"))) out.uri = residualOf(env, "uri");
   if (isString(residualOf(env, "resourceUri")) && isObject(out.resource))
-    out.resource = { ...out.resource, uri: residualOf(env, "resourceUri") };
+    out.resource = withMembers(out.resource, { uri: residualOf(env, "resourceUri") });
   if (type === "resource_link" && Object.hasOwn(out, "icons")) {
     stash.keep("icons", out.icons);
     delete out.icons;
@@ -142,7 +142,7 @@ function blockToV2(b: unknown, opts: ConvertOptions, at: Path): Converted<v2.Con
   }
   if (type === "resource" && isObject(src.resource) && isString(src.resource.uri) && !isUri(src.resource.uri)) {
     stash.keep("resourceUri", src.resource.uri);
-    out.resource = { ...src.resource, uri: uriStandIn(src.resource.uri) };
+    out.resource = withMembers(src.resource, { uri: uriStandIn(src.resource.uri) });
     lost.push({ path: ["resource", "uri"], reason: "not a URI, which v2 requires: percent-encoded behind a prefix" });
   }
   if (type === "resource_link") {

@@ -15,7 +15,7 @@ import {
   type PatchOperation,
   type PatchSection,
 } from "./git-patch.js";
-import { isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
+import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
@@ -553,7 +553,7 @@ export function diffToV1(
     const kept = residualOf(env, "v1Diff");
     if (isV1Texts(kept)) {
       const raw = residualOf(env, "raw");
-      const out: Obj = { ...v2Extras, ...(isObject(raw) ? raw : {}), type: "diff", path: kept.path };
+      const out: Obj = withMembers(v2Extras, { ...(isObject(raw) ? raw : {}), type: "diff", path: kept.path });
       if (kept.oldText !== undefined) out.oldText = kept.oldText;
       out.newText = kept.newText;
       setMeta(out, meta);

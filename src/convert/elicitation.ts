@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationTable } from "../../mappings/permission.js";
-import { isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
+import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { fullFormats } from "ajv-formats/dist/formats.js";
@@ -435,7 +435,8 @@ export function elicitationResponseToV2(resp: v1.CreateElicitationResponse): Con
     const { meta, env } = unstash(r._meta, 2);
     const out: Obj = { ...r };
     const removed = residualOf(env, "content");
-    if (r.action === "accept" && isObject(r.content) && isObject(removed)) out.content = { ...r.content, ...removed };
+    if (r.action === "accept" && isObject(r.content) && isObject(removed))
+      out.content = withMembers(r.content, removed);
     return ok(setMeta(out, meta) as unknown as v2.CreateElicitationResponse);
   });
 }

@@ -3,7 +3,7 @@
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, isString } from "../base/json.js";
+import { isObject, isString, withMembers } from "../base/json.js";
 import { type Conv, fail, type Loss, ok } from "./result.js";
 import { type ConvertError, ErrorCodes, rpcErrors } from "../base/errors.js";
 import { type ConvertOptions, Stash, STASH_KEY, STASH_VERSION, unstash } from "./stash.js";
@@ -47,7 +47,7 @@ export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOpt
   const meta = stash.into(undefined);
   if (meta !== undefined) wrapped._meta = meta;
   const lost: Loss[] = [{ path: ["data"], reason: "v2 -32002 data must name the session" }];
-  return ok({ ...src, data: wrapped } as v2.Error, lost);
+  return ok(withMembers(src, { data: wrapped }) as v2.Error, lost);
 }
 
 /**
@@ -57,7 +57,7 @@ export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOpt
 export function agentExitedToV1(exitCode: number | null, opts: ConvertOptions): v1.Error {
   const cause = { reason: "agent_exited", exitCode };
   const stashed = opts.stash !== "off" ? { [STASH_KEY]: { v: STASH_VERSION, ...cause } } : {};
-  return { code: ErrorCodes.internalError, message: "Agent connection closed", data: { ...cause, ...stashed } };
+  return { code: ErrorCodes.internalError, message: "Agent connection closed", data: withMembers(cause, stashed) };
 }
 
 /** The error of a B turn or queued prompt when the v1 agent exits (T §1.4-11). */

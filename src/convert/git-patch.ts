@@ -2,6 +2,7 @@
 // paths, mode/rename/copy headers, binary markers, hunks) and producing them from a Myers line diff.
 
 import { diffTable } from "../../mappings/diff.js";
+import { withMembers } from "../base/json.js";
 
 /** One line of a hunk; `text` has no terminator, `eol` is false before `\ No newline at end of file`. */
 interface HunkLine {
@@ -251,7 +252,7 @@ export function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
     oldCount: h.newCount,
     newStart: h.oldStart,
     newCount: h.oldCount,
-    lines: h.lines.map((l) => (l.op === " " ? l : { ...l, op: l.op === "+" ? "-" : "+" })),
+    lines: h.lines.map((l) => (l.op === " " ? l : withMembers(l, { op: l.op === "+" ? "-" : "+" }))),
   }));
 }
 

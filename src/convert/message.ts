@@ -21,7 +21,7 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { has, isObject, isString, jsonEqual, type Obj, setOwn } from "../base/json.js";
+import { has, isObject, isString, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
 import { limits } from "../../mappings/limits.js";
 import { appendDigest, digestOf, sameDigest, startsWithDigest, type TextDigest } from "./text-digest.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
@@ -264,7 +264,7 @@ interface ChunkOut {
 
 /** A v1 chunk update; names the v2 id in the stash when v1 sees another one. */
 function v1Chunk(kind: MessageKind, c: ChunkOut): v1.SessionUpdate {
-  const out: Obj = { ...c.extra, sessionUpdate: kindInfo(kind).chunk, content: c.block };
+  const out: Obj = withMembers(c.extra, { sessionUpdate: kindInfo(kind).chunk, content: c.block });
   if (c.v1Id !== undefined) out.messageId = c.v1Id;
   if (c.v1Id !== undefined && c.v1Id !== c.v2Id && !has(c.stash.residual, "target")) c.stash.keep("messageId", c.v2Id);
   setMeta(out, c.stash.into(undefined));
@@ -319,10 +319,11 @@ export function chunkToV1(
     const { meta, env } = unstash(src._meta, 1);
     const marked = isSynthetic(env, "messageId");
     // A v1 agent's own id shared across kinds (marked by B) is not renamed: its v1 client expects it.
-    let s = sent ?? freshSent(id, isSynthetic(env, SHARED_ID) ? { ...ctx, firstKind: undefined } : ctx, marked);
+    let s =
+      sent ?? freshSent(id, isSynthetic(env, SHARED_ID) ? withMembers(ctx, { firstKind: undefined }) : ctx, marked);
     const block = unwrap(contentBlockToV1(src.content as v2.ContentBlock, opts), ["content"]);
     const lost = prefixLosses(["content"], block.lost);
-    const out: Obj = { ...src, content: block.value };
+    const out: Obj = withMembers(src, { content: block.value });
     const stash = new Stash(2, opts);
     // B's marker: the v1 chunk had no id (a later chunk of a started message: this chunk only).
     const v1Id = marked ? undefined : s.v1Id;
@@ -412,7 +413,7 @@ export function upsertToV1Chunks(
         if (has(src, "content")) one.content = content;
         if (hasMeta) one.meta = meta;
         const deferred = s.deferred === undefined ? one : "several";
-        return ok({ chunks, sent: { ...s, deferredMeta, deferred } }, lost);
+        return ok({ chunks, sent: withMembers(s, { deferredMeta, deferred }) }, lost);
       }
       // T §2.2 A↓-2: one chunk per block; the first carries the upsert's metadata.
       const stash = new Stash(2, opts).keep("op", "upsert").keep("count", blocks.length);
@@ -437,7 +438,7 @@ export function upsertToV1Chunks(
       notice();
       metaLost();
       lost.push({ path: ["content"], reason: "v1 cannot clear a message it has shown" });
-      next = { ...s, blocks: [], size: 0, digest: undefined };
+      next = withMembers(s, { blocks: [], size: 0, digest: undefined });
     } else {
       const merged = appendMerged([], blocks);
       const suffix = s.digest !== undefined ? suffixOfDigest(s.digest, merged) : suffixOf(s.blocks, merged);
@@ -446,7 +447,7 @@ export function upsertToV1Chunks(
         for (const b of suffix) emit(b, s.v1Id, new Stash(2, opts));
         if (hasMeta) emit(markerBlock(), s.v1Id, marker("meta"));
         metaLost();
-        next = { ...s, ...shownOf(merged, maxChars(ctx)) };
+        next = withMembers(s, shownOf(merged, maxChars(ctx)));
       } else {
         // T §2.2 A↓-4 replacement: the new content as a new v1 message `<id>~r<rev>`.
         notice();
@@ -488,7 +489,7 @@ export function nextGeneratedId(
   const n = state.counter[kind] + 1;
   return {
     messageId: generatedMessageId(sessionId, kind, n),
-    state: { ...state, counter: { ...state.counter, [kind]: n } },
+    state: withMembers(state, { counter: { ...state.counter, [kind]: n } }),
   };
 }
 
@@ -518,7 +519,7 @@ export function assignChunkId(
   return {
     messageId: g.messageId,
     synthetic: true,
-    state: { ...g.state, open: { kind, messageId: g.messageId, generated: true } },
+    state: withMembers(g.state, { open: { kind, messageId: g.messageId, generated: true } }),
   };
 }
 
@@ -565,7 +566,7 @@ function plainChunkToV2(
   if (src.messageId !== undefined && src.messageId !== null && !isString(src.messageId))
     invalid(["messageId"], "expected_string");
   const block = unwrap(contentBlockToV2(src.content as v1.ContentBlock, opts), ["content"]);
-  const out: Obj = { ...src, messageId: ctx.messageId, content: block.value };
+  const out: Obj = withMembers(src, { messageId: ctx.messageId, content: block.value });
   const stash = new Stash(1, opts);
   const lost = prefixLosses(["content"], block.lost);
   // An A bridge downstream drops the supplied id again (and restores an explicit `null`).
@@ -616,12 +617,12 @@ export function v1ChunkToV2Updates(
       if (pending.kind === ctx.kind && rawV1Id(src) === pending.v1Id && op === undefined) {
         const block = unwrap(contentBlockToV2(src.content as v1.ContentBlock, opts), ["content"]);
         const content = [...(pending.update.content as unknown[]), block.value];
-        const update = { ...pending.update, content };
+        const update = withMembers(pending.update, { content });
         // The count is the peer's: beyond the bound what was gathered goes out, and the message's
         // remaining chunks extend it as plain chunks (the same content for the client).
         if (pending.remaining <= 1 || content.length >= limits.gatheredBlocks.default)
           return ok({ updates: [update as v2.SessionUpdate], pending: undefined }, block.lost);
-        return ok({ updates, pending: { ...pending, remaining: pending.remaining - 1, update } }, block.lost);
+        return ok({ updates, pending: withMembers(pending, { remaining: pending.remaining - 1, update }) }, block.lost);
       }
       updates.push(...flushPendingUpsert(pending));
     }
@@ -637,7 +638,7 @@ export function v1ChunkToV2Updates(
       if (hasResidual(env, "content")) upsert.content = residualOf(env, "content");
       if (hasResidual(env, "meta")) upsert._meta = residualOf(env, "meta");
       const plain = plainChunkToV2(src, ctx, opts, meta);
-      const out = { ...plain.value, sessionUpdate: tag.chunk } as v2.SessionUpdate;
+      const out = withMembers(plain.value, { sessionUpdate: tag.chunk }) as v2.SessionUpdate;
       return ok({ updates: [...updates, upsert as v2.SessionUpdate, out], pending: undefined }, plain.lost);
     }
     if (env && isString(op) && OPS.has(op)) {
@@ -653,7 +654,7 @@ export function v1ChunkToV2Updates(
       return ok({ updates: [...updates, update as v2.SessionUpdate], pending: undefined }, lost);
     }
     const plain = plainChunkToV2(src, ctx, opts, meta);
-    const out = { ...plain.value, sessionUpdate: tag.chunk } as v2.SessionUpdate;
+    const out = withMembers(plain.value, { sessionUpdate: tag.chunk }) as v2.SessionUpdate;
     return ok({ updates: [...updates, out], pending: undefined }, plain.lost);
   });
 }

@@ -20,7 +20,7 @@ import {
   type Acc,
   type ToV1Context,
 } from "./config-option.js";
-import { has, isObject, isString, jsonEqual, omit, type Obj } from "../base/json.js";
+import { has, isObject, isString, jsonEqual, omit, type Obj, withMembers } from "../base/json.js";
 import { hasModelOption, legacyModels, type LegacyModels } from "./models.js";
 import { attempt, ConvertFailure, ok, type Conv, type Loss, type Path } from "./result.js";
 import { rpcErrors } from "../base/errors.js";
@@ -70,7 +70,7 @@ function modesFromBridgeOption(option: Obj, at: Path): Obj {
     valueToMode(expectObject(item, [...at, "options", i]), [...at, "options", i]),
   );
   const extra = residualOf(env, RK.modesExtra);
-  const modes: Obj = { ...(isObject(extra) ? extra : {}), currentModeId: current, availableModes };
+  const modes: Obj = withMembers(isObject(extra) ? extra : {}, { currentModeId: current, availableModes });
   if (hasResidual(env, RK.modesMeta)) modes._meta = residualOf(env, RK.modesMeta);
   return modes;
 }
@@ -122,7 +122,7 @@ export function setModeToSetConfigOption(
     const src = expectObject(req, []);
     if (!binding) throw new ConvertFailure(rpcErrors.invalidParams({ reason: NO_MODES_REASON }));
     const modeId = expectString(src.modeId, ["modeId"]);
-    const out = { ...omit(src, "modeId"), [OPTION.v2]: binding.configId, type: ID, value: modeId };
+    const out = withMembers(omit(src, "modeId"), { [OPTION.v2]: binding.configId, type: ID, value: modeId });
     return ok(out as v2.SetSessionConfigOptionRequest);
   });
 }
@@ -227,7 +227,7 @@ export function configOptionUpdateToV1Updates(
   }
   const r = configOptionUpdateToV1(src, ctx, opts);
   if (!r.ok) return r;
-  const first = { ...r.value, sessionUpdate: "config_option_update" } as v1.SessionUpdate;
+  const first = withMembers(r.value, { sessionUpdate: "config_option_update" }) as v1.SessionUpdate;
   const updates: v1.SessionUpdate[] = [first];
   const next = (src as Obj).configOptions;
   const mode = ctx.sessionHasModes === false ? undefined : currentModeUpdateFor(prev, next, opts);
@@ -291,9 +291,11 @@ export function withCurrentMode(cfg: AgentConfig, modeId: string): AgentConfig {
   const configOptions =
     own === undefined
       ? cfg.configOptions
-      : (cfg.configOptions as unknown[]).map((o, i) => (i === own ? { ...(o as Obj), currentValue: modeId } : o));
-  const modes = isObject(cfg.modes) ? { ...cfg.modes, currentModeId: modeId } : cfg.modes;
-  return { ...cfg, configOptions, modes };
+      : (cfg.configOptions as unknown[]).map((o, i) =>
+          i === own ? withMembers(o as Obj, { currentValue: modeId }) : o,
+        );
+  const modes = isObject(cfg.modes) ? withMembers(cfg.modes, { currentModeId: modeId }) : cfg.modes;
+  return withMembers(cfg, { configOptions, modes });
 }
 
 function listOf(cfg: AgentConfig, acc: Acc): Obj[] {
@@ -315,7 +317,7 @@ export function setConfigOptionOnSyntheticToSetMode(req: unknown, cfg: AgentConf
     const modes = cfg.modes as Obj;
     const ids = [modes.currentModeId, ...(modes.availableModes as Obj[]).map((m) => m.id)];
     if (!ids.includes(value)) invalid(["value"], "unknown_mode", { value });
-    return ok({ ...omit(src, OPTION.v2, "type", "value"), modeId: value } as v1.SetSessionModeRequest);
+    return ok(withMembers(omit(src, OPTION.v2, "type", "value"), { modeId: value }) as v1.SetSessionModeRequest);
   });
 }
 
@@ -331,7 +333,7 @@ export function setModeResponseToSetConfigOptionResponse(
   return attempt(() => {
     const src = res === null || res === undefined ? {} : expectObject(res, []);
     const acc: Acc = { opts, lost: [] };
-    return ok({ ...src, configOptions: listOf(cfg, acc) } as v2.SetSessionConfigOptionResponse, acc.lost);
+    return ok(withMembers(src, { configOptions: listOf(cfg, acc) }) as v2.SetSessionConfigOptionResponse, acc.lost);
   });
 }
 

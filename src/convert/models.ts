@@ -5,7 +5,7 @@
 
 import { configOptionTable, syntheticNames as SN } from "../../mappings/config-option.js";
 import { invalid } from "./check.js";
-import { isObject, isString, omit, type Obj } from "../base/json.js";
+import { isObject, isString, omit, type Obj, withMembers } from "../base/json.js";
 import { attempt, ok, type Conv } from "./result.js";
 import { isSynthetic, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 
@@ -98,7 +98,7 @@ export function setModelToSetConfigOption(req: unknown, options: unknown): Conv<
     if (!isString(modelId)) invalid(["modelId"], modelId === undefined ? "missing" : "not_string");
     const option = modelOption(options);
     if (option === undefined) invalid(["modelId"], "session has no model option");
-    return ok({ ...omit(req, "modelId"), [OPTION.v2]: option[OPTION.v2], type: ID, value: modelId });
+    return ok(withMembers(omit(req, "modelId"), { [OPTION.v2]: option[OPTION.v2], type: ID, value: modelId }));
   });
 }
 
@@ -114,6 +114,6 @@ export function setConfigOptionToSetModel(req: unknown, models: LegacyModels): C
     if (!isString(value)) invalid(["value"], "not_string");
     const ids = [models.currentModelId, ...models.availableModels.map((m) => m.modelId)];
     if (!ids.includes(value)) invalid(["value"], "unknown_model", { value });
-    return ok({ ...omit(req, OPTION.v2, "type", "value"), modelId: value });
+    return ok(withMembers(omit(req, OPTION.v2, "type", "value"), { modelId: value }));
   });
 }

@@ -13,7 +13,7 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { isString, type Obj } from "../base/json.js";
+import { isString, type Obj, withMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, setMeta, Stash } from "./stash.js";
 
@@ -59,7 +59,7 @@ function summaryChunk(c: unknown, opts: ConvertOptions, block: BlockConv): Conve
   const src = expectObject(c, []);
   expectString(src.compactionId, ["compactionId"]);
   const r = unwrap(block(src.content as never, opts), ["content"]);
-  return ok({ ...src, content: r.value }, prefixLosses(["content"], r.lost));
+  return ok(withMembers(src, { content: r.value }), prefixLosses(["content"], r.lost));
 }
 
 /** B↓ `compaction_update`. */

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isAllowKind, isKnownOptionKind, permissionTable, titleForKind } from "../../mappings/permission.js";
 import { unwrap } from "./content.js";
-import { isObject, isString, type Obj } from "../base/json.js";
+import { isObject, isString, type Obj, withMembers } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
@@ -80,7 +80,7 @@ function checkOption(o: unknown, field: string): Obj & { kind: string } {
 function fallbackOption(o: Obj & { kind: string }, opts: ConvertOptions): Obj {
   const { meta } = unstash(o._meta, 1);
   return setMeta(
-    { ...o, kind: permissionTable.unknownKindFallback },
+    withMembers(o, { kind: permissionTable.unknownKindFallback }),
     new Stash(2, opts).keep("kind", o.kind).into(meta),
   );
 }
@@ -89,7 +89,7 @@ function optionToV2(o: Obj & { kind: string }): Obj {
   const { meta, env } = unstash(o._meta, 2);
   const original = residualOf(env, "kind");
   const kind = isString(original) && o.kind === permissionTable.unknownKindFallback ? original : o.kind;
-  return setMeta({ ...o, kind }, meta);
+  return setMeta(withMembers(o, { kind }), meta);
 }
 
 /** v2 options → v1: unknown kinds removed (or all shown as `reject_once` when none would remain). */
@@ -162,7 +162,7 @@ export function permissionRequestToV1(
       if (!ctx.isAnnounced(tc.toolCallId) && !isSynthetic(env, UNANNOUNCED)) {
         // permissionTitleIntoToolCall:"ifMissing": a tool call without a title shows the prompt's.
         const created = unwrap(
-          toolCallToV1(tc as v2.ToolCallUpdate, { ...tcCtx, titleHint: title, forPermission: true }),
+          toolCallToV1(tc as v2.ToolCallUpdate, withMembers(tcCtx, { titleHint: title, forPermission: true })),
           ["subject", "toolCall"],
         );
         before.push({ sessionUpdate: "tool_call", ...created.value });
@@ -232,7 +232,7 @@ export function permissionRequestToV1(
     if (o.removed.length > 0) stash.keep("options", o.removed);
     lost.push(...o.lost);
 
-    const out: Obj = { ...p, toolCall, options: o.options };
+    const out: Obj = withMembers(p, { toolCall, options: o.options });
     delete out.title;
     delete out.description;
     delete out.subject;
@@ -354,7 +354,7 @@ export function permissionRequestToV2(
       );
       lost.push(...under(["toolCall"], r.lost));
       const base = isObject(stashedSubject) ? stashedSubject : { type: "tool_call" };
-      out.subject = { ...base, toolCall: r.value };
+      out.subject = withMembers(base, { toolCall: r.value });
       if (!seen) {
         // Marked, so a chained A neither shows it nor announces the tool call the v1 agent never did.
         before.push(withInvented({ sessionUpdate: "tool_call_update", ...r.value }, FOR_PERMISSION, ctx.opts));
@@ -425,7 +425,7 @@ export function permissionResponseToV1(
     const r = unwrap(permissionOutcomeToV1(resp.outcome), []);
     const stash = new Stash(2, opts);
     if (r.lost.length > 0) stash.keep("outcome", resp.outcome);
-    const out: Obj = { ...resp, outcome: r.value };
+    const out: Obj = withMembers(resp, { outcome: r.value });
     return ok(setMeta(out, stash.into(meta)) as unknown as v1.RequestPermissionResponse, under(["outcome"], r.lost));
   });
 }
@@ -438,7 +438,7 @@ export function permissionResponseToV2(resp: v1.RequestPermissionResponse): Conv
     const r = unwrap(permissionOutcomeToV2(resp.outcome), []);
     const original = residualOf(env, "outcome");
     const restore = isObject(original) && isString(original.outcome) && (r.value as Obj).outcome === "cancelled";
-    const out: Obj = { ...resp, outcome: restore ? original : r.value };
+    const out: Obj = withMembers(resp, { outcome: restore ? original : r.value });
     return ok(setMeta(out, meta) as unknown as v2.RequestPermissionResponse);
   });
 }

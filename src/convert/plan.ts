@@ -6,7 +6,7 @@ import type * as v1u from "@agentclientprotocol/sdk/unstable";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { downgrade, planTable } from "../../mappings/plan.js";
-import { has, isObject, isString, jsonEqual, omit, type Obj } from "../base/json.js";
+import { has, isObject, isString, jsonEqual, omit, type Obj, withMembers } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { isSynthetic, Stash, STASH_KEY, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { bad } from "./check.js";
@@ -169,7 +169,7 @@ export function plansToV1(plans: PlansMap, trigger: v2.PlanUpdate | undefined, o
       if (triggerId !== undefined) stash.keep("trigger", triggerId);
     }
     const { meta } = unstash(trigger?._meta, 1);
-    const out: Obj = { ...(trigger ? omit(trigger, "plan", "_meta", "sessionUpdate") : {}), entries };
+    const out: Obj = withMembers(trigger ? omit(trigger, "plan", "_meta", "sessionUpdate") : {}, { entries });
     return ok(setMeta(out, stash.into(meta)) as unknown as v1.Plan, lost);
   });
 }
@@ -259,7 +259,7 @@ export function planToV2Updates(plan: v1.Plan, lastEmitted: PlansMap, opts: Conv
     for (const content of contents) {
       present.add(content.planId);
       if (content.planId === trigger) {
-        updates.push(setMeta({ ...omit(plan, "entries", "_meta", "sessionUpdate"), plan: content }, topMeta));
+        updates.push(setMeta(withMembers(omit(plan, "entries", "_meta", "sessionUpdate"), { plan: content }), topMeta));
       } else if (!jsonEqual(lastEmitted.get(content.planId as string), content)) {
         updates.push({ plan: content });
       }
@@ -305,7 +305,7 @@ export function planUpdateToV1Native(
         lost.push(...under(["plan", "entries", j], r.lost));
         return r.value;
       });
-      plan = { ...content, entries };
+      plan = withMembers(content, { entries });
     } else if (planTable.v1UnstableTypes.includes(content.type)) {
       plan = { ...content };
     } else {
@@ -314,7 +314,7 @@ export function planUpdateToV1Native(
       lost.push({ path: ["plan"], reason: `plan type "${content.type}" does not exist in v1; sent as an empty plan` });
     }
     const { meta } = unstash(update._meta, 1);
-    return ok(setMeta({ ...omit(update, "sessionUpdate"), plan }, meta) as unknown as v1u.PlanUpdate, lost);
+    return ok(setMeta(withMembers(omit(update, "sessionUpdate"), { plan }), meta) as unknown as v1u.PlanUpdate, lost);
   });
 }
 

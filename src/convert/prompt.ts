@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { stopReasonTable, V1_STOP_REASONS, v1StopReasonOf, ERROR_STOP_REASON } from "../../mappings/prompt.js";
 import { contentBlockToV2, expectObject, invalid, prefixLosses, promptBlockToV1, unwrap } from "./content.js";
-import { has, isObject, isString, type Obj, setOwn } from "../base/json.js";
+import { has, isObject, isString, type Obj, setOwn, withMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
 import {
   type ConvertOptions,
@@ -35,7 +35,7 @@ function convertPrompt<T>(
     lost.push(...prefixLosses(["prompt", i], r.lost));
     return r.value;
   });
-  return ok({ ...src, prompt } as T, lost);
+  return ok(withMembers(src, { prompt }) as T, lost);
 }
 
 /** A↑ `session/prompt` params: blocks per T §3.1; an empty prompt is -32602 (T §1.2-1). */
@@ -196,7 +196,7 @@ export function promptErrorToIdle(err: v1.Error, ctx: TurnEndContext, opts: Conv
       if (meta === undefined) Reflect.deleteProperty(error, slot);
       else error[slot] = meta;
       const rest = residualOf(env, "idle");
-      const out: Obj = { ...(isObject(rest) ? rest : {}), stopReason: ERROR_STOP_REASON };
+      const out: Obj = withMembers(isObject(rest) ? rest : {}, { stopReason: ERROR_STOP_REASON });
       if (hasResidual(env, "error")) out.error = residualOf(env, "error");
       else if (!isSynthetic(env, "error")) out.error = error;
       return ok(out as v2.IdleStateUpdate);

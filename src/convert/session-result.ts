@@ -19,7 +19,7 @@ import {
   type Acc,
   type ToV1Context,
 } from "./config-option.js";
-import { has, jsonEqual, omit, type Obj } from "../base/json.js";
+import { has, jsonEqual, omit, type Obj, withMembers } from "../base/json.js";
 import { synthesizeModes } from "./mode.js";
 import { buildModelOption, hasModelOption, legacyModels, modelOptionId } from "./models.js";
 import { attempt, ok, type Conv } from "./result.js";
@@ -144,7 +144,7 @@ function resultToV2(x: unknown, sessionIdRequired: boolean, ctx: ResultToV2Conte
         case "dual": {
           // The agent also has a mode option: bind to it; v1 peers get `modes` back from the stash.
           stash.keep(RK.modes, modes);
-          const plain = synthesizeModes(list, ["configOptions"], { ...opts, stash: "off" });
+          const plain = synthesizeModes(list, ["configOptions"], withMembers(opts, { stash: "off" }));
           if (!jsonEqual(plain, modes)) acc.lost.push({ path: ["modes"], reason: "modes beside a mode config option" });
           break;
         }

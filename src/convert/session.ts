@@ -14,7 +14,7 @@ import {
   type ListFilterSplit,
   type Platform,
 } from "./directories.js";
-import { isObject, jsonEqual, type Obj } from "../base/json.js";
+import { isObject, jsonEqual, type Obj, withMembers } from "../base/json.js";
 import { toRfc3339 } from "./rfc3339.js";
 import {
   mcpServersToV1,
@@ -133,12 +133,12 @@ function systemPromptConverted(
     if (!r.ok) {
       const inner = r.error.data.field ?? "";
       const field = `systemPrompt.content[${i}]${inner === "" || inner.startsWith("[") ? inner : `.${inner}`}`;
-      raise({ ...r.error, data: { ...r.error.data, field, index: i } });
+      raise(withMembers(r.error, { data: { ...r.error.data, field, index: i } }));
     }
     lost.push(...under(["systemPrompt", "content", i], r.lost));
     return r.value;
   });
-  return { ...sp, content };
+  return withMembers(sp, { content });
 }
 
 function convertSystemPrompt(out: Obj, to: 1 | 2, opts: ConvertOptions, lost: Loss[]): void {

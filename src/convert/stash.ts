@@ -2,7 +2,7 @@
 // (residual) and names what it invented (synthetic), so a reverse conversion, e.g. a second bridge
 // in a chain, restores the source exactly. Spec: H §0 (envelope), T §0.2 (rules), T §7.2 (keys).
 
-import { isObject, setOwn } from "../base/json.js";
+import { isObject, setOwn, withMembers } from "../base/json.js";
 
 export const STASH_KEY = "acp-bridge";
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash (the fast paths). */
@@ -128,7 +128,7 @@ export class Stash {
     if (Object.keys(this.residual).length > 0) env.residual = { ...this.residual };
     if (this.synthetic.length > 0) env.synthetic = [...this.synthetic];
     const base = isObject(meta) ? meta : {};
-    return { ...base, [STASH_KEY]: env };
+    return withMembers(base, { [STASH_KEY]: env });
   }
 }
 

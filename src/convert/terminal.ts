@@ -41,8 +41,14 @@ export interface TerminalState {
   size?: { cols: number; rows: number } | undefined;
 }
 
+/**
+ * No output. One shared value: an empty typed array has no element to write, and each new one
+ * costs an ArrayBuffer (a quarter of a µs); output is replaced, never written in place.
+ */
+export const NO_BYTES: Uint8Array = new Uint8Array(0);
+
 export function newTerminal(terminalId: string): TerminalState {
-  return { terminalId, bytes: new Uint8Array(0) };
+  return { terminalId, bytes: NO_BYTES };
 }
 
 /** Append output, keeping only the last `maxBytes`. */

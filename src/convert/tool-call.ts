@@ -17,7 +17,7 @@ import {
 } from "./content.js";
 import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "./diff.js";
 import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "./diff-options.js";
-import { isObject, isString, jsonEqual, metaOf, omit, type Obj, setOwn } from "../base/json.js";
+import { isObject, isString, jsonEqual, metaOf, omit, type Obj, setOwn, withMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -273,7 +273,7 @@ function bodyToV2(u: unknown, ctx: ToolCallToV2Context, creation: boolean, markU
   if (isString(out.status) && isString(residualOf(env, "status"))) out.status = residualOf(env, "status");
   if (Array.isArray(out.content)) {
     const toolKind = isString(out.kind) ? out.kind : ctx.toolKind;
-    const r = contentListToV2(out.content, { ...ctx, toolKind }, ["content"]);
+    const r = contentListToV2(out.content, withMembers(ctx, { toolKind }), ["content"]);
     out.content = r.value;
     lost.push(...prefixLosses(["content"], r.lost));
   }
@@ -455,7 +455,7 @@ function itemToV1(x: unknown, group: number, ctx: ToolCallToV1Context, at: Path)
   if (isObject(raw) && isString(raw.type)) return ok([raw]);
   if (type === "content") {
     const r = unwrap(contentBlockToV1(src.content as v2.ContentBlock, ctx.opts), [...at, "content"]);
-    const out: Obj = { ...src, content: r.value };
+    const out: Obj = withMembers(src, { content: r.value });
     setMeta(out, meta);
     return ok([out], prefixLosses(["content"], r.lost));
   }
@@ -495,7 +495,7 @@ function terminalToV1(src: Obj, id: string, meta: unknown, ctx: ToolCallToV1Cont
   if (Object.hasOwn(extras, "content")) return ok([placeholderItem("terminal", { id }, 2, src, ctx.opts)], asText);
   const block: Obj = { type: "text", text: placeholder("terminal", { id }) };
   setMeta(block, new Stash(2, ctx.opts).keep("terminal", { terminalId: id }).into(undefined));
-  const out: Obj = { ...extras, type: "content", content: block };
+  const out: Obj = withMembers(extras, { type: "content", content: block });
   setMeta(out, meta);
   return ok([out], asText);
 }
@@ -551,13 +551,13 @@ function itemToV2(src: Obj, ctx: ToolCallToV2Context, at: Path): Converted<unkno
     const block = expectObject(src.content, [...at, "content"]);
     const term = terminalResidual(env) ?? terminalResidual(unstash(block._meta, 2).env);
     if (term) {
-      const out: Obj = { ...src, type: "terminal", terminalId: term.terminal.terminalId };
+      const out: Obj = withMembers(src, { type: "terminal", terminalId: term.terminal.terminalId });
       delete out.content;
       delete out._meta;
       return ok(setMeta(out, meta));
     }
     const r = unwrap(contentBlockToV2(block as v1.ContentBlock, ctx.opts), [...at, "content"]);
-    return ok(setMeta({ ...src, content: r.value }, meta), prefixLosses(["content"], r.lost));
+    return ok(setMeta(withMembers(src, { content: r.value }), meta), prefixLosses(["content"], r.lost));
   }
   if (type === "terminal") {
     const id = expectString(src.terminalId, [...at, "terminalId"]);

@@ -8,6 +8,7 @@ import type { Link } from "./link.js";
 import { isBridgeMade } from "./observer.js";
 import type { Outgoing } from "./outgoing.js";
 import type { Admit } from "./translator.js";
+import { withMembers } from "../base/json.js";
 
 /**
  * The answer to a request; `after` is what must follow it on the wire (written once it is sent).
@@ -150,7 +151,9 @@ export class RequestRoute {
 
 /** `answer` to a far-side `resp`: an error answering an error is that error relayed. */
 export function relayedIf(resp: ResponseMessage, answer: Answer): Answer {
-  return resp.error !== undefined && "error" in answer && !isBridgeMade(resp) ? { ...answer, relayed: true } : answer;
+  return resp.error !== undefined && "error" in answer && !isBridgeMade(resp)
+    ? withMembers(answer, { relayed: true })
+    : answer;
 }
 
 function passAnswer(resp: ResponseMessage): Answer {

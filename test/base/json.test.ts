@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { omit } from "../../src/base/json.js";
+import { omit, withMembers } from "../../src/base/json.js";
 import { anyJson, anyKey } from "../support/arbitrary.js";
 
 /** What `omit` did before it built its copy key by key: a spread, then a delete of each key. */
@@ -34,5 +34,30 @@ describe("omit", () => {
     expect(Object.keys(got)).toEqual(["__proto__", "b"]);
     expect((got as { polluted?: unknown }).polluted).toBeUndefined();
     expect(JSON.stringify(got)).toBe('{"__proto__":{"polluted":true},"b":2}');
+  });
+});
+
+describe("withMembers", () => {
+  it("gives what a spread gives: the same own keys, in the same order, with the same values", () => {
+    fc.assert(
+      fc.property(fc.option(anyObject, { nil: undefined }), anyObject, (o, extra) => {
+        const expected = { ...o, ...extra } as Record<string, unknown>;
+        const got = withMembers(o, extra) as Record<string, unknown>;
+        expect(Reflect.ownKeys(got)).toEqual(Reflect.ownKeys(expected));
+        for (const k of Object.keys(expected)) expect(got[k]).toBe(expected[k]);
+        expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+        expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+      }),
+    );
+  });
+
+  it("copies an own __proto__ key of either side as a key, and takes null as a spread does", () => {
+    const o = JSON.parse('{"a":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const extra = JSON.parse('{"__proto__":{"again":true},"b":2}') as Record<string, unknown>;
+    const got = withMembers(o, extra) as Record<string, unknown>;
+    expect(Object.keys(got)).toEqual(["a", "__proto__", "b"]);
+    expect((got as { polluted?: unknown; again?: unknown }).again).toBeUndefined();
+    expect(JSON.stringify(got)).toBe('{"a":1,"__proto__":{"again":true},"b":2}');
+    expect(withMembers(null as unknown as object, { b: 2 })).toEqual({ b: 2 });
   });
 });

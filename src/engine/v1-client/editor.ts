@@ -3,7 +3,7 @@
 // session-opening request declares. The server itself (src/editor/) is loaded on first use only:
 // a bridge that offers nothing never loads the MCP SDK.
 import { EDITOR_SERVER_FALLBACK_NAME, EDITOR_SERVER_NAME } from "../../../mappings/editor-tools.js";
-import { isObject, type Obj } from "../../base/json.js";
+import { isObject, type Obj, withMembers } from "../../base/json.js";
 import type { EditorHost, EditorSession, EditorTerminal, EditorTransport } from "../../editor/host.js";
 import type { ClientAnswer, EditorCapabilities } from "../../editor/tools.js";
 import type { Logger } from "../../log.js";
@@ -67,7 +67,7 @@ export class EditorGlue {
         const host = new EditorHost({
           transport,
           caps,
-          tools: { ...config, platform },
+          tools: withMembers(config, { platform }),
           log,
           stdioCommand: config.stdioCommand,
           ask: (method, params, timeoutMs) => this.ask(method, params, timeoutMs),
@@ -231,5 +231,7 @@ export function withEditorTerminals(s: SessionA, id: string, toolCall: Obj): Obj
     return toolCall;
   const content: unknown[] = Array.isArray(toolCall.content) ? toolCall.content : [];
   const own = ids.filter((tid) => !content.some((c) => isObject(c) && c.type === "terminal" && c.terminalId === tid));
-  return { ...toolCall, content: [...own.map((terminalId) => ({ type: "terminal", terminalId })), ...content] };
+  return withMembers(toolCall, {
+    content: [...own.map((terminalId) => ({ type: "terminal", terminalId })), ...content],
+  });
 }

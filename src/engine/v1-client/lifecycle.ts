@@ -3,7 +3,7 @@
 // `session/delete`.
 import type * as v1 from "@agentclientprotocol/sdk";
 import { ErrorCodes } from "../../base/errors.js";
-import { isObject, isString, type Obj } from "../../base/json.js";
+import { isObject, isString, type Obj, withMembers } from "../../base/json.js";
 import type { Conv } from "../../convert/result.js";
 import {
   listSessionsRequestToV2,
@@ -88,7 +88,7 @@ export function lifecycle(
 function withServer(params: unknown, declaration: Obj): unknown {
   if (!isObject(params)) return params;
   const servers: unknown[] = Array.isArray(params.mcpServers) ? params.mcpServers : [];
-  return { ...params, mcpServers: [...servers, declaration] };
+  return withMembers(params, { mcpServers: [...servers, declaration] });
 }
 
 /** The client's answer to a session lifecycle request, and the update v1 gets after it. */

@@ -1,7 +1,7 @@
 // Direction B's `session/set_config_option`: the v1 agent's own config options, or the options
 // the bridge shows for what v1 sets otherwise (the synthetic mode option through
 // `session/set_mode`, H §5.3; the option standing for legacy `models` through `session/set_model`).
-import { isObject, type Obj } from "../../base/json.js";
+import { isObject, type Obj, withMembers } from "../../base/json.js";
 import { setConfigOptionRequestToV1, setConfigOptionResponseToV2 } from "../../convert/config-option.js";
 import { modelOptionId, setConfigOptionToSetModel, withCurrentModel } from "../../convert/models.js";
 import {
@@ -48,7 +48,7 @@ export function setConfigOption(b: EngineB, msg: RequestMessage, params: Obj): r
     noteLost(b.config.observer, msg.method, "client", params, m);
     b.down.forward(msg, SET_MODEL, m.value, (resp) => {
       if (resp.error) return { error: resp.error };
-      s.config = { ...s.config, models: withCurrentModel(models, m.value.modelId) };
+      s.config = withMembers(s.config, { models: withCurrentModel(models, m.value.modelId) });
       const conv = setModeResponseToSetConfigOptionResponse(resp.result ?? {}, s.config, b.toClient);
       if (!conv.ok) return malformed(SET_MODEL, conv.error.data);
       noteLost(b.config.observer, resultKind(SET_MODEL), "agent", resp.result, conv);
@@ -68,7 +68,7 @@ export function setConfigOption(b: EngineB, msg: RequestMessage, params: Obj): r
     );
     if (!conv.ok) return malformed("session/set_config_option", conv.error.data);
     noteLost(b.config.observer, resultKind(msg.method), "agent", resp.result, conv);
-    if (isObject(resp.result)) s.config = { ...s.config, configOptions: resp.result.configOptions };
+    if (isObject(resp.result)) s.config = withMembers(s.config, { configOptions: resp.result.configOptions });
     return { result: conv.value };
   });
   return NOTHING;

@@ -2,7 +2,7 @@
 // through `session/load` or answered locally, `session/list` from the sessions this bridge has
 // seen, `session/close` as a cancel; and the close that drains a running turn first (T §1.4-9).
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, jsonEqual, type Obj } from "../../base/json.js";
+import { isObject, jsonEqual, type Obj, withMembers } from "../../base/json.js";
 import { agentConfigFromResult } from "../../convert/mode.js";
 import { listSessionsRequestToV1, listSessionsResponseToV2, resumeSessionRequestToV1 } from "../../convert/session.js";
 import { ErrorCodes, rpcErrors, sessionNotFound } from "../../base/errors.js";
@@ -109,7 +109,7 @@ export function resume(b: EngineB, msg: RequestMessage, params: Obj): readonly O
     s.config = agentConfigFromResult(resp.result);
     s.rememberCommands(conv.value);
     const result: Obj = { ...conv.value };
-    if (viaLoad) result._meta = { ...(isObject(result._meta) ? result._meta : {}), ...emulatedMeta("session/resume") };
+    if (viaLoad) result._meta = withMembers(isObject(result._meta) ? result._meta : {}, emulatedMeta("session/resume"));
     // A v2 resume response is preceded by a state snapshot (T §1.4-10).
     return [
       ...done,
@@ -148,7 +148,7 @@ function resumeLocally(b: EngineB, msg: RequestMessage, s: SessionB, params: Obj
 }
 
 export function list(b: EngineB, msg: RequestMessage, params: Obj): readonly Outgoing[] {
-  const r = listSessionsRequestToV1(params, { ...b.toAgent, ...roots(b) });
+  const r = listSessionsRequestToV1(params, withMembers(b.toAgent, roots(b)));
   if (!r.ok) return rejected(msg, r.error);
   noteLost(b.config.observer, msg.method, "client", params, r);
   const filter = r.value.directoriesFilter;
@@ -178,7 +178,9 @@ export function list(b: EngineB, msg: RequestMessage, params: Obj): readonly Out
     if (!conv.ok) return malformed("session/list", conv.error.data);
     noteLost(b.config.observer, resultKind("session/list"), "agent", resp.result, conv);
     const result = conv.value;
-    return { result: Array.isArray(result.sessions) ? { ...result, sessions: keep(result.sessions) } : result };
+    return {
+      result: Array.isArray(result.sessions) ? withMembers(result, { sessions: keep(result.sessions) }) : result,
+    };
   });
   return NOTHING;
 }

@@ -3,7 +3,7 @@
 // `session/status` and the session-scoped requests forwarded unchanged. What a v1 agent lacks
 // (resume, list, close) is emulated (emulation.ts).
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, type Obj } from "../../base/json.js";
+import { isObject, type Obj, withMembers } from "../../base/json.js";
 import { agentConfigFromResult } from "../../convert/mode.js";
 import { forkSessionRequestToV1, newSessionRequestToV1 } from "../../convert/session.js";
 import { forkSessionResponseToV2, newSessionResponseToV2 } from "../../convert/session-result.js";
@@ -15,7 +15,7 @@ import { noteLost, resultKind } from "../observer.js";
 
 /** `session/new` and `session/fork`: a session starts; its parameters and modes are recorded. */
 export function create(b: EngineB, msg: RequestMessage, params: Obj, kind: "new" | "fork"): readonly Outgoing[] {
-  const ctx = { ...b.toAgent, ...roots(b), ...mcp(b) };
+  const ctx = withMembers(b.toAgent, { ...roots(b), ...mcp(b) });
   const r =
     kind === "new"
       ? newSessionRequestToV1(params as v2.NewSessionRequest, ctx)
@@ -72,6 +72,6 @@ export function status(b: EngineB, msg: RequestMessage, params: Obj): void {
     const state = s && !s.closed ? b.turns.state(s) : undefined;
     if (state === undefined || resp.result.status !== "open" || isObject(resp.result.state))
       return { result: resp.result };
-    return { result: { ...resp.result, state: { state } } };
+    return { result: withMembers(resp.result, { state: { state } }) };
   });
 }

@@ -11,7 +11,7 @@
 // `agentGone`. Rule 12 is what is absent: updates outside a turn change no reported state.
 import type * as v1 from "@agentclientprotocol/sdk";
 import { generatedMessageId } from "../../../mappings/message.js";
-import { setOwn } from "../../base/json.js";
+import { setOwn, withMembers } from "../../base/json.js";
 import { nextGeneratedId } from "../../convert/message.js";
 import { promptErrorToIdle, promptResponseToIdle } from "../../convert/prompt.js";
 import type { ConvertOptions } from "../../convert/stash.js";
@@ -188,7 +188,7 @@ export class PromptLifecycleB {
       const ids = this.s.chunkIds;
       const n = ids.counter.user;
       if (turn.userMsgId === generatedMessageId(this.s.sessionId, "user", n))
-        this.s.chunkIds = { ...ids, counter: { ...ids.counter, user: n - 1 } };
+        this.s.chunkIds = withMembers(ids, { counter: { ...ids.counter, user: n - 1 } });
       turn.userMsgId = adoptId;
     }
     turn.phase = { name: "acked", echo: 0 };
@@ -284,7 +284,7 @@ export class PromptLifecycleB {
     if (!idle.ok) out.push(...this.end(turn, { stopReason: cancelled ? "cancelled" : "end_turn" }));
     else if (cancelled && idle.value.stopReason !== "cancelled" && resp.error)
       // Rule 6: a v2 agent reports `cancelled`, not an error, after a cancel.
-      out.push(...this.end(turn, { ...idle.value, stopReason: "cancelled", error: undefined }));
+      out.push(...this.end(turn, withMembers(idle.value, { stopReason: "cancelled", error: undefined })));
     else out.push(...this.end(turn, idle.value));
     return out;
   }

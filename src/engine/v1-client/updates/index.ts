@@ -7,7 +7,7 @@ import { availableCommandsToV1 } from "../../../convert/command.js";
 import { gatedUpdateToV1 } from "../../../convert/notice.js";
 import { noticeMessageId } from "../../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../../convert/session-info.js";
-import { isObject, type Obj } from "../../../base/json.js";
+import { isObject, type Obj, withMembers } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
 import { STASH_KEY_BYTES, type ConvertOptions } from "../../../convert/stash.js";
 import { isCost, usageToV1 } from "../../../convert/usage.js";
@@ -396,7 +396,7 @@ function renderUpdate(
       if (!isUpdate(update, "available_commands_update")) return NOTHING;
       const r = availableCommandsToV1(update, ctx.opts);
       if (dropped(r, ctx, "available_commands_update", update)) return NOTHING;
-      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, meta)];
+      return [clientUpdate(s.sessionId, withMembers(r.value, { sessionUpdate: "available_commands_update" }), meta)];
     }
     case "config_option_update": {
       const r = configOptionUpdateToV1Updates(

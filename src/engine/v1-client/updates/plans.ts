@@ -4,7 +4,7 @@
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { limits } from "../../../../mappings/limits.js";
 import { planTable } from "../../../../mappings/plan.js";
-import { isObject } from "../../../base/json.js";
+import { isObject, withMembers } from "../../../base/json.js";
 import {
   applyPlanUpdate,
   isV1PlanEntry,
@@ -31,7 +31,7 @@ export function planUpdateToV1(
   if (ctx.flags.plan) {
     const native = planUpdateToV1Native(update, ctx.opts);
     if (dropped(native, ctx, "plan_update", update)) return NOTHING;
-    return [clientUpdate(s.sessionId, { ...native.value, sessionUpdate: "plan_update" }, meta)];
+    return [clientUpdate(s.sessionId, withMembers(native.value, { sessionUpdate: "plan_update" }), meta)];
   }
   const next = applyPlanUpdate(s.plans, update);
   if (dropped(next, ctx, "plan_update", update)) return NOTHING;

@@ -1,12 +1,13 @@
 // Direction A's terminals toward the v1 client (T §2.5): v2 terminal updates kept per session and
 // rendered through the `_meta` terminal convention, or on the ext channel for a bridge peer.
 import type * as v1 from "@agentclientprotocol/sdk";
-import { isObject, type Obj } from "../../../base/json.js";
+import { isObject, type Obj, withMembers } from "../../../base/json.js";
 import { contained } from "../../barrier.js";
 import {
   appendOutput,
   decodeBase64,
   newTerminal,
+  NO_BYTES,
   replaceOutput,
   snapshotToAppend,
   TERMINAL_RESET,
@@ -46,7 +47,7 @@ function applyTerminalUpdate(
   ctx: UpdateContext,
 ): { append: Uint8Array; reset: boolean } {
   const max = ctx.terminalMaxBytes;
-  let append: Uint8Array = new Uint8Array(0);
+  let append: Uint8Array = NO_BYTES;
   let reset = false;
   if (update.sessionUpdate === "terminal_output_chunk") {
     const data = decodeBase64(update.data);
@@ -161,7 +162,7 @@ export function showing(
       const content = Array.isArray(toolCall.content)
         ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
         : toolCall.content;
-      msg = { ...toolCall, _meta: { ...own, ...terminalInfoMeta(term) } };
+      msg = withMembers(toolCall, { _meta: { ...own, ...terminalInfoMeta(term) } });
       if (content !== undefined) msg.content = content;
     } else msg = { sessionUpdate: "tool_call_update", toolCallId, _meta: terminalInfoMeta(term) };
     out.push(clientUpdate(s.sessionId, msg, meta));

@@ -1,7 +1,7 @@
 // Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
 // its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, type Obj } from "../../../base/json.js";
+import { isObject, type Obj, withMembers } from "../../../base/json.js";
 import { applyToolCallPatch, ToolCallEntry } from "../state/tool-calls.js";
 import { contained } from "../../barrier.js";
 import { setMeta, unstash } from "../../../convert/stash.js";
@@ -56,7 +56,9 @@ function diffContext(t: ToolCallView, u: v2.ToolCallUpdate, ctx: UpdateContext):
 export function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
   let t = s.terminals.get(terminalId);
   if (!t) {
-    t = { ...newTerminal(terminalId), refs: new Set(), flushTimer: undefined };
+    // Members written out: a spread followed by more members costs V8 a new hidden class per object.
+    const fresh = newTerminal(terminalId);
+    t = { terminalId: fresh.terminalId, bytes: fresh.bytes, refs: new Set(), flushTimer: undefined };
     s.terminals.set(terminalId, t);
   }
   return t;
@@ -129,7 +131,7 @@ export function emitToolCall(
 ): readonly Outgoing[] {
   const view = t.view;
   if (!isToolCallBody(u) || !isToolCallBody(view)) return NOTHING;
-  const context = toolContext(s, ctx, { ...diffContext(t, u, ctx), ...extra });
+  const context = toolContext(s, ctx, withMembers(diffContext(t, u, ctx), extra));
   // A terminal the client has not been shown needs `terminal_info` (T §2.5); a client of the
   // convention reads it on a v1 `tool_call` only, which it gets again for that.
   const unshown = outputKey(ctx) !== undefined ? unshownTerminals(s, t) : [];
@@ -184,7 +186,7 @@ export function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: un
   const repeats = repeatsContent(t, patch, ctx);
   applyToolCallPatch(t.view, patch);
   trackTerminalRefs(s, id, t.view.content);
-  const rendered = repeats ? { ...patch, content: t.view.content } : patch;
+  const rendered = repeats ? withMembers(patch, { content: t.view.content }) : patch;
   const emitted = emitToolCall(s, t, rendered, ctx, meta, {}, fresh ? patch : undefined);
   if (typeof t.view.status === "string" && TERMINAL_STATUSES.has(t.view.status)) {
     // Finished: keep it (a late update still renders), but let the LRU forget it first.

@@ -5,7 +5,7 @@ import type * as v1u from "@agentclientprotocol/sdk/unstable";
 import { messageTable } from "../../../../mappings/message.js";
 import { availableCommandsToV2 } from "../../../convert/command.js";
 import { configOptionUpdateToV2 } from "../../../convert/config-option.js";
-import { isObject, jsonEqual, type Obj } from "../../../base/json.js";
+import { isObject, jsonEqual, type Obj, withMembers } from "../../../base/json.js";
 import { isSynthetic, STASH_KEY_BYTES, unstash } from "../../../convert/stash.js";
 import { isRfc3339 } from "../../../convert/rfc3339.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
@@ -108,8 +108,8 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
     case "config_option_update": {
       const r = configOptionUpdateToV2(update, { modes: s.config.modes, models: s.config.models }, ctx.opts);
       if (dropped(r, ctx, "config_option_update", update)) return NOTHING;
-      s.config = { ...s.config, configOptions: update.configOptions };
-      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "config_option_update" }, meta)];
+      s.config = withMembers(s.config, { configOptions: update.configOptions });
+      return [clientUpdate(s.sessionId, withMembers(r.value, { sessionUpdate: "config_option_update" }), meta)];
     }
     case "available_commands_update": {
       const r = availableCommandsToV2(update as v1.AvailableCommandsUpdate, ctx.opts);
@@ -123,7 +123,11 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
       s.availableCommands = list;
       if (known) return NOTHING;
       return [
-        clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "available_commands_update" }, followUp ? own : meta),
+        clientUpdate(
+          s.sessionId,
+          withMembers(r.value, { sessionUpdate: "available_commands_update" }),
+          followUp ? own : meta,
+        ),
       ];
     }
     case "session_info_update": {
@@ -132,28 +136,28 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
       const { title, updatedAt } = r.value;
       if (typeof title === "string") s.title = title;
       if (typeof updatedAt === "string") s.updatedAt = updatedAt;
-      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "session_info_update" }, meta)];
+      return [clientUpdate(s.sessionId, withMembers(r.value, { sessionUpdate: "session_info_update" }), meta)];
     }
     case "usage_update": {
       const r = usageToV2(update as v1.UsageUpdate, s.costForwarded, ctx.opts);
       if (dropped(r, ctx, "usage_update", update)) return NOTHING;
       s.costForwarded = r.value.costForwarded;
-      return [clientUpdate(s.sessionId, { ...r.value.update, sessionUpdate: "usage_update" }, meta)];
+      return [clientUpdate(s.sessionId, withMembers(r.value.update, { sessionUpdate: "usage_update" }), meta)];
     }
     case "notice": {
       const r = noticeToV2(update as v1.Notice);
       if (dropped(r, ctx, "notice", update)) return NOTHING;
-      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "notice" }, meta)];
+      return [clientUpdate(s.sessionId, withMembers(r.value, { sessionUpdate: "notice" }), meta)];
     }
     case "compaction_update": {
       const r = compactionUpdateToV2(update as v1.CompactionUpdate, ctx.opts);
       if (dropped(r, ctx, "compaction_update", update)) return NOTHING;
-      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_update" }, meta)];
+      return [clientUpdate(s.sessionId, withMembers(r.value, { sessionUpdate: "compaction_update" }), meta)];
     }
     case "compaction_summary_chunk": {
       const r = compactionSummaryChunkToV2(update as v1.CompactionSummaryChunk, ctx.opts);
       if (dropped(r, ctx, "compaction_summary_chunk", update)) return NOTHING;
-      return [clientUpdate(s.sessionId, { ...r.value, sessionUpdate: "compaction_summary_chunk" }, meta)];
+      return [clientUpdate(s.sessionId, withMembers(r.value, { sessionUpdate: "compaction_summary_chunk" }), meta)];
     }
     case "plan_update": {
       // v1 unstable, and a variant v2 knows: it passes as it is when v2 accepts its content.

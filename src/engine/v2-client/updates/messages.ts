@@ -17,6 +17,7 @@ import type { SessionB } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { TEXT } from "../../fast-lines.js";
 import { type UpdateContextB, boundary, clientUpdate, updatesOf } from "./index.js";
+import { withMembers } from "../../../base/json.js";
 
 const CHUNK_KINDS: Record<string, MessageKind> = {
   user_message_chunk: "user",
@@ -79,8 +80,8 @@ export function chunk(
     const content = conv.value;
     delete body.messageId;
     const out = echo.first
-      ? { ...body, sessionUpdate: "user_message", messageId: echo.messageId, content: [content] }
-      : { ...body, sessionUpdate: "user_message_chunk", messageId: echo.messageId, content };
+      ? withMembers(body, { sessionUpdate: "user_message", messageId: echo.messageId, content: [content] })
+      : withMembers(body, { sessionUpdate: "user_message_chunk", messageId: echo.messageId, content });
     return [clientUpdate(s.sessionId, out, meta)];
   }
   const raw = v1ChunkMessageId(update);
@@ -134,5 +135,5 @@ function countGenerated(state: ChunkIdState, sessionId: string, kind: MessageKin
   if (!id.startsWith(prefix)) return state;
   const n = Number(id.slice(prefix.length));
   if (!Number.isInteger(n) || n <= state.counter[kind]) return state;
-  return { ...state, counter: { ...state.counter, [kind]: n } };
+  return withMembers(state, { counter: { ...state.counter, [kind]: n } });
 }

@@ -13,6 +13,7 @@ import type { Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import type { SessionB } from "../session.js";
 import { boundary, updatesOf, type UpdateContextB } from "./index.js";
+import { withMembers } from "../../../base/json.js";
 
 /** A v1 `plan`: the v2 `plan_update`s of its plans (T §2.6 B↓), after the boundary it is. */
 export function planToV2(s: SessionB, update: Obj, ctx: UpdateContextB, meta: unknown): readonly Outgoing[] {
@@ -26,7 +27,7 @@ export function planToV2(s: SessionB, update: Obj, ctx: UpdateContextB, meta: un
     ...out,
     ...updatesOf(
       s,
-      r.value.map((p) => ({ ...p, sessionUpdate: "plan_update" })),
+      r.value.map((p) => withMembers(p, { sessionUpdate: "plan_update" })),
       meta,
     ),
   ];
