@@ -56,6 +56,11 @@ export function withMembers<A extends object, B extends object>(o: A | undefined
   return out as Omit<A, keyof B> & B;
 }
 
+/** `{ ...o }` for an object that may gain members afterwards (see `withMembers`). */
+export function copyMembers<A extends object>(o: A | undefined): { -readonly [K in keyof A]: A[K] } {
+  return withMembers(o, {});
+}
+
 /** `Object.hasOwn` that also narrows. */
 export function has<K extends string>(o: object, key: K): o is Record<K, unknown> {
   return Object.hasOwn(o, key);

@@ -13,7 +13,7 @@ import {
   type CapabilitySynth,
   type ClientFlagName,
 } from "../../mappings/capabilities.js";
-import { isObject, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
+import { isObject, jsonEqual, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { fail, ok, type Conv, type Loss } from "./result.js";
 import { rpcErrors } from "../base/errors.js";
 import { Stash, STASH_KEY, STASH_VERSION, unstash, type ConvertOptions, type Envelope, type Version } from "./stash.js";
@@ -339,13 +339,13 @@ function convertCaps(
   const from: Version = to === 2 ? 1 : 2;
   const groups = capabilityGroups[kind];
   // Envelopes of the target version written by the reverse conversion: consume them first.
-  const src: Obj = { ...raw };
+  const src: Obj = copyMembers(raw);
   const top = unstash(raw._meta, to);
   putMeta(src, top.meta);
   const envs: (Envelope | undefined)[] = [top.env];
   if (kind === "agent" && to === 1 && isObject(raw.session)) {
     const inner = unstash(raw.session._meta, 1);
-    const session: Obj = { ...raw.session };
+    const session: Obj = copyMembers(raw.session);
     putMeta(session, inner.meta);
     src.session = session;
     envs.unshift(inner.env);

@@ -5,7 +5,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { configOptionTable, residualKeys as RK, syntheticNames as SN } from "../../mappings/config-option.js";
-import { has, isObject, isString, omit, type Obj, setOwn, withMembers } from "../base/json.js";
+import { has, isObject, isString, omit, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import {
   hasResidual,
@@ -550,7 +550,7 @@ export function setConfigOptionRequestToV2(
     const src = expectObject(req, []);
     const configId = expectString(src.configId, ["configId"]);
     const { meta } = unstash(src._meta, 2);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const stash = new Stash(1, opts);
     const lost: Loss[] = [];
     const value = src.value;
@@ -590,7 +590,7 @@ export function setConfigOptionRequestToV1(req: unknown): Conv<v1.SetSessionConf
     const src = expectObject(req, []);
     const type = expectString(src.type, ["type"]);
     const { meta, env } = unstash(src._meta, 1);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     if (type === ID) {
       expectString(src.value, ["value"]);
       delete out.type;

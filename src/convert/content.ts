@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { contentTable, placeholder, V1_BLOCK_TYPES, V1_ROLES } from "../../mappings/content.js";
-import { isObject, isString, type Obj, wellFormed, withMembers } from "../base/json.js";
+import { isObject, isString, type Obj, wellFormed, withMembers, copyMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -68,7 +68,7 @@ function blockToV1(b: unknown, opts: ConvertOptions, at: Path, prompt: boolean):
   checkKnownBlock(src, type, at);
   if (prompt) checkV2Prompt(src, at);
   const { meta, env } = unstash(src._meta, 1);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
   if (Number.isSafeInteger(residualOf(env, "size"))) out.size = residualOf(env, "size");
@@ -96,7 +96,7 @@ function annotationsToV1(a: unknown, opts: ConvertOptions, at: Path): { value: u
   expectOptional(src, "audience", "array", at);
   checkAnnotations(src, at);
   const { meta, env } = unstash(src._meta, 1);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
   if (hasResidual(env, "priority")) out.priority = residualOf(env, "priority");
@@ -131,7 +131,7 @@ function blockToV2(b: unknown, opts: ConvertOptions, at: Path): Converted<v2.Con
   if (isObject(raw) && isString(raw.type)) return ok(raw as v2.ContentBlock);
   // v1 is closed, v2 open: an unknown v1 type is a valid v2 `other` block and passes as it is.
   if (V1_BLOCK_TYPES.has(type)) checkKnownBlock(src, type, at);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
   if (hasResidual(env, "icons")) out.icons = residualOf(env, "icons");
@@ -170,7 +170,7 @@ function annotationsToV2(a: unknown, opts: ConvertOptions, at: Path): { value: u
   checkAnnotations(src, at);
   if (Array.isArray(src.audience)) src.audience.forEach((r, i) => expectString(r, [...at, "audience", i]));
   const { meta, env } = unstash(src._meta, 2);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
   if (hasResidual(env, "audience")) out.audience = residualOf(env, "audience");

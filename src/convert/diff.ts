@@ -15,7 +15,7 @@ import {
   type PatchOperation,
   type PatchSection,
 } from "./git-patch.js";
-import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
+import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
 import { residualOf, setMeta, Stash, unstash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere, resolvePath } from "./paths.js";
@@ -585,9 +585,9 @@ export function diffToV1(
       if (back?.ok === true) {
         // Losses are what B↓ cannot bring back; its own stash (v1Diff at `full`) is no loss.
         const unstashed = unstash(back.value._meta, 1);
-        const plain: Obj = { ...back.value };
+        const plain: Obj = copyMembers(back.value);
         setMeta(plain, unstashed.meta);
-        const target: Obj = { ...src };
+        const target: Obj = copyMembers(src);
         setMeta(target, meta);
         lost = differences(target, plain).map((p) => ({
           path: p,

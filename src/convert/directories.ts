@@ -2,7 +2,7 @@
 // both directions (H §4.10, seed 000), `cwd` checks, and the seed-000 list filter (H §4.5).
 
 import { directoryReasons as R, type DirectoryReason } from "../../mappings/session.js";
-import { isObject } from "../base/json.js";
+import { isObject, copyMembers } from "../base/json.js";
 import { fail, ok, type Conv } from "./result.js";
 import { rpcErrors, type ConvertError } from "../base/errors.js";
 import { isAbsoluteOn } from "./paths.js";
@@ -68,7 +68,7 @@ export function validateAdditionalDirectories(
   if ("error" in checked) return fail(checked.error);
   const { list } = checked;
   if (list.length === 0 && !ctx.agentSupports) {
-    const out: Record<string, unknown> = { ...rawParams };
+    const out: Record<string, unknown> = copyMembers(rawParams);
     Reflect.deleteProperty(out, FIELD);
     return ok(out, [{ path: [FIELD], reason: "empty additionalDirectories stripped: the agent lacks the capability" }]);
   }
@@ -98,7 +98,7 @@ export function takeListDirectoriesFilter(
   const checked = checkList(rawParams[FIELD], FIELD, ctx.platform);
   if ("error" in checked) return fail(checked.error);
   if (!ctx.agentSupports) return fail(invalid(FIELD, null, R.unsupported));
-  const params: Record<string, unknown> = { ...rawParams };
+  const params: Record<string, unknown> = copyMembers(rawParams);
   Reflect.deleteProperty(params, FIELD);
   return ok({ params, directoriesFilter: [...checked.list] });
 }

@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationTable } from "../../mappings/permission.js";
-import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
+import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { fullFormats } from "ajv-formats/dist/formats.js";
@@ -145,7 +145,7 @@ function checkProperty(out: Obj, v: 1 | 2, name: string): void {
 
 function propertyToV1(p: Obj, opts: ConvertOptions, name: string): Converted<Obj> {
   const { meta, env } = unstash(p._meta, 1);
-  const out: Obj = { ...p };
+  const out: Obj = copyMembers(p);
   for (const key of ["enum", "oneOf", "pattern"])
     if (hasResidual(env, key) && !has(out, key)) out[key] = residualOf(env, key);
   const stash = new Stash(2, opts);
@@ -164,7 +164,7 @@ function propertyToV1(p: Obj, opts: ConvertOptions, name: string): Converted<Obj
 
 function propertyToV2(p: Obj, opts: ConvertOptions): Converted<Obj> {
   const { meta, env } = unstash(p._meta, 2);
-  const out: Obj = { ...p };
+  const out: Obj = copyMembers(p);
   if (hasResidual(env, "format") && !has(out, "format")) out.format = residualOf(env, "format");
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
@@ -220,7 +220,7 @@ function propertiesOf(rs: Obj): [string, Obj][] {
 function schemaToV1(raw: unknown, opts: ConvertOptions): Converted<Obj> {
   const rs = checkSchema(raw);
   const { meta, env } = unstash(rs._meta, 1);
-  const out: Obj = { ...rs };
+  const out: Obj = copyMembers(rs);
   const lost: Loss[] = [];
   if (has(rs, "properties")) {
     const props: Obj = {};
@@ -244,7 +244,7 @@ function schemaToV1(raw: unknown, opts: ConvertOptions): Converted<Obj> {
 function schemaToV2(raw: unknown, opts: ConvertOptions): Converted<Obj> {
   const rs = checkSchema(raw);
   const { meta } = unstash(rs._meta, 2);
-  const out: Obj = { ...rs };
+  const out: Obj = copyMembers(rs);
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
   if (!has(rs, "type")) {
@@ -309,7 +309,7 @@ export function elicitationRequestToV1(
   return attempt(() => {
     const p = checkRequest(params);
     const { meta, env } = unstash(p._meta, 1);
-    const out: Obj = { ...p };
+    const out: Obj = copyMembers(p);
     const lost: Loss[] = [];
     // With a session scope, a `requestId` that is no id is just an unknown key (v2 scopes are oneOf).
     if (has(p, "requestId") && !(has(p, "sessionId") && !isV2RequestId(p.requestId))) {
@@ -344,7 +344,7 @@ export function elicitationRequestToV2(
   return attempt(() => {
     const p = checkRequest(params);
     const { meta } = unstash(p._meta, 2);
-    const out: Obj = { ...p };
+    const out: Obj = copyMembers(p);
     const stash = new Stash(1, ctx.opts);
     const lost: Loss[] = [];
     if (has(p, "requestId") && !(has(p, "sessionId") && !isV1RequestId(p.requestId))) {
@@ -406,7 +406,7 @@ export function elicitationResponseToV1(
   return attempt(() => {
     const r = checkResponse(resp);
     const { meta } = unstash(r._meta, 1);
-    const out: Obj = { ...r };
+    const out: Obj = copyMembers(r);
     const stash = new Stash(2, opts);
     const lost: Loss[] = [];
     if (r.action === "accept" && isObject(r.content)) {
@@ -433,7 +433,7 @@ export function elicitationResponseToV2(resp: v1.CreateElicitationResponse): Con
   return attempt(() => {
     const r = checkResponse(resp);
     const { meta, env } = unstash(r._meta, 2);
-    const out: Obj = { ...r };
+    const out: Obj = copyMembers(r);
     const removed = residualOf(env, "content");
     if (r.action === "accept" && isObject(r.content) && isObject(removed))
       out.content = withMembers(r.content, removed);

@@ -3,7 +3,7 @@
 
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, isString, withMembers } from "../base/json.js";
+import { isObject, isString, withMembers, copyMembers } from "../base/json.js";
 import { type Conv, fail, type Loss, ok } from "./result.js";
 import { type ConvertError, ErrorCodes, rpcErrors } from "../base/errors.js";
 import { type ConvertOptions, Stash, STASH_KEY, STASH_VERSION, unstash } from "./stash.js";
@@ -29,7 +29,7 @@ export interface ErrorToV2Context {
 export function errorToV2(err: v1.Error, ctx: ErrorToV2Context, opts: ConvertOptions): Conv<v2.Error> {
   const bad = badError(err);
   if (bad) return fail(bad);
-  const src: Record<string, unknown> = { ...err };
+  const src: Record<string, unknown> = copyMembers(err);
   // An error an A bridge made from a v2 idle carries that idle in `data` (prompt.ts): not for v2 clients.
   const { meta: own, env: idleEnv } = unstash(src.data, 2);
   if (idleEnv) {

@@ -5,7 +5,7 @@ import { fullFormats } from "ajv-formats/dist/formats.js";
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { mcpReasons, mcpTransportTable, transportOfV1, type McpTransport } from "../../mappings/session.js";
-import { isObject, jsonEqual } from "../base/json.js";
+import { isObject, jsonEqual, copyMembers } from "../base/json.js";
 import { fail, ok, under, type Conv, type Loss } from "./result.js";
 import { rpcErrors, type ConvertError } from "../base/errors.js";
 import { Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
@@ -144,7 +144,7 @@ export function mcpServerToV2(server: unknown, ctx: McpToV2Context, index = 0): 
   const { meta, env } = unstash(src._meta, 2);
   const stash = new Stash(1, ctx);
   const lost: Loss[] = [];
-  let out: Record<string, unknown> = { ...src };
+  let out: Record<string, unknown> = copyMembers(src);
   if (row?.v1Tag === null) {
     if (tag === undefined) out = { type: row.v2Tag, ...out };
     else {
@@ -187,7 +187,7 @@ export function mcpServerToV1(server: unknown, ctx: McpToV1Context, index = 0): 
   const { meta, env } = unstash(src._meta, 1);
   const stash = new Stash(2, ctx);
   const lost: Loss[] = [];
-  const out: Record<string, unknown> = { ...src };
+  const out: Record<string, unknown> = copyMembers(src);
   if (row?.v1Tag === null) {
     const original = env?.residual?.type;
     if (typeof original === "string") out.type = original;

@@ -21,7 +21,7 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { has, isObject, isString, jsonEqual, type Obj, setOwn, withMembers } from "../base/json.js";
+import { has, isObject, isString, jsonEqual, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { limits } from "../../mappings/limits.js";
 import { appendDigest, digestOf, sameDigest, startsWithDigest, type TextDigest } from "./text-digest.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
@@ -228,7 +228,7 @@ function appendMerged(blocks: readonly v1.ContentBlock[], more: readonly v1.Cont
 /** A patch applied to stored `_meta` (v2 upsert semantics: `null` clears, `null` values remove keys). */
 function applyMetaPatch(base: Readonly<Obj> | undefined, patch: unknown): Obj {
   if (!isObject(patch)) return patch === null ? {} : { ...base };
-  const out: Obj = { ...base };
+  const out: Obj = copyMembers(base);
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) Reflect.deleteProperty(out, k);
     else setOwn(out, k, v);

@@ -13,7 +13,7 @@ import {
   prefixLosses,
   unwrap,
 } from "./content.js";
-import { isString, type Obj, withMembers } from "../base/json.js";
+import { isString, type Obj, withMembers, copyMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import { type ConvertOptions, setMeta, Stash } from "./stash.js";
 
@@ -42,7 +42,7 @@ function compactionUpdate(u: unknown, opts: ConvertOptions, block: BlockConv): C
   expectString(src.compactionId, ["compactionId"]);
   expectString(src.status, ["status"]);
   if (src.error !== undefined && src.error !== null) expectString(src.error, ["error"]);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   const lost: Loss[] = [];
   if (src.summary !== undefined && src.summary !== null) {
     if (!Array.isArray(src.summary)) invalid(["summary"], "expected_array");

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isAllowKind, isKnownOptionKind, permissionTable, titleForKind } from "../../mappings/permission.js";
 import { unwrap } from "./content.js";
-import { isObject, isString, type Obj, withMembers } from "../base/json.js";
+import { isObject, isString, type Obj, withMembers, copyMembers } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Loss } from "./result.js";
 import { hasResidual, isSynthetic, residualOf, Stash, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import {
@@ -170,7 +170,7 @@ export function permissionRequestToV1(
       const r = unwrap(toolCallUpdateToV1(tc as v2.ToolCallUpdate, tcCtx), ["subject", "toolCall"]);
       toolCall = r.value;
       lost.push(...under(["subject", "toolCall"], r.lost));
-      const rest: Obj = { ...subject };
+      const rest: Obj = copyMembers(subject);
       delete rest.toolCall;
       if (Object.keys(rest).length > 1) {
         stash.keep("subject", rest);
@@ -332,7 +332,7 @@ export function permissionRequestToV2(
     const lost: Loss[] = [];
     const before: V2ToolCallUpdateMessage[] = [];
     const stash = new Stash(1, ctx.opts);
-    const out: Obj = { ...p };
+    const out: Obj = copyMembers(p);
     delete out.toolCall;
 
     const stashedSubject = hasResidual(env, "subject") ? residualOf(env, "subject") : undefined;

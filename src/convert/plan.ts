@@ -6,7 +6,7 @@ import type * as v1u from "@agentclientprotocol/sdk/unstable";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import type * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { downgrade, planTable } from "../../mappings/plan.js";
-import { has, isObject, isString, jsonEqual, omit, type Obj, withMembers } from "../base/json.js";
+import { has, isObject, isString, jsonEqual, omit, type Obj, withMembers, copyMembers } from "../base/json.js";
 import { attempt, ok, under, type Conv, type Converted, type Loss } from "./result.js";
 import { isSynthetic, Stash, STASH_KEY, setMeta, unstash, type ConvertOptions } from "./stash.js";
 import { bad } from "./check.js";
@@ -64,7 +64,7 @@ function checkContent(plan: unknown, field: string): Obj & { type: string; planI
 function entryToV1(entry: unknown, opts: ConvertOptions, field: string): Converted<v1.PlanEntry> {
   const e = checkEntry(entry, field);
   const { meta } = unstash(e._meta, 1);
-  const out: Obj = { ...e };
+  const out: Obj = copyMembers(e);
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
   for (const [key, table] of [
@@ -86,7 +86,7 @@ function entryToV1(entry: unknown, opts: ConvertOptions, field: string): Convert
 function entryToV2(entry: unknown, field: string): Converted<v2.PlanEntry> {
   const e = checkEntry(entry, field);
   const { meta, env } = unstash(e._meta, 2);
-  const out: Obj = { ...e };
+  const out: Obj = copyMembers(e);
   for (const [key, table] of [
     ["status", planTable.entryStatus],
     ["priority", planTable.entryPriority],
@@ -307,7 +307,7 @@ export function planUpdateToV1Native(
       });
       plan = withMembers(content, { entries });
     } else if (planTable.v1UnstableTypes.includes(content.type)) {
-      plan = { ...content };
+      plan = copyMembers(content);
     } else {
       plan = { type: planTable.itemsType, planId: content.planId, entries: [] };
       setMeta(plan, new Stash(2, opts).keep("raw", content).into(undefined));

@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { stopReasonTable, V1_STOP_REASONS, v1StopReasonOf, ERROR_STOP_REASON } from "../../mappings/prompt.js";
 import { contentBlockToV2, expectObject, invalid, prefixLosses, promptBlockToV1, unwrap } from "./content.js";
-import { has, isObject, isString, type Obj, setOwn, withMembers } from "../base/json.js";
+import { has, isObject, isString, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok } from "./result.js";
 import {
   type ConvertOptions,
@@ -124,9 +124,9 @@ function idleErrorToV1(src: Obj, meta: unknown, opts: ConvertOptions): Converted
   const stash = new Stash(2, opts);
   const lost: Loss[] = [];
   let error: Obj;
-  if (isErrorObject(src.error)) error = { ...src.error };
+  if (isErrorObject(src.error)) error = copyMembers(src.error);
   else {
-    error = { ...stopReasonTable.agentError };
+    error = copyMembers(stopReasonTable.agentError);
     if (has(src, "error")) stash.keep("error", src.error);
     else stash.invented("error");
     lost.push({ path: ["error"], reason: "v1 errors need a code and a message" });
@@ -192,7 +192,7 @@ export function promptErrorToIdle(err: v1.Error, ctx: TurnEndContext, opts: Conv
     for (const slot of ["data", "_meta"] as const) {
       const { meta, env } = unstash(src[slot], 2);
       if (!env) continue;
-      const error: Obj = { ...src };
+      const error: Obj = copyMembers(src);
       if (meta === undefined) Reflect.deleteProperty(error, slot);
       else error[slot] = meta;
       const rest = residualOf(env, "idle");

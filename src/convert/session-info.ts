@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
-import { isObject, isString, type Obj } from "../base/json.js";
+import { isObject, isString, type Obj, copyMembers } from "../base/json.js";
 import { isRfc3339 } from "./rfc3339.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, residualOf, setMeta, Stash, unstash } from "./stash.js";
@@ -17,7 +17,7 @@ export function sessionInfoToV1(u: v2.SessionInfoUpdate): Conv<v1.SessionInfoUpd
     if (src.updatedAt !== undefined && src.updatedAt !== null && !isString(src.updatedAt))
       invalid(["updatedAt"], "expected_string");
     const { meta, env } = unstash(src._meta, 1);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const stashed = residualOf(env, "updatedAt");
     if (hasResidual(env, "updatedAt") && (stashed === null || isString(stashed))) out.updatedAt = stashed;
     setMeta(out, meta);
@@ -36,7 +36,7 @@ export function sessionInfoToV2(u: v1.SessionInfoUpdate, opts: ConvertOptions): 
     const at = src.updatedAt;
     if (at !== undefined && at !== null && !isString(at)) invalid(["updatedAt"], "expected_string");
     const { meta } = unstash(src._meta, 2);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const stash = new Stash(1, opts);
     const lost: Loss[] = [];
     if (isString(at) && !isRfc3339(at)) {

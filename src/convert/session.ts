@@ -14,7 +14,7 @@ import {
   type ListFilterSplit,
   type Platform,
 } from "./directories.js";
-import { isObject, jsonEqual, type Obj, withMembers } from "../base/json.js";
+import { isObject, jsonEqual, type Obj, withMembers, copyMembers } from "../base/json.js";
 import { toRfc3339 } from "./rfc3339.js";
 import {
   mcpServersToV1,
@@ -148,7 +148,7 @@ function convertSystemPrompt(out: Obj, to: 1 | 2, opts: ConvertOptions, lost: Lo
 
 /** Shared A body: servers and system prompt; the caller adds method-specific fields. */
 function commonToV2(src: Obj, env: Envelope | undefined, ctx: SessionToV2Context, lost: Loss[]) {
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   let dropped: readonly DroppedMcpServer[] = [];
   dropNullServers(out, lost);
   if (isSynthetic(env, "mcpServers") && jsonEqual(out.mcpServers, [])) {
@@ -165,7 +165,7 @@ function commonToV2(src: Obj, env: Envelope | undefined, ctx: SessionToV2Context
 
 /** Shared B body; `requireServers` for the v1 methods where `mcpServers` is required. */
 function commonToV1(src: Obj, ctx: SessionToV1Context, requireServers: boolean, stash: Stash, lost: Loss[]): Obj {
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   dropNullServers(out, lost);
   if (Object.hasOwn(out, "mcpServers")) {
     out.mcpServers = take(mcpServersToV1(out.mcpServers as v2.McpServer[], ctx), ["mcpServers"], lost);
@@ -398,7 +398,7 @@ export function listSessionsRequestToV2(
     const { split, src } = listRequest(x, ctx);
     const { meta } = unstash(src._meta, 2);
     const stash = new Stash(1, ctx);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     cursorToV2(out, "cursor", stash, lost);
     return ok({ params: finish(out, stash, meta), directoriesFilter: split.directoriesFilter }, lost);
   });
@@ -412,7 +412,7 @@ export function listSessionsRequestToV1(
   return attempt(() => {
     const { split, src } = listRequest(x, ctx);
     const { meta, env } = unstash(src._meta, 1);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     cursorToV1(out, "cursor", env);
     return ok({ params: finish(out, new Stash(2, ctx), meta), directoriesFilter: split.directoriesFilter });
   });
@@ -443,7 +443,7 @@ export function listSessionsResponseToV1(x: unknown, opts: ConvertOptions): Conv
     if (!isObject(src)) bad("result", "not_object", NOT_LISTED);
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     out.sessions = sessionsOf(src).map((s, i) =>
       take(listedSessionToV1(s as v2.SessionInfo, opts), ["sessions", i], lost),
     );
@@ -461,7 +461,7 @@ export function listSessionsResponseToV2(x: unknown, opts: ConvertOptions): Conv
     const lost: Loss[] = [];
     const { meta } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     out.sessions = sessionsOf(src).map((s, i) =>
       take(listedSessionToV2(s as v1.SessionInfo, opts), ["sessions", i], lost),
     );
@@ -478,7 +478,7 @@ function listedSessionToV2(x: unknown, opts: ConvertOptions): Conv<v2.SessionInf
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 2);
     const stash = new Stash(1, opts);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const u = src.updatedAt;
     if (hasResidual(env, "updatedAt")) out.updatedAt = residualOf(env, "updatedAt");
     else if (u !== undefined && u !== null) {
@@ -504,7 +504,7 @@ function listedSessionToV1(x: unknown, opts: ConvertOptions): Conv<v1.SessionInf
     const lost: Loss[] = [];
     const { meta, env } = unstash(src._meta, 1);
     const stash = new Stash(2, opts);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const u = src.updatedAt;
     // v1 copies it, and wants a string (or null) as v2 does.
     if (u !== undefined && u !== null && typeof u !== "string") bad("sessions[].updatedAt", "not_string", NOT_LISTED);

@@ -2,7 +2,7 @@
 // (residual) and names what it invented (synthetic), so a reverse conversion, e.g. a second bridge
 // in a chain, restores the source exactly. Spec: H §0 (envelope), T §0.2 (rules), T §7.2 (keys).
 
-import { isObject, setOwn, withMembers } from "../base/json.js";
+import { isObject, setOwn, withMembers, copyMembers } from "../base/json.js";
 
 export const STASH_KEY = "acp-bridge";
 /** The stash's key as a JSON key's bytes: a scanned value holding them may carry a stash (the fast paths). */
@@ -125,7 +125,7 @@ export class Stash {
     if (this.opts.stash === "off" || this.empty) return meta;
     const env: Record<string, unknown> = { v: STASH_VERSION, from: this.from, hadMeta: isObject(meta) };
     if (meta === null) env.metaWasNull = true;
-    if (Object.keys(this.residual).length > 0) env.residual = { ...this.residual };
+    if (Object.keys(this.residual).length > 0) env.residual = copyMembers(this.residual);
     if (this.synthetic.length > 0) env.synthetic = [...this.synthetic];
     const base = isObject(meta) ? meta : {};
     return withMembers(base, { [STASH_KEY]: env });

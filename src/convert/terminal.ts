@@ -25,7 +25,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { terminalConventionTable as TC } from "../../mappings/terminal.js";
-import { isObject, isString, type Obj } from "../base/json.js";
+import { isObject, isString, type Obj, copyMembers } from "../base/json.js";
 import { Stash, type ConvertOptions } from "./stash.js";
 import { isAbsoluteAnywhere } from "./paths.js";
 
@@ -288,7 +288,7 @@ export function conventionOf(meta: unknown): { events: ConventionEvent[]; rest: 
     string,
     { info?: { cwd?: string }; output?: string; exit?: { exitCode?: number; signal?: string } }
   >();
-  const rest: Obj = { ...meta };
+  const rest: Obj = copyMembers(meta);
   const entry = (key: string): { id: string; value: Obj } | undefined => {
     const v = meta[key];
     if (!isObject(v) || !isString(v[TC.fields.terminalId])) return undefined;

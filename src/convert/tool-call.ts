@@ -17,7 +17,17 @@ import {
 } from "./content.js";
 import { diffStashOf, diffToV1, diffToV2, type DiffStage, type FileTexts } from "./diff.js";
 import { DEFAULT_DIFF_RENDERING, type DiffRendering } from "./diff-options.js";
-import { isObject, isString, jsonEqual, metaOf, omit, type Obj, setOwn, withMembers } from "../base/json.js";
+import {
+  isObject,
+  isString,
+  jsonEqual,
+  metaOf,
+  omit,
+  type Obj,
+  setOwn,
+  withMembers,
+  copyMembers,
+} from "../base/json.js";
 import { attempt, type Conv, type Converted, type Loss, ok, type Path } from "./result.js";
 import {
   type ConvertOptions,
@@ -149,7 +159,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
   const creation = announce || residualOf(env, "op") === TOOL_CALL_OP;
   const fields: Obj = omit(src, "_meta");
   for (const name of env?.synthetic ?? []) if (PATCH_FIELDS.includes(name)) Reflect.deleteProperty(fields, name);
-  const out: Obj = { ...fields };
+  const out: Obj = copyMembers(fields);
   const stash = new Stash(2, ctx.opts);
   const cleared: string[] = [];
   const lost: Loss[] = [];
@@ -232,10 +242,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
 
 /** A chunk's own keys besides the ones the v1 update carries (chunk-scoped `_meta`, extensions). */
 function chunkRest(c: Obj): Obj {
-  const rest: Obj = { ...c };
-  delete rest.sessionUpdate;
-  delete rest.toolCallId;
-  delete rest.content;
+  const rest: Obj = omit(c, "sessionUpdate", "toolCallId", "content");
   return rest;
 }
 
@@ -486,7 +493,7 @@ function terminalToV1(src: Obj, id: string, meta: unknown, ctx: ToolCallToV1Cont
   const extras = omit(src, "type", "terminalId", "_meta");
   const asText: Loss[] = [{ path: [], reason: "v2 display terminals are shown to v1 as text" }];
   if (ctx.renderTerminal) {
-    const rendered: Obj = { ...(ctx.renderTerminal(id) as Obj) };
+    const rendered: Obj = copyMembers(ctx.renderTerminal(id) as Obj);
     for (const k in extras) if (Object.hasOwn(extras, k) && !Object.hasOwn(rendered, k)) setOwn(rendered, k, extras[k]);
     if (meta !== undefined && !Object.hasOwn(rendered, "_meta")) rendered._meta = meta;
     return ok([rendered], rendered.type === "terminal" ? [] : asText);
@@ -586,7 +593,7 @@ function locToV1(x: unknown, opts: ConvertOptions, at: Path): Obj {
   expectOptional(src, "_meta", "object", at);
   checkLine(src.line, at);
   const { meta, env } = unstash(src._meta, 1);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   if (hasResidual(env, "path")) out.path = residualOf(env, "path");
   if (residualOf(env, "line") === 0) out.line = 0;
   // Nothing of a v2 location is lost on v1: the stash stays empty.
@@ -600,7 +607,7 @@ function locToV2(x: unknown, opts: ConvertOptions, cwd: string | undefined, at: 
   expectOptional(src, "_meta", "object", at);
   checkLine(src.line, at);
   const { meta } = unstash(src._meta, 2);
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   const stash = new Stash(1, opts);
   const lost: Loss[] = [];
   if (src.line === 0) {

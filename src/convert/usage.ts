@@ -4,7 +4,7 @@
 import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { expectObject, invalid } from "./content.js";
-import { has, isObject, isString, type Obj } from "../base/json.js";
+import { has, isObject, isString, type Obj, copyMembers } from "../base/json.js";
 import { attempt, type Conv, type Loss, ok } from "./result.js";
 import { type ConvertOptions, hasResidual, isSynthetic, residualOf, setMeta, Stash, unstash } from "./stash.js";
 
@@ -21,7 +21,7 @@ export function usageToV1(
     const src = expectObject(u, []);
     checkUsage(src);
     const { meta, env } = unstash(src._meta, 1);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const stash = new Stash(2, opts);
     const lost: Loss[] = [];
     let next = lastCost;
@@ -67,7 +67,7 @@ export function usageToV2(
     checkUsage(src);
     if (src.cost !== undefined && src.cost !== null && !isObject(src.cost)) invalid(["cost"], "expected_object");
     const { meta, env } = unstash(src._meta, 2);
-    const out: Obj = { ...src };
+    const out: Obj = copyMembers(src);
     const stash = new Stash(1, opts);
     const lost: Loss[] = [];
     let forwarded = costForwarded;

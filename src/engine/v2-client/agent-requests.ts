@@ -5,7 +5,7 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { elicitationRequestToV2, elicitationResponseToV1 } from "../../convert/elicitation.js";
 import { ErrorCodes } from "../../base/errors.js";
-import { isObject, type Obj } from "../../base/json.js";
+import { isObject, type Obj, copyMembers } from "../../base/json.js";
 import { permissionRequestToV2, permissionResponseToV1 } from "../../convert/permission.js";
 import { isSynthetic, unstash } from "../../convert/stash.js";
 import type { RequestMessage, ResponseMessage } from "../../wire/jsonrpc.js";
@@ -73,7 +73,7 @@ export function permission(b: EngineB, msg: RequestMessage, params: Obj, s: Sess
   // A chained A's stand-in for a subject that is no tool call: the v2 client never sees that tool call.
   const standIn = isSynthetic(unstash(params._meta, 2).env, "toolCall");
   if (s && tc && typeof tc.toolCallId === "string" && !standIn) {
-    const seen = { ...s.tools.peek(tc.toolCallId) };
+    const seen = copyMembers(s.tools.peek(tc.toolCallId));
     if (typeof tc.title === "string") seen.title = tc.title;
     if (typeof tc.kind === "string") seen.kind = tc.kind;
     s.tools.set(tc.toolCallId, seen);

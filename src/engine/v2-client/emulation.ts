@@ -2,7 +2,7 @@
 // through `session/load` or answered locally, `session/list` from the sessions this bridge has
 // seen, `session/close` as a cancel; and the close that drains a running turn first (T §1.4-9).
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, jsonEqual, type Obj, withMembers } from "../../base/json.js";
+import { isObject, jsonEqual, type Obj, withMembers, copyMembers } from "../../base/json.js";
 import { agentConfigFromResult } from "../../convert/mode.js";
 import { listSessionsRequestToV1, listSessionsResponseToV2, resumeSessionRequestToV1 } from "../../convert/session.js";
 import { ErrorCodes, rpcErrors, sessionNotFound } from "../../base/errors.js";
@@ -108,7 +108,7 @@ export function resume(b: EngineB, msg: RequestMessage, params: Obj): readonly O
     s.record(params);
     s.config = agentConfigFromResult(resp.result);
     s.rememberCommands(conv.value);
-    const result: Obj = { ...conv.value };
+    const result: Obj = copyMembers(conv.value);
     if (viaLoad) result._meta = withMembers(isObject(result._meta) ? result._meta : {}, emulatedMeta("session/resume"));
     // A v2 resume response is preceded by a state snapshot (T §1.4-10).
     return [

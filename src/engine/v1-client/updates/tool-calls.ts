@@ -1,7 +1,7 @@
 // Direction A's tool calls toward the v1 client (T §2.4): the materialized view of each tool call,
 // its patches and content chunks rendered as v1 `tool_call`/`tool_call_update`, coalesced bursts.
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
-import { isObject, type Obj, withMembers } from "../../../base/json.js";
+import { isObject, omit, type Obj, withMembers } from "../../../base/json.js";
 import { applyToolCallPatch, ToolCallEntry } from "../state/tool-calls.js";
 import { contained } from "../../barrier.js";
 import { setMeta, unstash } from "../../../convert/stash.js";
@@ -171,8 +171,7 @@ export function toolCallUpdate(s: SessionA, u: Obj, ctx: UpdateContext, meta: un
   }
   const t = claimed(s, id);
   const flushed = flushToolCall(s, t, ctx);
-  const patch: Obj = { ...u };
-  delete patch.sessionUpdate;
+  const patch: Obj = omit(u, "sessionUpdate");
   if (!t.announced && isPermissionPreAnnouncement(patch)) {
     // A chained B announced a v1 permission's tool call the v1 agent never did: known, not shown.
     const { meta: own } = unstash(patch._meta, 1);
@@ -382,8 +381,7 @@ export function toolCallContentChunk(s: SessionA, src: Obj, ctx: UpdateContext, 
   }
   t.view.content = content;
   trackTerminalRefs(s, id, content);
-  const chunk = { ...src };
-  delete chunk.sessionUpdate;
+  const chunk = omit(src, "sessionUpdate") as typeof src;
   t.pendingChunks.push(chunk);
   s.pendingTools.add(t);
   if (own) {

@@ -17,7 +17,7 @@ import type { SessionB } from "../session.js";
 import type { ScannedUpdate } from "../../../wire/update-scan.js";
 import { TEXT } from "../../fast-lines.js";
 import { type UpdateContextB, boundary, clientUpdate, updatesOf } from "./index.js";
-import { withMembers } from "../../../base/json.js";
+import { withMembers, copyMembers } from "../../../base/json.js";
 
 const CHUNK_KINDS: Record<string, MessageKind> = {
   user_message_chunk: "user",
@@ -75,7 +75,7 @@ export function chunk(
     // The echo is the agent's block, not the client's: converted like any other (or dropped).
     const conv = contentBlockToV2(update.content, ctx.opts);
     if (dropped(conv, ctx, update.sessionUpdate, update.content)) return NOTHING;
-    const body: Obj = { ...update };
+    const body: Obj = copyMembers(update);
     delete body.sessionUpdate;
     const content = conv.value;
     delete body.messageId;

@@ -5,6 +5,7 @@ import { commandOf, conventionOf, conventionToV2Updates, type ConventionEvent } 
 import type { Outgoing } from "../../outgoing.js";
 import type { SessionB } from "../session.js";
 import { updatesOf } from "./index.js";
+import { copyMembers } from "../../../base/json.js";
 
 // ---------------------------------------------------------------- terminals (T §2.5 B↓-1)
 
@@ -40,7 +41,7 @@ export function terminalConvention(
     emitted.push(...updatesOf(s, conventionToV2Updates(e, fresh), meta));
   }
   if (events.length === 0) return src;
-  const out: Obj = { ...src };
+  const out: Obj = copyMembers(src);
   if (rest === undefined) delete out._meta;
   else out._meta = rest;
   const fields = Object.keys(out).filter((k) => k !== "sessionUpdate" && k !== "toolCallId");
