@@ -162,7 +162,7 @@ export function showing(
       const content = Array.isArray(toolCall.content)
         ? toolCall.content.filter((c) => !(isObject(c) && c.type === "terminal" && !isShown(s, c.terminalId)))
         : toolCall.content;
-      msg = withMembers(toolCall, { _meta: { ...own, ...terminalInfoMeta(term) } });
+      msg = withMembers(toolCall, { _meta: withMembers(own, terminalInfoMeta(term)) });
       if (content !== undefined) msg.content = content;
     } else msg = { sessionUpdate: "tool_call_update", toolCallId, _meta: terminalInfoMeta(term) };
     out.push(clientUpdate(s.sessionId, msg, meta));
