@@ -104,6 +104,12 @@ describe("option values", () => {
         const argv = [...(joined ? [`--${name}=${value}`] : [`--${name}`, value]), "--", "agent"];
         expect(parseQuick(argv)).toBeUndefined();
         stderr = "";
+        // A separate value such as `-V` or `-xh` is read by yargs as short flags, as in the property
+        // above: `-h`/`-V` print help or the version (status 0), and the option is not named.
+        if (!joined && /^-[^-]*[hV]/.test(value)) {
+          expect(await parseFull(argv)).toEqual({ status: 0 });
+          return;
+        }
         expect(await parseFull(argv)).toEqual({ status: 2 });
         expect(stderr).toContain(name);
       }),
