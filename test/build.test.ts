@@ -1,6 +1,9 @@
 // The shipped CLI (dist/bundle, built by the global setup) starts without loading zod or yargs:
 // the tables come checked from the build, and yargs only for help and usage errors.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const dir = new URL("../dist/bundle/", import.meta.url);
@@ -29,5 +32,26 @@ describe("bundle", () => {
     expect(text).not.toContain("WebSocketServer");
     expect(text).not.toContain("AcpServer");
     expect(text).toContain("parseQuick");
+  });
+});
+
+describe("launcher", () => {
+  it("answers --version and -V from the launcher alone, without loading the CLI", () => {
+    // The launcher and the package file alone, no dist/: loading the CLI would fail.
+    const root = mkdtempSync(join(tmpdir(), "acp-bridge-launcher-"));
+    try {
+      mkdirSync(join(root, "bin"));
+      for (const f of ["bin/acp-bridge.js", "bin/package.json", "package.json"])
+        copyFileSync(new URL(`../${f}`, import.meta.url), join(root, f));
+      const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+        version: string;
+      };
+      for (const flag of ["--version", "-V"])
+        expect(execFileSync(process.execPath, [join(root, "bin/acp-bridge.js"), flag], { encoding: "utf8" })).toBe(
+          `${version}\n`,
+        );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

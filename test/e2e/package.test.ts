@@ -64,10 +64,15 @@ afterAll(async () => {
 describe("the packed package, installed without dev dependencies", () => {
   it("holds the launcher and the bundle, and none of the sources, tests or tables", () => {
     expect(packed).toContain("bin/acp-bridge.js");
+    // What makes the launcher CommonJS (it answers --version before the ES module loader starts).
+    expect(packed).toContain("bin/package.json");
     expect(packed).toContain("dist/bundle/cli.js");
     expect(
       packed.filter(
-        (f) => !/^(bin\/acp-bridge\.js|dist\/bundle\/[^/]+\.js|package\.json|README\.md|LICEN[CS]E(\.\w+)?)$/.test(f),
+        (f) =>
+          !/^(bin\/acp-bridge\.js|bin\/package\.json|dist\/bundle\/[^/]+\.js|package\.json|README\.md|LICEN[CS]E(\.\w+)?)$/.test(
+            f,
+          ),
       ),
     ).toEqual([]);
   });
