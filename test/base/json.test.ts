@@ -50,6 +50,26 @@ describe("withMembers", () => {
     );
   });
 
+  it("gives what a spread gives when every added member is already the object's (a tag set again)", () => {
+    const sameKeys = anyObject.chain((o) =>
+      fc.tuple(
+        fc.constant(o),
+        fc
+          .subarray(Object.keys(o))
+          .chain((keys) =>
+            fc
+              .array(anyJson, { minLength: keys.length, maxLength: keys.length })
+              .map((values) => Object.fromEntries(keys.map((k, i) => [k, values[i]])) as Record<string, unknown>),
+          ),
+      ),
+    );
+    fc.assert(
+      fc.property(sameKeys, ([o, extra]) => {
+        expectSameCopy(withMembers(o, extra), { ...o, ...extra });
+      }),
+    );
+  });
+
   it("copies an own __proto__ key of either side as a key, and takes null as a spread does", () => {
     const o = JSON.parse('{"a":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
     const extra = JSON.parse('{"__proto__":{"again":true},"b":2}') as Record<string, unknown>;
@@ -57,6 +77,11 @@ describe("withMembers", () => {
     expect(Object.keys(got)).toEqual(["a", "__proto__", "b"]);
     expect((got as { polluted?: unknown; again?: unknown }).again).toBeUndefined();
     expect(JSON.stringify(got)).toBe('{"a":1,"__proto__":{"again":true},"b":2}');
+    // Only members `o` has: set again in place, still as keys.
+    const again = withMembers(o, JSON.parse('{"__proto__":{"third":true}}') as Record<string, unknown>);
+    expect(Object.keys(again)).toEqual(["a", "__proto__"]);
+    expect((again as { third?: unknown }).third).toBeUndefined();
+    expect(JSON.stringify(again)).toBe('{"a":1,"__proto__":{"third":true}}');
     expect(withMembers(null as unknown as object, { b: 2 })).toEqual({ b: 2 });
   });
 });
