@@ -343,27 +343,36 @@ function startsWithAny(line: Buffer, at: number, prefixes: readonly Uint8Array[]
   return false;
 }
 
-/** Keys decoded lately, by a hash of their bytes: an agent's keys repeat line after line. */
-const KEY_SLOTS = 64;
-const keyStrings: string[] = new Array<string>(KEY_SLOTS).fill("");
-const keyBytes: Uint8Array[] = new Array<Uint8Array>(KEY_SLOTS).fill(new Uint8Array(0));
+/**
+ * Keys decoded lately, by a hash of their bytes: an agent's keys repeat line after line. Two slots a
+ * hash, the newer first: with one, keys of the same update that share a hash (`sessionUpdate` and
+ * `content`, `status` and `background` at 64 slots) evicted each other on every line.
+ */
+const KEY_SETS = 128;
+const keyStrings: string[] = new Array<string>(KEY_SETS * 2).fill("");
+const keyBytes: Uint8Array[] = new Array<Uint8Array>(KEY_SETS * 2).fill(new Uint8Array(0));
 
 /** The text of the key bytes `line[start, end)` (escape-free): a decoded one again when it repeats. */
 function keyText(line: Buffer, start: number, end: number): string {
   let h = end - start;
   for (let j = start; j < end; j++) h = (h * 31 + (line[j] ?? 0)) | 0;
-  const slot = h & (KEY_SLOTS - 1);
-  const known = keyBytes[slot] ?? EMPTY;
-  if (known.length === end - start) {
-    let k = 0;
-    while (k < known.length && known[k] === line[start + k]) k++;
-    if (k === known.length) return keyStrings[slot] ?? "";
-  }
+  const slot = (h & (KEY_SETS - 1)) * 2;
+  if (sameBytes(keyBytes[slot] ?? EMPTY, line, start, end)) return keyStrings[slot] ?? "";
+  if (sameBytes(keyBytes[slot + 1] ?? EMPTY, line, start, end)) return keyStrings[slot + 1] ?? "";
   const key = utf8(line, start, end);
+  keyBytes[slot + 1] = keyBytes[slot] ?? EMPTY;
+  keyStrings[slot + 1] = keyStrings[slot] ?? "";
   // A copy: a view would keep the chunk the line came in alive.
   keyBytes[slot] = Uint8Array.prototype.slice.call(line, start, end);
   keyStrings[slot] = key;
   return key;
+}
+
+/** `known` holds the bytes `line[start, end)`. */
+function sameBytes(known: Uint8Array, line: Buffer, start: number, end: number): boolean {
+  if (known.length !== end - start) return false;
+  for (let k = 0; k < known.length; k++) if (known[k] !== line[start + k]) return false;
+  return true;
 }
 const EMPTY = new Uint8Array(0);
 

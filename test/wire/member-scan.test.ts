@@ -198,10 +198,13 @@ describe("scanMembers", () => {
   });
 
   it("reads each key as its bytes say, also one of the same length and slot as a key read before", () => {
-    // `"xa"` and `"x!"`: the same length, bytes 64 apart (one slot of the key cache).
+    // `"xa"` and `"x!"`: the same length, bytes 64 apart. `"xa"`, `"yB"` and `"z#"`: the same hash
+    // (one more in the first byte, 31 fewer in the second), so three keys for one pair of slots of
+    // the key cache, the oldest evicted in turn.
     for (const keys of [
       ["xa", "x!", "xa"],
       ["é", "xa", "x!"],
+      ["xa", "yB", "xa", "z#", "yB", "xa", "z#", "z#", "yB"],
     ])
       for (const k of keys) {
         const update = { sessionUpdate: "usage_update", [k]: 1 };
