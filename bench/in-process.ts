@@ -1,5 +1,5 @@
 // `node dist/bench/in-process.js [a|b] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
-// [--pool P] [--each] [--bridge-only]`: the bridge's own cost per agent line, without pipes, processes
+// [--pool P] [--each] [--bridge-only] [--per-kind]`: the bridge's own cost per agent line, without pipes, processes
 // or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a) or a
 // v2 client and a v1 agent (b), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
 // the real-derived mix or the replay of recorded turns; `--chunks`: its message and thought chunks
@@ -10,7 +10,9 @@
 // which a throughput run's never do: `--pool 400000` for a cold run as `npm run bench` has it), and
 // is read as a pipe delivers it, in chunks of about 64 KiB, each copied afresh. `--each` prints every
 // round; `--bridge-only` leaves out the parse+stringify rounds (for instruction counts under
-// callgrind: the process's cost is then the bridge's and the pool's). What each line costs the bridge,
+// callgrind: the process's cost is then the bridge's and the pool's); `--per-kind` then runs one more
+// round with each line timed alone, and prints the time of each kind of update (bench/per-kind.ts)
+// for the bridge and for parse+stringify. What each line costs the bridge,
 // not the machine's pipes: the figures the fast paths are tuned by (docs/performance.md).
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -20,6 +22,7 @@ import { createLogger } from "../src/log.js";
 import { parseCorpus } from "./traffic/corpus.js";
 import { ownUpdateLine } from "./traffic/own-mix.js";
 import { Flood, realTurns, replayTurns, type Mix } from "./traffic/pool.js";
+import { KindTimes, updateKind } from "./per-kind.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => {
@@ -38,6 +41,8 @@ const POOL = opt("--pool", 20_000);
 const EACH = args.includes("--each");
 /** No parse+stringify rounds: the process's whole cost is the bridge's (instruction counts under callgrind). */
 const BRIDGE_ONLY = args.includes("--bridge-only");
+/** One more round, each line timed alone, summed per kind of update (its figures are not the medians'). */
+const PER_KIND = args.includes("--per-kind");
 /** The agent's version: v2 behind a v1 client (a), v1 behind a v2 client (b). */
 const agentVersion = direction === "a" ? 2 : 1;
 const SESSION = "bench";
@@ -212,10 +217,34 @@ for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < LINES; i++) Buffer.from(JSON.stringify(JSON.parse(at(from + i).toString("utf8"))));
   relayUs.push(Number(process.hrtime.bigint() - t) / LINES / 1000);
 }
+// Each line timed alone carries the clock's own cost (tens of ns), on both sides alike; the two
+// sides run in passes of their own, as in the rounds, so each one's garbage is collected in its own.
+let perKind = "";
+if (PER_KIND) {
+  const kinds = lines.map((l) => updateKind(l.toString("utf8")));
+  const bridgeNs = new Float64Array(LINES);
+  const relayNs = new Float64Array(LINES);
+  const from = pos;
+  for (let i = 0; i < LINES; i++) {
+    const line = at(pos++);
+    const t = process.hrtime.bigint();
+    b.agentLine(line);
+    bridgeNs[i] = Number(process.hrtime.bigint() - t);
+  }
+  for (let i = 0; i < LINES; i++) {
+    const line = at(from + i);
+    const t = process.hrtime.bigint();
+    Buffer.from(JSON.stringify(JSON.parse(line.toString("utf8"))));
+    relayNs[i] = Number(process.hrtime.bigint() - t);
+  }
+  const times = new KindTimes();
+  for (let i = 0; i < LINES; i++) times.add(kinds[(from + i) % lines.length] ?? "", bridgeNs[i] ?? 0, relayNs[i] ?? 0);
+  perKind = `\nper kind, one more round of ${LINES} lines, each timed alone:\n\n${times.table()}`;
+}
 const path = direction === "a" ? "v1 client → bridge → v2 agent" : "v2 client → bridge → v1 agent";
 const traffic = { own: "bench's own mix", real: "real-derived mix", replay: "replay of recorded turns" }[mix];
 process.stdout.write(
   `${path}, ${traffic}${CHUNKS ? " (its chunks alone)" : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +
     `parse+stringify ${median(relayUs).toFixed(2)} µs (medians of ${ROUNDS} rounds of ${LINES} lines after ${WARM} of warm-up; ` +
-    `rounds ${bridgeUs.map((x) => x.toFixed(2)).join(" ")}); node ${process.version}\n`,
+    `rounds ${bridgeUs.map((x) => x.toFixed(2)).join(" ")}); node ${process.version}\n${perKind}`,
 );

@@ -1,0 +1,49 @@
+// The kinds `in-process.ts --per-kind` times lines by, and its table.
+import { describe, expect, it } from "vitest";
+import { KindTimes, updateKind } from "../../bench/per-kind.js";
+
+const line = (update: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } });
+
+describe("updateKind", () => {
+  it("names an update by its tag, content item types, status and raw members", () => {
+    expect(updateKind(line({ sessionUpdate: "usage_update", used: 1, size: 2 }))).toBe("usage_update");
+    expect(
+      updateKind(
+        line({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t",
+          status: "completed",
+          content: [{ type: "content", content: { type: "text", text: "x" } }, { type: "diff" }],
+          rawInput: {},
+          rawOutput: null,
+        }),
+      ),
+    ).toBe("tool_call_update[content/text,diff]/completed+ri+ro");
+    expect(updateKind(line({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }))).toBe(
+      "agent_message_chunk<text>",
+    );
+  });
+
+  it("names what is not an update as such", () => {
+    expect(updateKind("{")).toBe("(not JSON)");
+    expect(updateKind('{"jsonrpc":"2.0","id":1,"result":{}}')).toBe("(no update)");
+    expect(updateKind(line({ content: [] }))).toBe("(no tag)[]");
+  });
+});
+
+describe("KindTimes", () => {
+  it("tabulates µs a line per kind, the largest excess over parse+stringify first", () => {
+    const t = new KindTimes();
+    t.add("a", 1000, 3000);
+    t.add("b", 9000, 1000);
+    t.add("b", 7000, 1000);
+    t.add("a", 1000, 3000);
+    const rows = t.table().trim().split("\n");
+    expect(rows[0]).toContain("| kind |");
+    // b: half the lines, 8 µs against 1: 14 µs of excess over 4 lines, 3,500 per 1,000.
+    expect(rows[2]).toBe("| b | 50.0% | 8.00 | 1.00 | 3500 |");
+    expect(rows[3]).toBe("| a | 50.0% | 1.00 | 3.00 | -1000 |");
+    expect(t.table(1).trim().split("\n")).toHaveLength(3);
+  });
+});
