@@ -22,7 +22,7 @@ import { createLogger } from "../src/log.js";
 import { parseCorpus } from "./traffic/corpus.js";
 import { ownUpdateLine } from "./traffic/own-mix.js";
 import { Flood, realTurns, replayTurns, type Mix } from "./traffic/pool.js";
-import { KindTimes, updateKind } from "./per-kind.js";
+import { KindTimes, lineKind } from "./per-kind.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => {
@@ -221,7 +221,7 @@ for (let r = 0; r < ROUNDS; r++) {
 // sides run in passes of their own, as in the rounds, so each one's garbage is collected in its own.
 let perKind = "";
 if (PER_KIND) {
-  const kinds = lines.map((l) => updateKind(l.toString("utf8")));
+  const kinds = lines.map((l) => lineKind(l.toString("utf8")));
   const bridgeNs = new Float64Array(LINES);
   const relayNs = new Float64Array(LINES);
   const from = pos;

@@ -4,7 +4,7 @@
 // parse+stringify can be read kind by kind (docs/performance.md, "Where A's replay loses, per kind").
 
 /** What a `session/update` line's update is: `tool_call_update[diff]/in_progress+ri`, `usage_update`, … */
-export function updateKind(line: string): string {
+export function lineKind(line: string): string {
   let update: unknown;
   try {
     update = (JSON.parse(line) as { params?: { update?: unknown } }).params?.update;

@@ -10,6 +10,8 @@ import { numRuns } from "./support/properties.js";
 const names = Object.keys(OPTIONS) as OptionName[];
 const integerNames = names.filter((n) => OPTIONS[n].type === "number");
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+/** An argument yargs reads as short flags among which `-h` or `-V` (help or the version: status 0). */
+const asksHelpOrVersion = (arg: string) => /^-[^-]*[hV]/.test(arg);
 
 let stderr = "";
 beforeEach(() => {
@@ -89,7 +91,7 @@ describe("option values", () => {
         if ("args" in full) withinRanges(full.args);
         // A generated value such as `-hS` is read by yargs as short flags: `-h`/`-V` print help or
         // the version (status 0); anything else it refuses is a usage error (status 2).
-        else expect(full.status).toBe(argv.some((a) => /^-[^-]*[hV]/.test(a)) ? 0 : 2);
+        else expect(full.status).toBe(argv.some(asksHelpOrVersion) ? 0 : 2);
       }),
       { numRuns: numRuns() },
     );
@@ -106,7 +108,7 @@ describe("option values", () => {
         stderr = "";
         // A separate value such as `-V` or `-xh` is read by yargs as short flags, as in the property
         // above: `-h`/`-V` print help or the version (status 0), and the option is not named.
-        if (!joined && /^-[^-]*[hV]/.test(value)) {
+        if (!joined && asksHelpOrVersion(value)) {
           expect(await parseFull(argv)).toEqual({ status: 0 });
           return;
         }

@@ -368,11 +368,9 @@ function keyText(line: Buffer, start: number, end: number): string {
   return key;
 }
 
-/** `known` holds the bytes `line[start, end)`. */
+/** `known` is the bytes `line[start, end)`. */
 function sameBytes(known: Uint8Array, line: Buffer, start: number, end: number): boolean {
-  if (known.length !== end - start) return false;
-  for (let k = 0; k < known.length; k++) if (known[k] !== line[start + k]) return false;
-  return true;
+  return known.length === end - start && literalEnd(line, start, known) >= 0;
 }
 const EMPTY = new Uint8Array(0);
 

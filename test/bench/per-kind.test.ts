@@ -1,15 +1,15 @@
 // The kinds `in-process.ts --per-kind` times lines by, and its table.
 import { describe, expect, it } from "vitest";
-import { KindTimes, updateKind } from "../../bench/per-kind.js";
+import { KindTimes, lineKind } from "../../bench/per-kind.js";
 
 const line = (update: unknown) =>
   JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } });
 
-describe("updateKind", () => {
+describe("lineKind", () => {
   it("names an update by its tag, content item types, status and raw members", () => {
-    expect(updateKind(line({ sessionUpdate: "usage_update", used: 1, size: 2 }))).toBe("usage_update");
+    expect(lineKind(line({ sessionUpdate: "usage_update", used: 1, size: 2 }))).toBe("usage_update");
     expect(
-      updateKind(
+      lineKind(
         line({
           sessionUpdate: "tool_call_update",
           toolCallId: "t",
@@ -20,15 +20,15 @@ describe("updateKind", () => {
         }),
       ),
     ).toBe("tool_call_update[content/text,diff]/completed+ri+ro");
-    expect(updateKind(line({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }))).toBe(
+    expect(lineKind(line({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }))).toBe(
       "agent_message_chunk<text>",
     );
   });
 
   it("names what is not an update as such", () => {
-    expect(updateKind("{")).toBe("(not JSON)");
-    expect(updateKind('{"jsonrpc":"2.0","id":1,"result":{}}')).toBe("(no update)");
-    expect(updateKind(line({ content: [] }))).toBe("(no tag)[]");
+    expect(lineKind("{")).toBe("(not JSON)");
+    expect(lineKind('{"jsonrpc":"2.0","id":1,"result":{}}')).toBe("(no update)");
+    expect(lineKind(line({ content: [] }))).toBe("(no tag)[]");
   });
 });
 
