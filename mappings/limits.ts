@@ -102,6 +102,20 @@ export const limits = {
     what: "content items kept per tool call streamed in chunks to a v1 client (v1 replaces a tool call's whole content on each update)",
     past: "the oldest items give way to one text item saying how many earlier items the bridge omitted; later chunks still show",
   },
+  shownContents: {
+    reason: "shown_contents",
+    default: 4,
+    option: undefined,
+    what: "tool-call content lists with a diff whose v1 rendering is remembered per connection, to repeat it on a completion (v1 client, v2 agent)",
+    past: "the oldest is forgotten: a completion that repeats that content renders it again, its diffs' files read anew",
+  },
+  shownContentChars: {
+    reason: "shown_content_chars",
+    default: 65536,
+    option: undefined,
+    what: "characters of text in one remembered content rendering (v1 client, v2 agent)",
+    past: "a larger rendering is not remembered: a completion that repeats it renders it again, its diffs' files read anew",
+  },
   terminals: {
     reason: "terminals",
     default: 64,

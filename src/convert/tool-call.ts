@@ -64,6 +64,19 @@ export interface ToolCallToV1Context {
   readonly forPermission?: boolean | undefined;
   /** The caller reads no losses (the engine): a diff may report them coarsely (`diffToV1`'s `coarseLosses`). */
   readonly coarseLosses?: boolean | undefined;
+  /** The engine's memory of content it rendered: the same array again is shown as it was (`ShownContent`). */
+  readonly shownContent?: ShownContent | undefined;
+}
+
+/**
+ * Content lists rendered toward v1, remembered by the engine: a completion that repeats a tool call's
+ * content (the same array, never changed in place) shows the client what it was shown, without its
+ * files read and its diffs worked out again. Only lists with a diff are remembered, and none with a
+ * terminal: a terminal renders its transcript as it stands.
+ */
+export interface ShownContent {
+  recall(content: readonly unknown[]): Converted<unknown[]> | undefined;
+  remember(content: readonly unknown[], rendered: Converted<unknown[]>): void;
 }
 
 export interface ToolCallToV2Context {
@@ -201,7 +214,7 @@ function bodyToV1(u: unknown, ctx: ToolCallToV1Context, announce: boolean): Conv
     out.status = d.value;
   }
   if (Array.isArray(fields.content)) {
-    const r = contentListToV1(fields.content, ctx, ["content"]);
+    const r = shownContentToV1(fields.content, ctx);
     out.content = r.value;
     lost.push(...prefixLosses(["content"], r.lost));
   }
@@ -426,6 +439,28 @@ function terminalResidual(env: Envelope | undefined): TerminalStash | undefined 
   const terminal = t as Obj & { terminalId: string };
   const bytes = residualOf(env, "bytes");
   return isString(bytes) ? { terminal, bytes } : { terminal };
+}
+
+/** `contentListToV1` of a tool call's content, or the rendering `ctx.shownContent` remembers of that very list. */
+function shownContentToV1(items: unknown[], ctx: ToolCallToV1Context): Converted<unknown[]> {
+  const memory = ctx.shownContent;
+  const known = memory?.recall(items);
+  // A fresh array: the caller's message may gain members, never the remembered rendering.
+  if (known !== undefined) return ok([...known.value], known.lost);
+  const r = contentListToV1(items, ctx, ["content"]);
+  if (memory !== undefined && worthRemembering(items)) memory.remember(items, ok([...r.value], r.lost));
+  return r;
+}
+
+/** A list with a diff (files read, texts worked out) and no terminal (its transcript changes). */
+function worthRemembering(items: readonly unknown[]): boolean {
+  let diff = false;
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    if (item.type === "terminal") return false;
+    if (item.type === "diff") diff = true;
+  }
+  return diff;
 }
 
 function contentListToV1(items: unknown, ctx: ToolCallToV1Context, at: Path): Converted<unknown[]> {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { diffTable } from "../../mappings/diff.js";
+import { limits } from "../../mappings/limits.js";
 import { gitPatchSection } from "../../src/convert/git-patch.js";
 import { diffFiles } from "../../src/engine/files.js";
 
@@ -110,7 +111,7 @@ async function directionB(options: Parameters<typeof harness>[0] = {}, bridgeCli
   return h;
 }
 
-function v2Edit(path: string, status: string) {
+function v2Edit(path: string, status: string, oldText = OLD, newText = NEW) {
   return {
     sessionUpdate: "tool_call_update",
     toolCallId: "t1",
@@ -121,7 +122,7 @@ function v2Edit(path: string, status: string) {
       {
         type: "diff",
         changes: [{ operation: "modify", path, fileType: "text" }],
-        patch: { format: "git_patch", text: gitPatchSection("modify", path, OLD, NEW) },
+        patch: { format: "git_patch", text: gitPatchSection("modify", path, oldText, newText) },
       },
     ],
   };
@@ -150,6 +151,74 @@ describe("direction A: v2 diffs reach a v1 client as v1 diffs with the exact tex
     const [done] = h.takeClient();
     expect(done.params.update).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
     expect(plain(done.params.update.content)).toEqual([{ type: "diff", path, oldText: OLD, newText: NEW }]);
+  });
+
+  it("repeats on a completion without content the diff it showed, its file not read again", async () => {
+    const h = await directionA();
+    const path = join(dir, "src", "f.txt");
+    writeFileSync(path, OLD);
+    h.agent(update(v2Edit(path, "in_progress")));
+    const [shown] = h.takeClient();
+    expect(plain(shown.params.update.content)).toEqual([{ type: "diff", path, oldText: OLD, newText: NEW }]);
+    // The file no longer fits the patch: read again, the diff would fall back to its hunks.
+    writeFileSync(path, "rewritten by someone else\n");
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+    const [done] = h.takeClient();
+    expect(done.params.update).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t1",
+      status: "completed",
+      content: shown.params.update.content,
+    });
+  });
+
+  it("reads the file again on the completion of a diff too large to remember (limits.shownContentChars)", async () => {
+    const h = await directionA();
+    const path = join(dir, "src", "big.txt");
+    const old = lines(5000);
+    const edited = old.replace("line 2500\n", "line 2.5k\n");
+    expect(old.length * 2).toBeGreaterThan(limits.shownContentChars.default);
+    writeFileSync(path, old);
+    h.agent(update(v2Edit(path, "in_progress", old, edited)));
+    const [shown] = h.takeClient();
+    expect(plain(shown.params.update.content)).toEqual([{ type: "diff", path, oldText: old, newText: edited }]);
+    writeFileSync(path, "rewritten by someone else\n");
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+    const [done] = h.takeClient();
+    // Read again: the file no longer fits the patch, and the hunks are all the diff has.
+    const [item] = plain(done.params.update.content);
+    expect(item.oldText).toBe(old.split("\n").slice(2497, 2504).join("\n") + "\n");
+  });
+
+  it("reads the file again for a diff the agent sends again, and for a repeat of content with a terminal", async () => {
+    const h = await directionA();
+    const path = join(dir, "src", "f.txt");
+    writeFileSync(path, OLD);
+    h.agent(update(v2Edit(path, "in_progress")));
+    h.takeClient();
+    writeFileSync(path, "rewritten by someone else\n");
+    // The same diff, sent again: a new list, rendered from the file as it is now (its hunks).
+    h.agent(update(v2Edit(path, "in_progress")));
+    const [again] = h.takeClient();
+    const hunkOld = lines(19).split("\n").slice(12).join("\n");
+    expect(plain(again.params.update.content)).toEqual([
+      { type: "diff", path, oldText: hunkOld, newText: hunkOld.replace("line 15\n", "line fifteen\n") },
+    ]);
+    // A list with a terminal shows the transcript as it stands on the completion that repeats it.
+    const withTerminal = v2Edit(path, "in_progress");
+    withTerminal.toolCallId = "t2";
+    withTerminal.content = [...withTerminal.content, { type: "terminal", terminalId: "term1" } as never];
+    h.agent(update(withTerminal));
+    h.agent(
+      update({ sessionUpdate: "terminal_update", terminalId: "term1", command: "make", exitStatus: { exitCode: 0 } }),
+    );
+    h.takeClient();
+    h.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", status: "completed" }));
+    const [done] = h.takeClient();
+    expect(done.params.update.content[1]).toEqual({
+      type: "content",
+      content: { type: "text", text: "```console\n$ make\n```\nExited with code 0" },
+    });
   });
 
   it("gives a permission request's subject the pending edit's exact texts", async () => {

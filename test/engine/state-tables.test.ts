@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LruMap } from "../../src/engine/bounded.js";
-import { ToolCallEntry, ToolCallTable } from "../../src/engine/v1-client/state/tool-calls.js";
+import { ShownContents, ToolCallEntry, ToolCallTable } from "../../src/engine/v1-client/state/tool-calls.js";
 import { SentMessages } from "../../src/engine/v1-client/state/messages.js";
 import { MessageKinds } from "../../src/engine/message-kinds.js";
 import { ToolSeenTable } from "../../src/engine/v2-client/state/tool-calls.js";
@@ -222,5 +222,38 @@ describe("ToolSeenTable", () => {
       }),
       { numRuns: numRuns() },
     );
+  });
+});
+
+describe("the content lists a connection remembers having shown (limits.shownContents)", () => {
+  const rendering = (text: string) => ({ ok: true as const, value: [{ type: "content", text }], lost: [] });
+
+  it("recalls a list by identity only, forgets the oldest beyond its capacity, and is no state", () => {
+    const shown = new ShownContents(2, 100);
+    const [a, b, c] = [[{ type: "diff" }], [{ type: "diff" }], [{ type: "diff" }]];
+    shown.remember(a, rendering("a"));
+    shown.remember(b, rendering("b"));
+    // An equal list is another list: its items may have been read from another line.
+    expect(shown.recall([{ type: "diff" }])).toBeUndefined();
+    expect(shown.recall(a)).toEqual(rendering("a"));
+    // Remembered again: replaced in place, nothing forgotten.
+    shown.remember(a, rendering("a2"));
+    expect([shown.recall(a), shown.recall(b)]).toEqual([rendering("a2"), rendering("b")]);
+    shown.remember(c, rendering("c"));
+    expect([shown.recall(a), shown.recall(b), shown.recall(c)]).toEqual([undefined, rendering("b"), rendering("c")]);
+    expect(JSON.stringify({ shown })).toBe("{}");
+  });
+
+  it("keeps no rendering of more characters than its bound, nor an earlier one of that list", () => {
+    // Keys count: `type` and `text` are 8 characters, the values the rest.
+    const shown = new ShownContents(2, 20);
+    const a = [{ type: "diff" }];
+    shown.remember(a, rendering("x".repeat(5)));
+    expect(shown.recall(a)).toEqual(rendering("x".repeat(5)));
+    shown.remember(a, rendering("x".repeat(6)));
+    expect(shown.recall(a)).toBeUndefined();
+    const deep = { ok: true as const, value: [{ type: "diff", parts: [["x".repeat(30)]] }], lost: [] };
+    shown.remember(a, deep);
+    expect(shown.recall(a)).toBeUndefined();
   });
 });

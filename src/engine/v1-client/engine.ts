@@ -6,6 +6,7 @@
 import { NOT_TEXT_ITEMS } from "../text-content.js";
 import { clientRequestsWith, methodRow } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
+import { ShownContents } from "./state/tool-calls.js";
 import { renderingReadsFiles } from "../../convert/diff.js";
 import { agentExitedToV1 } from "../../convert/error.js";
 import { noSessionSurface, rpcErrors } from "../../base/errors.js";
@@ -92,6 +93,7 @@ export class DirectionA extends TranslatingMode {
       terminalMaxBytes: config.terminalMaxBytes,
       write: (out) => this.write(out),
       observer: config.observer,
+      shownContent: new ShownContents(limits.shownContents.default, limits.shownContentChars.default),
     };
     config.observer?.stash("client", this.toClient.stash);
     config.observer?.stash("agent", this.toAgent.stash);

@@ -10,6 +10,8 @@ import { NIL, SlotTable, TextColumn, TITLE_UNITS, codeOf, extended, valueOf } fr
 import type { ToolCallView } from "../session.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { isObject, setOwn, type Obj } from "../../../base/json.js";
+import type { ShownContent } from "../../../convert/tool-call.js";
+import type { Converted } from "../../../convert/result.js";
 
 /** The fields a compact entry may have besides its id, by code. */
 const TITLE = 1;
@@ -284,4 +286,72 @@ export class ToolCallEntry implements ToolCallView {
     if (this.omittedItems !== undefined) out.omittedItems = this.omittedItems;
     return out;
   }
+}
+
+// ---------------------------------------------------------------- content shown (limits.shownContents)
+// The tool-call content lists with a diff a direction-A connection last rendered toward v1: a
+// completion that repeats a tool call's content (`repeatsContent`) shows the client what it was
+// shown, without the diffs' files read again (a syscall each) nor their texts worked out again. Few
+// and small (a rendering holds the files' texts): by identity, as the view's content array is
+// replaced, never changed in place, when the content changes (a patch, a chunk), so the same array
+// is the same content.
+
+export class ShownContents implements ShownContent {
+  private readonly sources: (readonly unknown[] | undefined)[];
+  private readonly renderings: (Converted<unknown[]> | undefined)[];
+  /** The slot the next rendering takes: the oldest. */
+  private next = 0;
+
+  constructor(
+    private readonly capacity: number,
+    /** Characters of text a remembered rendering holds at most (`limits.shownContentChars`). */
+    private readonly maxChars: number,
+  ) {
+    this.sources = new Array<readonly unknown[] | undefined>(capacity).fill(undefined);
+    this.renderings = new Array<Converted<unknown[]> | undefined>(capacity).fill(undefined);
+  }
+
+  recall(content: readonly unknown[]): Converted<unknown[]> | undefined {
+    for (let i = 0; i < this.capacity; i++) if (this.sources[i] === content) return this.renderings[i];
+    return undefined;
+  }
+
+  remember(content: readonly unknown[], rendered: Converted<unknown[]>): void {
+    if (this.capacity <= 0) return;
+    let slot = this.sources.indexOf(content);
+    if (textChars(rendered.value, this.maxChars) > this.maxChars) {
+      // Too large to keep: nor is an earlier rendering of the same list.
+      if (slot >= 0) this.sources[slot] = this.renderings[slot] = undefined;
+      return;
+    }
+    if (slot < 0) {
+      slot = this.next;
+      this.next = (this.next + 1) % this.capacity;
+    }
+    this.sources[slot] = content;
+    this.renderings[slot] = rendered;
+  }
+
+  /** A cache, not state: what it holds is shown as a fresh rendering would show it (state comparisons omit it). */
+  toJSON(): undefined {
+    return undefined;
+  }
+}
+
+/** The characters of the strings in `value` (keys included), counted until they pass `budget`. */
+function textChars(value: unknown, budget: number): number {
+  let n = 0;
+  const walk = (v: unknown): void => {
+    if (n > budget) return;
+    if (typeof v === "string") n += v.length;
+    else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (isObject(v))
+      for (const k in v)
+        if (Object.hasOwn(v, k)) {
+          n += k.length;
+          walk(v[k]);
+        }
+  };
+  walk(value);
+  return n;
 }

@@ -2,6 +2,7 @@
 // with the state each needs (message ids, tool calls, terminals, plans, config, cost). Each function
 // returns what the client gets, in order (engine/outgoing.ts); the notification `_meta` a message
 // carries is an explicit argument. Only coalescing timers write, through the engine core's writer.
+import type { ShownContent } from "../../../convert/tool-call.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../../convert/command.js";
 import { gatedUpdateToV1 } from "../../../convert/notice.js";
@@ -78,6 +79,8 @@ export interface UpdateContext {
   readonly write: (out: readonly Outgoing[]) => void;
   /** Told what the conversions lost (`--report`); absent: nobody asks. */
   readonly observer?: BridgeObserver | undefined;
+  /** The connection's content renderings with a diff, to repeat on a completion as shown (`ShownContents`). */
+  readonly shownContent?: ShownContent | undefined;
 }
 
 /** The original line of a notification and its parsed message (to forward it untouched). */

@@ -40,15 +40,20 @@ function toolContext(s: SessionA, ctx: UpdateContext, extra: Partial<ToolCallToV
     diffRendering: ctx.diffRendering,
     // Without an observer nobody reads the losses of a tool call's rendering: a diff skips working them out.
     coarseLosses: ctx.observer === undefined,
+    shownContent: ctx.shownContent,
     renderTerminal: (terminalId) =>
       conventionMode(ctx) ? { type: "terminal", terminalId } : terminalToV1Item(terminalFor(s, terminalId), ctx.opts),
     ...extra,
   };
 }
 
-/** The current text of the files named by the diffs about to be rendered, and what the status says of them. */
+/**
+ * The current text of the files named by the diffs about to be rendered, and what the status says of
+ * them; nothing for content the session rendered as it is (`ShownContents`: shown again as it was).
+ */
 function diffContext(t: ToolCallView, u: v2.ToolCallUpdate, ctx: UpdateContext): Partial<ToolCallToV1Context> {
   const content: unknown = Array.isArray(u.content) ? u.content : t.announced ? undefined : t.view.content;
+  if (Array.isArray(content) && ctx.shownContent?.recall(content) !== undefined) return {};
   const files = diffFiles(content, 2, ctx.diffFileMaxBytes ?? 0, undefined, ctx.observer);
   return files ? { files, diffStage: diffStageOf(t.view.status) } : {};
 }
