@@ -13,7 +13,7 @@ import {
 import type { Link } from "./link.js";
 import type { Admit, Translator } from "./translator.js";
 import { scanCall } from "../wire/call-scan.js";
-import { scanMembers } from "../wire/member-scan.js";
+import { scanMembers, scanMembersByTemplate } from "../wire/member-scan.js";
 import { ROUTE_COMMANDS, ROUTE_MEMBERS, ROUTE_UNKNOWN, ROUTE_UPDATE, TagRoutes } from "../wire/update-tag.js";
 
 /** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
@@ -92,6 +92,12 @@ export function fastPathFor(
         // A line a template fits (a streamed message's next chunk) needs no route.
         const templated = scanUpdateByTemplate(line, maxDepth);
         if (templated !== undefined && fastUpdate(templated)) return true;
+        // Nor does one a member template fits (usage, a state, session info again): only lines of
+        // the member route alone are kept as templates (below), so no other scan would take it.
+        if (templated === undefined && fastMembers !== undefined) {
+          const m = scanMembersByTemplate(line, maxDepth, memberTags, memberTagsAnywhere, memberDeclines);
+          if (m !== undefined) return fastMembers(m);
+        }
         const route = routes.of(line);
         let proven = templated !== undefined;
         if (!proven && (route & ROUTE_UPDATE) !== 0) {
@@ -111,7 +117,7 @@ export function fastPathFor(
           const m =
             fastMembers === undefined
               ? undefined
-              : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere, memberDeclines);
+              : scanMembers(line, maxDepth, memberTags, memberTagsAnywhere, memberDeclines, route === ROUTE_MEMBERS);
           if (m !== undefined) return fastMembers?.(m) === true;
         }
         // A session/update read so is no request or result.

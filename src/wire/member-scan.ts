@@ -248,6 +248,8 @@ export function scanMembers(
   tags: readonly Uint8Array[],
   anyTags: readonly Uint8Array[] = [],
   declines: readonly Uint8Array[] = [],
+  /** A line proven with its tag first becomes a template (`scanMembersByTemplate`). */
+  keep = false,
 ): ScannedMembers | undefined {
   const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 3;
   if (depthLeft < 0) return undefined;
@@ -325,7 +327,198 @@ export function scanMembers(
   if (out.tag < 0) return undefined;
   // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
   if (!isUtf8(line)) return undefined;
+  if (keep && first >= 0) keepTemplate(out, first, maxDepth, tags, anyTags, declines);
   return out;
+}
+
+// ---------------------------------------------------------------- templates
+// An agent repeats some updates line after line with the same bytes but for counts: usage (`used`,
+// `size`), a busy state, session info. A line that has a template's bytes from its tag on, but
+// for the digits of the members that were counts there, is proven without a scan: the scan reads
+// left to right, and what it decides after the tag depends on those bytes only, a count's digits
+// aside (another count is as canonical, and as valid UTF-8). The members' ranges are the
+// template's, shifted by the changes in the counts' lengths. The head (session id) is scanned.
+
+/** Templates kept per tag, the last used first: an agent repeats a few variants of each update. */
+const TEMPLATES_PER_TAG = 8;
+
+class MemberTemplate {
+  /** The template line's bytes from its tag's text on (after `"sessionUpdate":"`). */
+  bytes: Buffer = Buffer.alloc(0);
+  tag = -1;
+  count = 0;
+  readonly keys: string[] = [];
+  /** Per member, relative to the tag's text: its key's opening quote, its value, after its value. */
+  readonly keyStarts: number[] = [];
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  updateClose = -1;
+  /** The members whose values are counts, in order: their digits may differ. */
+  readonly counts: number[] = [];
+}
+
+/**
+ * The templates, by tag, for one question (the scan's `maxDepth`, tags, tags elsewhere and
+ * declines, by identity): a template serves the question it was proven for, and another question
+ * starts afresh (one fast path asks one).
+ */
+const question: {
+  maxDepth: number;
+  tags: readonly Uint8Array[];
+  anyTags: readonly Uint8Array[];
+  declines: readonly Uint8Array[];
+} = {
+  maxDepth: -1,
+  tags: [],
+  anyTags: [],
+  declines: [],
+};
+let byTag: MemberTemplate[][] = [];
+
+function asked(
+  maxDepth: number,
+  tags: readonly Uint8Array[],
+  anyTags: readonly Uint8Array[],
+  declines: readonly Uint8Array[],
+): boolean {
+  return (
+    question.maxDepth === maxDepth &&
+    question.tags === tags &&
+    question.anyTags === anyTags &&
+    question.declines === declines
+  );
+}
+
+function keepTemplate(
+  m: ScannedMembers,
+  first: number,
+  maxDepth: number,
+  tags: readonly Uint8Array[],
+  anyTags: readonly Uint8Array[],
+  declines: readonly Uint8Array[],
+): void {
+  if (!asked(maxDepth, tags, anyTags, declines)) {
+    Object.assign(question, { maxDepth, tags, anyTags, declines });
+    byTag = tags.map(() => []);
+  }
+  const list = byTag[m.tag];
+  if (list === undefined) return;
+  // The tag's oldest makes way, and is the newest now.
+  const t = list.length < TEMPLATES_PER_TAG ? new MemberTemplate() : (list.pop() ?? new MemberTemplate());
+  list.unshift(t);
+  // A copy: a view would keep the chunk the line came in alive.
+  t.bytes = Buffer.from(m.line.subarray(first));
+  t.tag = m.tag;
+  t.count = m.count;
+  t.counts.length = 0;
+  for (let k = 0; k < m.count; k++) {
+    t.keys[k] = m.keys[k] ?? "";
+    t.keyStarts[k] = (m.keyStarts[k] ?? 0) - first;
+    t.starts[k] = (m.starts[k] ?? 0) - first;
+    t.ends[k] = (m.ends[k] ?? 0) - first;
+    if (m.isCount(k)) t.counts.push(k);
+  }
+  t.updateClose = m.updateClose - first;
+}
+
+/**
+ * What `scanMembers` proves of `line` when a template (above) fits it, asked the same; undefined
+ * when none fits (which says nothing of the line: scan it).
+ */
+export function scanMembersByTemplate(
+  line: Buffer,
+  maxDepth: number,
+  tags: readonly Uint8Array[],
+  anyTags: readonly Uint8Array[] = [],
+  declines: readonly Uint8Array[] = [],
+): ScannedMembers | undefined {
+  if (!asked(maxDepth, tags, anyTags, declines)) return undefined;
+  const i = literalEnd(line, 0, HEAD);
+  if (i < 0 || line[i] !== QUOTE) return undefined;
+  const idEnd = stringEnd(line, i, true);
+  if (idEnd < 0) return undefined;
+  const escaped = lastHadEscape();
+  const open = literalEnd(line, idEnd, UPDATE);
+  if (open < 0) return undefined;
+  const first = literalEnd(line, open, TAG_KEY);
+  if (first < 0) return undefined;
+  let tag = -1;
+  for (let t = 0; t < tags.length && tag < 0; t++) {
+    const bytes = tags[t];
+    if (bytes !== undefined && literalEnd(line, first, bytes) >= 0 && line[first + bytes.length] === QUOTE) tag = t;
+  }
+  const list = byTag[tag];
+  if (list === undefined || list.length === 0) return undefined;
+  // The template's bytes are valid UTF-8, and so are a count's digits: the session id's are checked here.
+  if (!asciiOrUtf8(line, i, idEnd)) return undefined;
+  for (let n = 0; n < list.length; n++) {
+    const t = list[n];
+    if (t === undefined || !fitsTemplate(t, line, first)) continue;
+    // The last used first (in place: no list is made a line).
+    for (let j = n; j > 0; j--) list[j] = list[j - 1] as MemberTemplate;
+    list[0] = t;
+    const out = scanned;
+    out.line = line;
+    out.tag = t.tag;
+    out.tagAt = 0;
+    out.updateOpen = open;
+    out.sessionIdStart = i;
+    out.sessionIdEnd = idEnd;
+    out.sessionIdEscaped = escaped;
+    out.count = t.count;
+    // Positions after each count move by the change in its length (`shifts`, filled by the fit).
+    let c = 0;
+    let shift = first;
+    for (let k = 0; k < t.count; k++) {
+      out.keys[k] = t.keys[k] ?? "";
+      out.keyStarts[k] = (t.keyStarts[k] ?? 0) + shift;
+      out.starts[k] = (t.starts[k] ?? 0) + shift;
+      if (t.counts[c] === k) shift = first + (shifts[c++] ?? 0);
+      out.ends[k] = (t.ends[k] ?? 0) + shift;
+    }
+    out.updateClose = t.updateClose + shift;
+    return out;
+  }
+  return undefined;
+}
+
+/** After a fit: for each count, how far what follows it moved (the change in the counts' lengths so far). */
+const shifts: number[] = [];
+
+/** `line`, its tag's text at `first`, is the template's bytes but for its counts' digits. */
+function fitsTemplate(t: MemberTemplate, line: Buffer, first: number): boolean {
+  const bytes = t.bytes;
+  // The update's last byte and the line's length give most other variants away without a native call.
+  if (line[line.length - 4] !== bytes[bytes.length - 4]) return false;
+  if (t.counts.length === 0 && line.length - first !== bytes.length) return false;
+  let from = 0;
+  let delta = 0;
+  for (let c = 0; c < t.counts.length; c++) {
+    const k = t.counts[c] ?? 0;
+    const start = t.starts[k] ?? 0;
+    const at = first + delta + start;
+    if (at > line.length || line.compare(bytes, from, start, first + delta + from, at) !== 0) return false;
+    // A count: digits, at most 15, no leading zero (JSON.stringify's form of a safe integer).
+    let end = at;
+    while (end < line.length && end - at <= MAX_COUNT_DIGITS && isDigit(line[end])) end++;
+    const digits = end - at;
+    if (digits < 1 || digits > MAX_COUNT_DIGITS || (digits > 1 && line[at] === ZERO)) return false;
+    from = t.ends[k] ?? 0;
+    delta += digits - (from - start);
+    shifts[c] = delta;
+  }
+  return (
+    line.length === first + delta + bytes.length && line.compare(bytes, from, bytes.length, first + delta + from) === 0
+  );
+}
+
+/** The digit 0. */
+const ZERO = 0x30;
+
+/** `line[start, end)` is ASCII (checked here), or valid UTF-8 (one native check). */
+function asciiOrUtf8(line: Buffer, start: number, end: number): boolean {
+  for (let j = start; j < end; j++) if ((line[j] ?? 0) >= 0x80) return isUtf8(line.subarray(start, end));
+  return true;
 }
 
 const CONTENT_LIST = new Needle('"content":[', "[");
