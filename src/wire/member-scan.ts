@@ -42,21 +42,10 @@ const MAX_MEMBERS = 16;
 /** A byte range of a scanned line, `[start, end)`. */
 export type LineRange = readonly [number, number];
 
-/**
- * What the scan proved: the update's members in order, each key (decoded: keys are escape-free)
- * and the byte range of its value. One instance serves every scan, consumed before the next line.
- */
-export class ScannedMembers {
-  line: Buffer = Buffer.alloc(0);
+/** An update's members in order: each key, the ranges of its key and value, and where the update closes. */
+class MemberRanges {
   /** The tag, as the index into the scan's `tags`. */
   tag = -1;
-  /** The tag's member: 0, or any (a tag asked for at any place). */
-  tagAt = 0;
-  /** Index of the update's first member (after its opening brace). */
-  updateOpen = -1;
-  sessionIdStart = 0;
-  sessionIdEnd = 0;
-  sessionIdEscaped = false;
   count = 0;
   readonly keys: string[] = [];
   /** Per member: the index of its key's opening quote, of its value, and after its value. */
@@ -65,6 +54,21 @@ export class ScannedMembers {
   readonly ends: number[] = [];
   /** Index of the update object's closing brace. */
   updateClose = -1;
+}
+
+/**
+ * What the scan proved: the update's members in order, each key (decoded: keys are escape-free)
+ * and the byte range of its value. One instance serves every scan, consumed before the next line.
+ */
+export class ScannedMembers extends MemberRanges {
+  line: Buffer = Buffer.alloc(0);
+  /** The tag's member: 0, or any (a tag asked for at any place). */
+  tagAt = 0;
+  /** Index of the update's first member (after its opening brace). */
+  updateOpen = -1;
+  sessionIdStart = 0;
+  sessionIdEnd = 0;
+  sessionIdEscaped = false;
 
   /** The session id, decoded (one without an escape as a key is: a stream's lines repeat it). */
   sessionId(): string {
@@ -342,17 +346,10 @@ export function scanMembers(
 /** Templates kept per tag, the last used first: an agent repeats a few variants of each update. */
 const TEMPLATES_PER_TAG = 8;
 
-class MemberTemplate {
+/** A template: the line's members, their positions relative to the tag's text. */
+class MemberTemplate extends MemberRanges {
   /** The template line's bytes from its tag's text on (after `"sessionUpdate":"`). */
   bytes: Buffer = Buffer.alloc(0);
-  tag = -1;
-  count = 0;
-  readonly keys: string[] = [];
-  /** Per member, relative to the tag's text: its key's opening quote, its value, after its value. */
-  readonly keyStarts: number[] = [];
-  readonly starts: number[] = [];
-  readonly ends: number[] = [];
-  updateClose = -1;
   /** The members whose values are counts, in order: their digits may differ. */
   readonly counts: number[] = [];
 }
