@@ -257,27 +257,14 @@ export function scanMembers(
 ): ScannedMembers | undefined {
   const depthLeft = Math.min(maxDepth, MAX_SCAN_DEPTH) - 3;
   if (depthLeft < 0) return undefined;
-  let i = literalEnd(line, 0, HEAD);
-  if (i < 0 || line[i] !== QUOTE) return undefined;
   const out = scanned;
-  out.line = line;
-  out.count = 0;
-  out.sessionIdStart = i;
-  let end = stringEnd(line, i, true);
-  if (end < 0) return undefined;
-  out.sessionIdEnd = end;
-  out.sessionIdEscaped = lastHadEscape();
-  i = literalEnd(line, end, UPDATE);
-  if (i < 0) return undefined;
-  out.updateOpen = i;
-  out.tag = -1;
+  if (!readHead(line, out)) return undefined;
+  let i = out.updateOpen;
+  let end: number;
   const first = literalEnd(line, i, TAG_KEY);
   if (first >= 0) {
     // The tag: one asked for, then its closing quote (`"sessionUpdate":"` was the literal's end).
-    for (let t = 0; t < tags.length && out.tag < 0; t++) {
-      const tag = tags[t];
-      if (tag !== undefined && literalEnd(line, first, tag) >= 0 && line[first + tag.length] === QUOTE) out.tag = t;
-    }
+    out.tag = tagIndex(line, first, tags);
     if (out.tag < 0) return undefined;
     out.tagAt = 0;
     out.keys[0] = "sessionUpdate";
@@ -311,7 +298,8 @@ export function scanMembers(
     if (end < 0) return undefined;
     if (first < 0 && key === "sessionUpdate") {
       // The update's own tag member: its value (canonical: no escape in a tag) is a tag of `anyTags`.
-      const tag = line[start] === QUOTE ? anyTag(line, start + 1, anyTags) : undefined;
+      const k = line[start] === QUOTE ? tagIndex(line, start + 1, anyTags) : -1;
+      const tag = anyTags[k];
       if (tag === undefined) return undefined;
       out.tag = tags.indexOf(tag);
       if (out.tag < 0) return undefined;
@@ -429,39 +417,22 @@ export function scanMembersByTemplate(
   anyTags: readonly Uint8Array[] = [],
   declines: readonly Uint8Array[] = [],
 ): ScannedMembers | undefined {
-  if (!asked(maxDepth, tags, anyTags, declines)) return undefined;
-  const i = literalEnd(line, 0, HEAD);
-  if (i < 0 || line[i] !== QUOTE) return undefined;
-  const idEnd = stringEnd(line, i, true);
-  if (idEnd < 0) return undefined;
-  const escaped = lastHadEscape();
-  const open = literalEnd(line, idEnd, UPDATE);
-  if (open < 0) return undefined;
-  const first = literalEnd(line, open, TAG_KEY);
+  const out = scanned;
+  if (!asked(maxDepth, tags, anyTags, declines) || !readHead(line, out)) return undefined;
+  const first = literalEnd(line, out.updateOpen, TAG_KEY);
   if (first < 0) return undefined;
-  let tag = -1;
-  for (let t = 0; t < tags.length && tag < 0; t++) {
-    const bytes = tags[t];
-    if (bytes !== undefined && literalEnd(line, first, bytes) >= 0 && line[first + bytes.length] === QUOTE) tag = t;
-  }
-  const list = byTag[tag];
+  const list = byTag[tagIndex(line, first, tags)];
   if (list === undefined || list.length === 0) return undefined;
   // The template's bytes are valid UTF-8, and so are a count's digits: the session id's are checked here.
-  if (!asciiOrUtf8(line, i, idEnd)) return undefined;
+  if (!asciiOrUtf8(line, out.sessionIdStart, out.sessionIdEnd)) return undefined;
   for (let n = 0; n < list.length; n++) {
     const t = list[n];
     if (t === undefined || !fitsTemplate(t, line, first)) continue;
     // The last used first (in place: no list is made a line).
     for (let j = n; j > 0; j--) list[j] = list[j - 1] as MemberTemplate;
     list[0] = t;
-    const out = scanned;
-    out.line = line;
     out.tag = t.tag;
     out.tagAt = 0;
-    out.updateOpen = open;
-    out.sessionIdStart = i;
-    out.sessionIdEnd = idEnd;
-    out.sessionIdEscaped = escaped;
     out.count = t.count;
     // Positions after each count move by the change in its length (`shifts`, filled by the fit).
     let c = 0;
@@ -564,10 +535,32 @@ function sameBytes(known: Uint8Array, line: Buffer, start: number, end: number):
 }
 const EMPTY = new Uint8Array(0);
 
-/** The tag of `anyTags` whose bytes and a closing quote are at `at` in `line`. */
-function anyTag(line: Buffer, at: number, anyTags: readonly Uint8Array[]): Uint8Array | undefined {
-  for (const tag of anyTags) if (literalEnd(line, at, tag) >= 0 && line[at + tag.length] === QUOTE) return tag;
-  return undefined;
+/** The index of the tag of `tags` whose bytes and a closing quote are at `at` in `line`, or -1. */
+function tagIndex(line: Buffer, at: number, tags: readonly Uint8Array[]): number {
+  for (let t = 0; t < tags.length; t++) {
+    const tag = tags[t];
+    if (tag !== undefined && literalEnd(line, at, tag) >= 0 && line[at + tag.length] === QUOTE) return t;
+  }
+  return -1;
+}
+
+/**
+ * The line's head, up to where its update opens, into `out` (the line, the session id's range, no
+ * member yet): false when the line does not start as a `session/update` of a session does.
+ */
+function readHead(line: Buffer, out: ScannedMembers): boolean {
+  const i = literalEnd(line, 0, HEAD);
+  if (i < 0 || line[i] !== QUOTE) return false;
+  const end = stringEnd(line, i, true);
+  if (end < 0) return false;
+  out.line = line;
+  out.count = 0;
+  out.tag = -1;
+  out.sessionIdStart = i;
+  out.sessionIdEnd = end;
+  out.sessionIdEscaped = lastHadEscape();
+  out.updateOpen = literalEnd(line, end, UPDATE);
+  return out.updateOpen >= 0;
 }
 
 /**
