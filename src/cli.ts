@@ -3,6 +3,12 @@
 import { VERSION } from "./version.js";
 
 const argv = process.argv.slice(2);
+
+/** V8 tuned for a bridge: its inlining budget, its young generation held (src/v8-tuning.ts). */
+function tune(v8: typeof import("./v8-tuning.js")): void {
+  v8.tuneV8();
+  v8.holdYoungGeneration();
+}
 const dashdash = argv.indexOf("--");
 const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
 
@@ -20,7 +26,7 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
   process.exitCode = await (await import("./replay/command.js")).runConvert(argv.slice(1));
 } else if (argv[0] === "serve") {
   // A stdio agent served over ACP's remote transport (src/remote/serve-command.ts).
-  (await import("./v8-tuning.js")).tuneV8();
+  tune(await import("./v8-tuning.js"));
   process.exitCode = await (await import("./remote/serve-command.js")).runServe(argv.slice(1));
 } else if (argv[0] === "doctor") {
   // `acp-bridge doctor -- <agent>`: probes an agent, reports what editors get through the bridge (src/doctor/).
@@ -28,7 +34,7 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
 } else {
   // The agent first (launch.ts, a small chunk), then the bridge, V8 tuned for it (before anything is hot).
   const early = (await import("./launch.js")).startEarly(argv);
-  (await import("./v8-tuning.js")).tuneV8();
+  tune(await import("./v8-tuning.js"));
   const { main } = await import("./main.js");
   process.exitCode = await main(argv, early);
 }

@@ -1,22 +1,102 @@
-// V8's tuning for a bridge process (docs/performance.md, "V8's inlining"). A bridge spends its
-// first few hundred thousand messages warming up, and on a small machine the optimizing compiler's
-// background threads, compiling the hot paths with deep inlining, compete with the editor and the
-// agent for the same cores: a smaller inlining budget cut the bridge's CPU per update by 6–10% over
-// a 200,000-update run (the regime a session lives in), for 2–5% more per line once fully warm.
-import { setFlagsFromString } from "node:v8";
+// V8's tuning for a bridge process (docs/performance.md, "V8's inlining" and "The young
+// generation"). A bridge spends its first few hundred thousand messages warming up, and on a small
+// machine the optimizing compiler's background threads, compiling the hot paths with deep inlining,
+// compete with the editor and the agent for the same cores: a smaller inlining budget cut the
+// bridge's CPU per update by 6–10% over a 200,000-update run (the regime a session lives in), for
+// 2–5% more per line once fully warm. Under a flood V8 grows its young generation to 32 MiB (two
+// semi-spaces of 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB.
+import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
+import { PerformanceObserver } from "node:perf_hooks";
 
 /** The flags the bridge sets on itself; a flag node was started with wins. */
 export const V8_FLAGS: readonly string[] = ["--max-inlined-bytecode-size-cumulative=300"];
+
+/** The young generation's size (both semi-spaces) the bridge stops V8 growing it past, in bytes. */
+export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
+
+/** The flags by which a user sizes the young generation; given any, the bridge leaves it to V8. */
+const YOUNG_GENERATION_FLAGS: readonly string[] = [
+  "--max-semi-space-size",
+  "--min-semi-space-size",
+  "--semi-space-growth-factor",
+];
+
+/** V8's own factor by which the young generation grows (node 20's default). */
+const V8_GROWTH_FACTOR = 2;
 
 /** A flag's name as node reads it (`--a_b=1` and `--a-b` name the same flag). */
 function flagName(arg: string): string {
   return (arg.split("=")[0] ?? "").replace(/_/g, "-");
 }
 
-/** Sets `V8_FLAGS` but those `execArgv` already gives; returns the flags set. */
-export function tuneV8(execArgv: readonly string[] = process.execArgv): string[] {
-  const given = new Set(execArgv.map(flagName));
+/** The flags node was started with: its command line's and NODE_OPTIONS's. */
+function givenFlags(execArgv: readonly string[], nodeOptions: string): Set<string> {
+  return new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith("--")).map(flagName));
+}
+
+/** Sets `V8_FLAGS` but those node was started with; returns the flags set. */
+export function tuneV8(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? "",
+): string[] {
+  const given = givenFlags(execArgv, nodeOptions);
   const set = V8_FLAGS.filter((f) => !given.has(flagName(f)));
   for (const f of set) setFlagsFromString(f);
   return set;
+}
+
+/** What the hold reads and sets: the young generation's size, and the factor V8 grows it by. */
+export interface YoungGeneration {
+  bytes(): number;
+  setGrowthFactor(factor: number): void;
+}
+
+/**
+ * Keeps the young generation at `limit` bytes at most. V8 fixes the semi-spaces' maximum when it
+ * makes the heap, before any code of ours runs, so `--max-semi-space-size` cannot be set from here;
+ * the factor it grows them by is read each time they grow, so it can: 1 (no growth) once the young
+ * generation has reached `limit`, V8's own again when V8 has shrunk it below (after a quiet
+ * stretch), so that a flood after a pause grows it back.
+ */
+export class YoungGenerationHold {
+  private factor = V8_GROWTH_FACTOR;
+
+  constructor(
+    private readonly young: YoungGeneration,
+    private readonly limit: number = YOUNG_GENERATION_BYTES,
+  ) {}
+
+  /** After a garbage collection: hold or release the growth. */
+  check(): void {
+    const factor = this.young.bytes() >= this.limit ? 1 : V8_GROWTH_FACTOR;
+    if (factor === this.factor) return;
+    this.factor = factor;
+    this.young.setGrowthFactor(factor);
+  }
+}
+
+/** This process's young generation, as V8 reports and tunes it. */
+const v8Young: YoungGeneration = {
+  bytes: () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0,
+  setGrowthFactor: (factor) => setFlagsFromString(`--semi-space-growth-factor=${factor}`),
+};
+
+/**
+ * Holds this process's young generation at `YOUNG_GENERATION_BYTES`, checked after each garbage
+ * collection (V8 grows it only in one), unless node was started with a flag that sizes it. Returns
+ * the observer's stop, or undefined when the young generation is left to V8. An idle bridge
+ * collects nothing, so the hold wakes nothing; the observer keeps no process alive.
+ */
+export function holdYoungGeneration(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? "",
+  young: YoungGeneration = v8Young,
+): (() => void) | undefined {
+  const given = givenFlags(execArgv, nodeOptions);
+  if (YOUNG_GENERATION_FLAGS.some((f) => given.has(f))) return undefined;
+  const hold = new YoungGenerationHold(young);
+  hold.check();
+  const observer = new PerformanceObserver(() => hold.check());
+  observer.observe({ entryTypes: ["gc"] });
+  return () => observer.disconnect();
 }

@@ -1,19 +1,77 @@
 // The V8 flags a bridge sets on itself (src/v8-tuning.ts): each is one this node knows (a flag a
-// later V8 dropped would only print an error and tune nothing), and one node was started with wins.
+// later V8 dropped would only print an error and tune nothing), and one node was started with, on
+// its command line or in NODE_OPTIONS, wins. The young generation's hold: growth stopped at the
+// limit, given back below it, nothing set twice, and no hold at all when node was told a size.
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { V8_FLAGS, tuneV8 } from "../src/v8-tuning.js";
+import {
+  V8_FLAGS,
+  YOUNG_GENERATION_BYTES,
+  YoungGenerationHold,
+  holdYoungGeneration,
+  tuneV8,
+  type YoungGeneration,
+} from "../src/v8-tuning.js";
+
+const known = execFileSync(process.execPath, ["--v8-options"], { encoding: "utf8" });
+
+/** A young generation of the given sizes in turn, recording the growth factors set. */
+function young(...sizes: number[]): YoungGeneration & { set: number[] } {
+  const set: number[] = [];
+  let i = 0;
+  return { set, bytes: () => sizes[Math.min(i++, sizes.length - 1)] ?? 0, setGrowthFactor: (f) => void set.push(f) };
+}
 
 describe("V8 tuning", () => {
   it("sets only flags this node's V8 knows", () => {
-    const known = execFileSync(process.execPath, ["--v8-options"], { encoding: "utf8" });
     for (const f of V8_FLAGS) expect(known).toContain(`  ${f.split("=")[0] ?? ""} (`);
+    expect(known).toContain("  --semi-space-growth-factor (");
   });
 
-  it("leaves a flag node was started with to node, spelled either way", () => {
+  it("leaves a flag node was started with to node, spelled either way, on its command line or in NODE_OPTIONS", () => {
     const name = (V8_FLAGS[0] ?? "").split("=")[0] ?? "";
-    expect(tuneV8([`${name}=920`])).toEqual([]);
-    expect(tuneV8([name.replace(/-/g, "_").replace(/^__/, "--")])).toEqual([]);
-    expect(tuneV8(["--inspect"])).toEqual(V8_FLAGS);
+    expect(tuneV8([`${name}=920`], "")).toEqual([]);
+    expect(tuneV8([name.replace(/-/g, "_").replace(/^__/, "--")], "")).toEqual([]);
+    expect(tuneV8([], `--inspect ${name}=920`)).toEqual([]);
+    expect(tuneV8(["--inspect"], "--no-warnings")).toEqual(V8_FLAGS);
+  });
+});
+
+describe("the young generation's hold", () => {
+  const MiB = 1024 * 1024;
+
+  it("stops V8 growing it at the limit and lets it grow again once V8 has shrunk it, setting nothing twice", () => {
+    const y = young(2 * MiB, 4 * MiB, 8 * MiB, 8 * MiB, 2 * MiB, 4 * MiB, 8 * MiB);
+    const hold = new YoungGenerationHold(y, 8 * MiB);
+    for (let i = 0; i < 7; i++) hold.check();
+    expect(y.set).toEqual([1, 2, 1]);
+  });
+
+  it("holds at once a young generation already past the limit", () => {
+    const y = young(32 * MiB);
+    new YoungGenerationHold(y).check();
+    expect(y.set).toEqual([1]);
+    expect(YOUNG_GENERATION_BYTES).toBe(8 * MiB);
+  });
+
+  it("is not started when node was given a size for it, on its command line or in NODE_OPTIONS", () => {
+    for (const [argv, options] of [
+      [["--max-semi-space-size=16"], ""],
+      [["--max_semi_space_size=16"], ""],
+      [[], "--min-semi-space-size=4"],
+      [[], "--semi-space-growth-factor=2 --inspect"],
+    ] as const) {
+      const y = young(32 * MiB);
+      expect(holdYoungGeneration(argv, options, y)).toBeUndefined();
+      expect(y.set).toEqual([]);
+    }
+  });
+
+  it("is started otherwise, checked at once, and stops", () => {
+    const y = young(32 * MiB);
+    const stop = holdYoungGeneration(["--inspect"], "--no-warnings", y);
+    expect(stop).toBeTypeOf("function");
+    expect(y.set).toEqual([1]);
+    stop?.();
   });
 });
