@@ -6,8 +6,8 @@
 // pooled; printed beside it: each one's first seconds alone, while V8 compiles, and the estimator's
 // noise floor, a raw relay against a second one in the same steady windows) and the CPU each
 // request costs; spawn → first `initialize` answered and RSS at start against the raw relay; then
-// RSS growth under a slow client over the issue's load (1,000,000 updates, a tool call per ten) on
-// each path, the raw relay's beside it, and `acp-bridge --version`.
+// RSS growth under a slow client over the issue's load (1,000,000 updates, a tool call per ten in the
+// own mix) on each path and traffic, the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 200000), BENCH_ROUNDS
 // (interleaved rounds, median taken, default 3; five at least for start-up, four for latency),
@@ -18,7 +18,7 @@
 // latency round's percentiles and CPU per request), BENCH_MIX (the throughput runs' traffic: own,
 // the bench's own mix; real, the mix derived from recorded agent turns; replay, the recorded
 // agent-side updates; a comma-separated list, or all, the default: see bench/traffic/README.md),
-// BENCH_SLOW_MIX (the slow client's traffic, default own), BENCH_THROUGHPUT_ONLY=1 (throughput alone),
+// BENCH_SLOW_MIX (the slow client's traffics, as BENCH_MIX, default all), BENCH_THROUGHPUT_ONLY=1 (throughput alone),
 // BENCH_REMOTE=0 (skip the remote row: a v1 client → `acp-bridge --connect ws://…` → `acp-bridge
 // serve` → the v2 agent, against the same agent behind the bridge over stdio; BENCH_ONLY=remote:
 // that row alone).
@@ -53,11 +53,17 @@ const MIX_LABEL: Record<Mix, string> = {
   real: "real-derived mix",
   replay: "replay of recorded turns",
 };
-const MIXES: Mix[] = (process.env.BENCH_MIX ?? "all")
-  .split(",")
-  .flatMap((m): Mix[] => (m === "all" ? ["own", "real", "replay"] : m in MIX_LABEL ? [m as Mix] : []));
-if (MIXES.length === 0) throw new Error("BENCH_MIX: own, real, replay or all");
-const SLOW_MIX = (process.env.BENCH_SLOW_MIX ?? "own") as Mix;
+/** The mixes a knob names: a comma-separated list of own, real and replay, or all. */
+function mixes(knob: string, value: string): Mix[] {
+  const named = value
+    .split(",")
+    .flatMap((m): Mix[] => (m === "all" ? ["own", "real", "replay"] : m in MIX_LABEL ? [m as Mix] : []));
+  if (named.length === 0) throw new Error(`${knob}: own, real, replay or all`);
+  return named;
+}
+const MIXES = mixes("BENCH_MIX", process.env.BENCH_MIX ?? "all");
+/** The slow client's traffics: the issue's memory target holds on the real mix and the replay too. */
+const SLOW_MIXES = mixes("BENCH_SLOW_MIX", process.env.BENCH_SLOW_MIX ?? "all");
 /** Throughput alone: no start-up, latency, noise floor or slow client (profiling, development). */
 const THROUGHPUT_ONLY = process.env.BENCH_THROUGHPUT_ONLY === "1";
 
@@ -334,9 +340,11 @@ async function start(t: Target): Promise<{ ms: number; cpuMs: number; rssMiB: nu
 }
 
 /** The bridge's RSS growth while a client reads slowly and the agent floods. */
-async function slowClient(t: Target, n: number): Promise<{ growthMiB: number; ms: number }> {
-  // The issue's load: a tool call per ten lines (100,000 over 1,000,000 updates).
-  const d = new Driver(t, { BENCH_TOOL_SPAN: "10", BENCH_MIX: SLOW_MIX });
+async function slowClient(t: Target, n: number, mix: Mix): Promise<{ growthMiB: number; ms: number }> {
+  // The issue's load: a tool call per ten lines (100,000 over 1,000,000 updates) in the own mix; the
+  // corpus mixes have their own (a tool call per 5.5 and 8.3 lines of the replay, v1 and v2 agents;
+  // per 93 and 94 of the real-derived mix, whose chunks are per token).
+  const d = new Driver(t, { BENCH_TOOL_SPAN: "10", BENCH_MIX: mix });
   const sid = await d.handshake();
   const pid = d.child.pid!;
   const base = rssKiB(pid);
@@ -646,18 +654,19 @@ async function main(): Promise<void> {
         );
   }
   out("\n");
-  if (SLOW_UPDATES > 0 && !THROUGHPUT_ONLY && only !== "remote") {
-    // The raw relay's growth under the same load is node's own share (young generation, buffers).
-    const relayGrowth = await slowClient(paths[0]!.raw, SLOW_UPDATES);
-    // `BENCH_ONLY=none`: the slow client alone, on every path.
-    for (const path of paths) {
-      if (only && only !== "none" && only !== path.key) continue;
-      const slow = await slowClient(path.bridge, SLOW_UPDATES);
-      out(
-        `slow client (${path.label}): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates with ${SLOW_UPDATES / 10} tool calls (${(slow.ms / 1000).toFixed(1)} s); raw relay ${relayGrowth.growthMiB.toFixed(1)} MiB\n`,
-      );
+  if (SLOW_UPDATES > 0 && !THROUGHPUT_ONLY && only !== "remote")
+    for (const mix of SLOW_MIXES) {
+      // The raw relay's growth under the same load is node's own share (young generation, buffers).
+      const relayGrowth = await slowClient(paths[0]!.raw, SLOW_UPDATES, mix);
+      // `BENCH_ONLY=none`: the slow client alone, on every path.
+      for (const path of paths) {
+        if (only && only !== "none" && only !== path.key) continue;
+        const slow = await slowClient(path.bridge, SLOW_UPDATES, mix);
+        out(
+          `slow client (${path.label}, ${MIX_LABEL[mix]}): bridge RSS grew ${slow.growthMiB.toFixed(1)} MiB over ${SLOW_UPDATES} updates (${(slow.ms / 1000).toFixed(1)} s); raw relay ${relayGrowth.growthMiB.toFixed(1)} MiB\n`,
+        );
+      }
     }
-  }
   if (process.env.BENCH_REMOTE !== "0" && (only === undefined || only === "remote")) await remoteRow();
   const [version = NaN, nodeFloor = NaN] = startupMs([BRIDGE, "--version"], ["-e", "0"]);
   out(`start-up: acp-bridge --version ${fixed(version)} ms (node -e 0: ${fixed(nodeFloor)} ms, alternated)\n`);
