@@ -28,14 +28,27 @@ afterEach(() => {
 async function flood(nodeFlags: string[]): Promise<number> {
   const peer = spawnRaw(
     process.execPath,
-    [`--import=${PROBE}`, ...nodeFlags, "bin/acp-bridge.js", "--log-level", "error", "--", process.execPath, "dist/bench/fake-agent.js"],
+    [
+      `--import=${PROBE}`,
+      ...nodeFlags,
+      "bin/acp-bridge.js",
+      "--log-level",
+      "error",
+      "--",
+      process.execPath,
+      "dist/bench/fake-agent.js",
+    ],
     { env: { BENCH_MIX: "replay", NODE_OPTIONS: "" } },
   );
   peers.push(peer);
   await peer.request("initialize", { protocolVersion: 1, clientCapabilities: {} }, 30_000);
   const session = await peer.request("session/new", { cwd: process.cwd(), mcpServers: [] }, 30_000);
   const sessionId = session.result.sessionId as string;
-  const done = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: String(UPDATES) }] }, 60_000);
+  const done = await peer.request(
+    "session/prompt",
+    { sessionId, prompt: [{ type: "text", text: String(UPDATES) }] },
+    60_000,
+  );
   expect(done).toMatchObject({ result: { stopReason: "end_turn" } });
   await peer.close();
   const m = /young generation at most (\d+)/.exec(peer.stderr);
