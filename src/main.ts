@@ -1,7 +1,7 @@
 // Start-up of the bridge from its command line. Usage errors exit 2 with a message on stderr.
-import { createBridgeConfig, joinOnlookers } from "./engine/config.js";
+import { createBridgeConfig, joinOnlookers, remoteAgentOptions } from "./engine/config.js";
 import { createLogger, type Logger } from "./log.js";
-import { parseQuick, type CliArgs } from "./options.js";
+import { optionGiven, parseQuick, type CliArgs } from "./options.js";
 import type { StartedAgent } from "./transport/agent-process.js";
 import { run } from "./transport/run.js";
 import { TraceWriter } from "./transport/trace.js";
@@ -79,7 +79,11 @@ export async function main(argv: readonly string[], early?: EarlyStart): Promise
     process.kill(process.pid, sig);
   };
   for (const s of fatal) process.on(s, onFatal);
-  const bridge = createBridgeConfig(connect === undefined ? options : { ...options, remoteAgent: true }, log, hooks);
+  const bridge = createBridgeConfig(
+    connect === undefined ? options : remoteAgentOptions(options, optionGiven(argv, "diff-file-max-bytes")),
+    log,
+    hooks,
+  );
   let status: number;
   if (connect !== undefined) {
     // Loaded only for a remote agent: the transports and `ws` stay off the stdio path (start-up budget).

@@ -211,8 +211,9 @@ export const OPTIONS = {
   },
   "diff-file-max-bytes": {
     type: "number",
-    describe: "largest file read to make diffs exact (v1 clients: full texts; v2 clients: snippets placed); 0: none",
-    doc: "largest file the bridge reads to make diffs exact (full texts for v1 clients, v1 snippets placed for v2 clients); `0` reads none",
+    describe:
+      "largest file read to make diffs exact (v1 clients: full texts; v2 clients: snippets placed); 0: none; with --connect, 0 unless given",
+    doc: "largest file the bridge reads to make diffs exact (full texts for v1 clients, v1 snippets placed for v2 clients); `0` reads none; with `--connect`, `0` unless given: a remote agent's paths name files on its own machine",
     default: 2 * 1024 * 1024,
     min: 0,
     max: MAX_TEXT_BYTES,
@@ -347,6 +348,17 @@ function readOption(name: string, spec: OptionSpec, raw: unknown): Read {
 }
 
 const NAMES = Object.keys(OPTIONS) as OptionName[];
+
+/**
+ * Whether the command line names `--name` itself (with its value, after `=` or as the next word),
+ * in any spelling a parser reads (yargs takes the camel-cased one too), before `--`: what an option
+ * whose default depends on another (`--diff-file-max-bytes` with `--connect`) must know.
+ */
+export function optionGiven(argv: readonly string[], name: OptionName): boolean {
+  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const spellings = new Set([`--${name}`, `--${camel(name)}`]);
+  return argv.slice(0, end).some((a) => spellings.has(a.split("=")[0] ?? ""));
+}
 
 /** The values of a table's options (this one's, or `serve`'s), by name; or the first usage error. */
 export function readTable<T extends Record<string, OptionSpec>>(

@@ -3,7 +3,7 @@
 // given anything but an integer in its range is a usage error naming it (status 2).
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OPTIONS, parseQuick, type CliArgs, type OptionName, type OptionSpec } from "../src/options.js";
+import { OPTIONS, optionGiven, parseQuick, type CliArgs, type OptionName, type OptionSpec } from "../src/options.js";
 import { parseFull } from "../src/options-yargs.js";
 import { numRuns } from "./support/properties.js";
 
@@ -148,5 +148,27 @@ describe("option values", () => {
   it("refuses an integer option with no value", async () => {
     expect(await parseFull(["--max-message-bytes", "--", "agent"])).toEqual({ status: 2 });
     expect(stderr).toContain("max-message-bytes");
+  });
+});
+
+describe("an option named on the command line (optionGiven)", () => {
+  it("sees it in every spelling a parser reads, before `--` only, by its whole name", async () => {
+    const name = "diff-file-max-bytes";
+    for (const [argv, value] of [
+      [["--diff-file-max-bytes", "5", "--connect", "ws://x"], 5],
+      [["--connect", "ws://x", "--diff-file-max-bytes=0"], 0],
+      [["--diffFileMaxBytes", "7", "--connect", "ws://x"], 7],
+    ] as const) {
+      expect(optionGiven(argv, name)).toBe(true);
+      // Each spelling is one a parser takes, with that value.
+      expect(await parseFull(argv)).toMatchObject({ args: { diffFileMaxBytes: value } });
+    }
+    for (const argv of [
+      ["--connect", "ws://x"],
+      ["--log-level", "error", "--", "agent", "--diff-file-max-bytes", "5"],
+      ["--diff-file-max-bytes-x", "5"],
+      ["--trace=--diff-file-max-bytes"],
+    ])
+      expect(optionGiven(argv, name)).toBe(false);
   });
 });

@@ -39,6 +39,16 @@ export type BridgeOptions = Pick<Options, Given> &
   };
 type Complete = Omit<Options, NotTheEngines> & Pick<BridgeOptions, "editorStdioCommand" | "remoteAgent" | "replay">;
 
+/**
+ * The engine's options for an agent `--connect` reaches: a remote agent's paths name files on its
+ * own machine, so the bridge reads none of them for diffs (`diffFileMaxBytes` 0) unless the command
+ * line asked for it (`diffReadsGiven`: `--diff-file-max-bytes` was given, say for a `serve` on this
+ * machine); this machine's loopback and commands are not the agent's either (`remoteAgent`).
+ */
+export function remoteAgentOptions(options: BridgeOptions, diffReadsGiven: boolean): BridgeOptions {
+  return { ...options, remoteAgent: true, ...(diffReadsGiven ? {} : { diffFileMaxBytes: 0 }) };
+}
+
 /** The stash level of each destination is chosen once its peer's `initialize` is known (optionsToward). */
 function stashPolicy(options: Complete): StashPolicy {
   return { setting: options.stash, maxBytes: DEFAULT_STASH_MAX_BYTES };

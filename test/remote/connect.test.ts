@@ -3,7 +3,7 @@
 // over WebSocket and Streamable HTTP. Every message on the client's wire and on the remote agent's
 // is schema-checked; a turn is the very turn the same agent gives over stdio.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -142,6 +142,44 @@ describe("--connect: a remote agent over ACP's transport", () => {
         },
         TIMEOUT,
       );
+
+  it(
+    "a remote agent's diff names a file on its machine: --connect reads none unless --diff-file-max-bytes is given",
+    async () => {
+      const d = scratch();
+      // The demo agent's edit of src/hello.ts under the session's directory: a file here whose text
+      // goes on past the patch's hunk, so that a v1 diff with the file's full text differs from the hunk's.
+      const hunk = 'export function hello() {\n  return "hi";\n}\n';
+      mkdirSync(join(d, "src"));
+      writeFileSync(join(d, "src", "hello.ts"), `${hunk}// and more\n`);
+      const oldTexts = async (args: readonly string[]): Promise<unknown[]> => {
+        const peer = bridge(1, args, { ACP_DEMO_CHUNK_MS: "0" });
+        await peer.ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+        const s = await peer.ctx.request("session/new", { cwd: d, mcpServers: [] });
+        await peer.ctx.request("session/prompt", {
+          sessionId: s.sessionId,
+          prompt: [{ type: "text", text: "[diff] go" }],
+        });
+        checkWire(1, peer.wire);
+        expect((await peer.close()).code).toBe(0);
+        const items = peer.updates.flatMap((u) =>
+          "content" in u.update && Array.isArray(u.update.content) ? u.update.content : [],
+        );
+        return items
+          .filter((c) => c.type === "diff" && c.path.endsWith("hello.ts"))
+          .map((c) => (c as { oldText?: unknown }).oldText);
+      };
+      const full = `${hunk}// and more\n`;
+      expect(await oldTexts(["--", ...AGENTS[2]])).toContain(full);
+      const remote = await remoteAgent(2, join(d, "remote-agent.jsonl"));
+      const unread = await oldTexts(["--connect", remote.url("ws")]);
+      expect(unread).toContain(hunk);
+      expect(unread).not.toContain(full);
+      const remoteAgain = await remoteAgent(2, join(d, "remote-agent-2.jsonl"));
+      expect(await oldTexts(["--connect", remoteAgain.url("ws"), "--diff-file-max-bytes", "65536"])).toContain(full);
+    },
+    TIMEOUT,
+  );
 
   for (const profile of ["ws", "http"] as const)
     it(
