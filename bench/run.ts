@@ -33,7 +33,10 @@ const NODE = process.execPath;
 const AGENT = here("./fake-agent.js");
 const RELAY = here("./relay.js");
 const BRIDGE = here("../../bin/acp-bridge.js");
-/** Updates per throughput run: the run (its throughput and RSS figures are of one run of 1,000,000). */
+/**
+ * Updates per throughput run: the issue's run (its table gives throughput beside the RSS at start
+ * and peak of its 1,000,000-update run).
+ */
 const N = Number(process.env.BENCH_UPDATES ?? 1_000_000);
 /**
  * A fresh process's first updates, timed apart in the same run: the bench's runs were this long
