@@ -467,24 +467,19 @@ async function latencyRounds(a: Target, b: Target, withCold = true): Promise<[La
   return [figures(0), figures(1)];
 }
 
+type PerTarget<T> = { raw: T; parse: T; bridge: T };
+const TARGETS = ["raw", "parse", "bridge"] as const;
+
 /** Throughput of the three targets on one traffic, ROUNDS rounds interleaved, medians. */
 async function throughputRounds(path: Path, mix: Mix): Promise<Throughput> {
-  const samples = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
-  const first = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
-  const cpu = { raw: [] as number[], parse: [] as number[], bridge: [] as number[] };
-  for (let r = 0; r < ROUNDS; r++)
-    for (const k of ["raw", "parse", "bridge"] as const) {
-      const m = await throughput(path[k], mix, N);
-      samples[k].push(m.rate);
-      first[k].push(m.firstRate);
-      cpu[k].push(m.cpuUs);
-    }
-  return {
-    mix,
-    rates: { raw: median(samples.raw), parse: median(samples.parse), bridge: median(samples.bridge) },
-    firstRates: { raw: median(first.raw), parse: median(first.parse), bridge: median(first.bridge) },
-    cpu: { raw: median(cpu.raw), parse: median(cpu.parse), bridge: median(cpu.bridge) },
-  };
+  const runs: PerTarget<Awaited<ReturnType<typeof throughput>>[]> = { raw: [], parse: [], bridge: [] };
+  for (let r = 0; r < ROUNDS; r++) for (const k of TARGETS) runs[k].push(await throughput(path[k], mix, N));
+  const medians = (figure: "rate" | "firstRate" | "cpuUs"): PerTarget<number> => ({
+    raw: median(runs.raw.map((m) => m[figure])),
+    parse: median(runs.parse.map((m) => m[figure])),
+    bridge: median(runs.bridge.map((m) => m[figure])),
+  });
+  return { mix, rates: medians("rate"), firstRates: medians("firstRate"), cpu: medians("cpuUs") };
 }
 
 async function measure(path: Path): Promise<Row> {

@@ -355,9 +355,14 @@ const NAMES = Object.keys(OPTIONS) as OptionName[];
  * whose default depends on another (`--diff-file-max-bytes` with `--connect`) must know.
  */
 export function optionGiven(argv: readonly string[], name: OptionName): boolean {
-  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
   const spellings = new Set([`--${name}`, `--${camel(name)}`]);
-  return argv.slice(0, end).some((a) => spellings.has(a.split("=")[0] ?? ""));
+  return argv.slice(0, dashDash(argv)).some((a) => spellings.has(a.split("=")[0] ?? ""));
+}
+
+/** Where the bridge's own options end: the index of `--`, or the command line's length. */
+function dashDash(argv: readonly string[]): number {
+  const i = argv.indexOf("--");
+  return i === -1 ? argv.length : i;
 }
 
 /** The values of a table's options (this one's, or `serve`'s), by name; or the first usage error. */
@@ -407,7 +412,7 @@ function isOptionName(name: string): name is OptionName {
  */
 export function parseQuick(argv: readonly string[]): CliArgs | undefined {
   // Without `--`: only a remote agent's command line (`--connect URL`, no agent command).
-  const dashdash = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const dashdash = dashDash(argv);
   const command = argv.slice(dashdash + 1);
   const values = new Map<OptionName, string | boolean>();
   for (let i = 0; i < dashdash; i++) {
