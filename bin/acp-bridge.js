@@ -18,4 +18,12 @@ if (own.length === 1 && (own[0] === "--version" || own[0] === "-V")) {
   }
 }
 if (version !== undefined) process.stdout.write(`${version}\n`);
-else void import("../dist/bundle/cli.js");
+else {
+  try {
+    // The agent before node's ES module loader starts (src/early.ts): its start-up overlaps ours sooner.
+    require("../dist/bundle/early.cjs").startFromLauncher(own);
+  } catch {
+    // The bundle starts it then, as it always can.
+  }
+  void import("../dist/bundle/cli.js");
+}

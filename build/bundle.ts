@@ -64,3 +64,17 @@ await build({
   logLevel: "warning",
   plugins: [checkedTablesPlugin],
 });
+
+// The launcher's early start (src/early.ts), CommonJS so that the launcher loads it before node's ES
+// module loader starts: one file, the same checked tables.
+await build({
+  entryPoints: [`${dist}src/early.js`],
+  outfile: `${dist}bundle/early.cjs`,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+  plugins: [checkedTablesPlugin],
+});

@@ -2,7 +2,8 @@
 // agent before the bridge's code loads, so that the editor waits for the agent's start-up (often
 // longer than the bridge's load) alongside ours, not after it. Anything else (help, a usage error, a
 // trace file that cannot be opened, a login on a terminal) starts nothing here: main reports it, or
-// starts the agent itself.
+// starts the agent itself. The launcher may have started it sooner still (early.ts): adopted here.
+import { takeLauncherStart } from "./early.js";
 import { createLogger } from "./log.js";
 import type { EarlyStart } from "./main.js";
 import { parseQuick } from "./options.js";
@@ -11,6 +12,12 @@ import { TraceWriter } from "./transport/trace.js";
 import { ReportWriter } from "./report/index.js";
 
 export function startEarly(argv: readonly string[]): EarlyStart | undefined {
+  const launched = takeLauncherStart();
+  if (launched) {
+    const log = createLogger(launched.args.logLevel);
+    log.debug("agent started before the bridge loads (by the launcher)");
+    return { args: launched.args, log, trace: undefined, report: undefined, agent: launched.agent };
+  }
   const args = parseQuick(argv);
   // A remote agent (`--connect`) has no process to start.
   const [command, ...commandArgs] = args?.command ?? [];

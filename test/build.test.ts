@@ -33,6 +33,14 @@ describe("bundle", () => {
     expect(text).not.toContain("AcpServer");
     expect(text).toContain("parseQuick");
   });
+
+  it("gives the launcher an early start without zod or yargs, and without the engine", () => {
+    const text = readFileSync(new URL("early.cjs", dir), "utf8");
+    expect(text).toContain("startFromLauncher");
+    expect(text).not.toContain("ZodError");
+    expect(text).not.toContain("yargs-parser");
+    expect(text).not.toContain("var Bridge = class");
+  });
 });
 
 describe("launcher", () => {

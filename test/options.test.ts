@@ -1,7 +1,7 @@
 // The quick command-line parser (read at every start, without yargs) against the full one: every
 // command line the quick parser accepts means exactly what yargs makes of it; the rest goes to yargs.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -105,12 +105,12 @@ describe("command line", () => {
 });
 
 /** Runs the CLI with an agent that only leaves a mark; says whether it ran, and what the CLI wrote. */
-async function launch(own: string[]) {
+async function launch(own: string[], launcher = "bin/acp-bridge.js") {
   const dir = mkdtempSync(join(tmpdir(), "acp-bridge-early-"));
   const mark = join(dir, "ran");
   const agent = [process.execPath, "-e", `require("node:fs").writeFileSync(${JSON.stringify(mark)}, "")`];
   // Asynchronous, so that the many cases below run side by side (each is mostly process start-up).
-  const child = spawn(process.execPath, ["bin/acp-bridge.js", ...own, "--", ...agent], {
+  const child = spawn(process.execPath, [launcher, ...own, "--", ...agent], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
@@ -185,6 +185,53 @@ describe("starting the agent before the bridge loads (built CLI)", () => {
     expect(r.stderr).toContain("agent started before the bridge loads");
   });
 
+  it.concurrent(
+    "starts it from the launcher, before node's ES module loader, when nothing is to be opened first",
+    async () => {
+      const r = await launch(["--log-level", "debug"]);
+      expect(r.ran).toBe(true);
+      expect(r.stderr).toContain("agent started before the bridge loads (by the launcher)");
+    },
+  );
+
+  it.concurrent(
+    "leaves a command line with a file to open first (--trace) to the bundle, which opens it, then starts",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "acp-bridge-early-trace-"));
+      const trace = join(dir, "trace.jsonl");
+      try {
+        const r = await launch(["--log-level", "debug", "--trace", trace]);
+        expect(r.ran).toBe(true);
+        expect(r.stderr).toContain("agent started before the bridge loads\n");
+        expect(r.stderr).not.toContain("(by the launcher)");
+        expect(existsSync(trace)).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.concurrent("starts it from the bundle when the launcher's early start is missing", async () => {
+    // The launcher, the package file and the bundle without early.cjs: launch.ts starts the agent.
+    const root = mkdtempSync(join(tmpdir(), "acp-bridge-no-early-"));
+    try {
+      mkdirSync(join(root, "bin"));
+      mkdirSync(join(root, "dist"));
+      for (const f of ["bin/acp-bridge.js", "bin/package.json", "package.json"])
+        copyFileSync(new URL(`../${f}`, import.meta.url), join(root, f));
+      cpSync(new URL("../dist/bundle", import.meta.url), join(root, "dist/bundle"), {
+        recursive: true,
+        filter: (src) => !src.endsWith("early.cjs"),
+      });
+      const r = await launch(["--log-level", "debug"], join(root, "bin/acp-bridge.js"));
+      expect(r.ran).toBe(true);
+      expect(r.stderr).toContain("agent started before the bridge loads\n");
+      expect(r.stderr).not.toContain("(by the launcher)");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it.concurrent("leaves other spellings to the bridge, which still starts the agent", async () => {
     const r = await launch(["--logLevel", "debug"]);
     expect(r.ran).toBe(true);
@@ -196,9 +243,10 @@ describe("starting the agent before the bridge loads (built CLI)", () => {
     [["--max-pending-requests=0"]],
     [["--help"]],
     [["--log-level", "loud"]],
+    [["--version"]],
   ])("starts no agent for %j", async (own) => {
     const r = await launch(own);
     expect(r.ran).toBe(false);
-    expect(r.status).toBe(own[0] === "--help" ? 0 : 2);
+    expect(r.status).toBe(own[0] === "--help" || own[0] === "--version" ? 0 : 2);
   });
 });

@@ -67,10 +67,12 @@ describe("the packed package, installed without dev dependencies", () => {
     // What makes the launcher CommonJS (it answers --version before the ES module loader starts).
     expect(packed).toContain("bin/package.json");
     expect(packed).toContain("dist/bundle/cli.js");
+    // The launcher's early start (src/early.ts), CommonJS.
+    expect(packed).toContain("dist/bundle/early.cjs");
     expect(
       packed.filter(
         (f) =>
-          !/^(bin\/acp-bridge\.js|bin\/package\.json|dist\/bundle\/[^/]+\.js|package\.json|README\.md|LICEN[CS]E(\.\w+)?)$/.test(
+          !/^(bin\/acp-bridge\.js|bin\/package\.json|dist\/bundle\/[^/]+\.c?js|package\.json|README\.md|LICEN[CS]E(\.\w+)?)$/.test(
             f,
           ),
       ),
