@@ -253,7 +253,7 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
  * message id). A line that has a template's bytes before the text and after it is proven by
  * scanning its text alone: the scan reads left to right, and what it decides before the text and
  * after it depends on those bytes only (the text's own bytes end it, and set its slot and escape
- * flag). Its slots are the template's, shifted past the text by the change in its length. Two are
+ * flag). Its slots are the template's, shifted past the text by the change in its length. A few are
  * kept, the last used first: thoughts and message chunks, or chunks and tool updates, interleave.
  */
 class Template {
@@ -274,18 +274,27 @@ class Template {
 /** How many bytes of a template's head are compared first, spread over what follows the line's fixed head. */
 const PROBES = 6;
 
-/** The templates: the last used, and the other. */
-let newest = new Template();
-let older = new Template();
+/** How many templates are kept: message chunks with and without a message id, and thoughts, interleave. */
+const TEMPLATES = 4;
+/** The templates, the last used first. */
+const templates: readonly Template[] = Array.from({ length: TEMPLATES }, () => new Template());
 const TEXT_SLOT = SLOTS["content.text"];
+
+/** Moves the template at `k` to the front (the last used). */
+function toFront(k: number): Template {
+  const list = templates as Template[];
+  const t = list[k] as Template;
+  for (let j = k; j > 0; j--) list[j] = list[j - 1] as Template;
+  list[0] = t;
+  return t;
+}
 
 /** Keep the line `out` proved as the newest template (when it has a text; else the templates stay). */
 function keepTemplate(out: ScannedUpdate): void {
   const start = out.startOf(TEXT_SLOT);
   if (start < 0) return;
-  const t = older;
-  older = newest;
-  newest = t;
+  // The least recently used one is overwritten.
+  const t = toFront(TEMPLATES - 1);
   t.bytes = Buffer.from(out.line);
   t.textStart = start;
   t.textEnd = out.endOf(TEXT_SLOT);
@@ -295,14 +304,14 @@ function keepTemplate(out: ScannedUpdate): void {
   for (let k = 0; k < PROBES; k++) t.probes[k] = start - 1 - Math.floor(((start - 1 - from) * k) / PROBES);
 }
 
-/** A template's proof of `line` (above), into `out`; false when the line fits neither. */
+/** A template's proof of `line` (above), into `out`; false when the line fits none. */
 function fromTemplate(line: Buffer, out: ScannedUpdate): boolean {
-  if (fits(newest, line, out)) return true;
-  if (!fits(older, line, out)) return false;
-  const t = older;
-  older = newest;
-  newest = t;
-  return true;
+  for (let k = 0; k < TEMPLATES; k++) {
+    if (!fits(templates[k] as Template, line, out)) continue;
+    if (k > 0) toFront(k);
+    return true;
+  }
+  return false;
 }
 
 function fits(t: Template, line: Buffer, out: ScannedUpdate): boolean {

@@ -5,7 +5,13 @@
 // member's decoded value, the key orders and where the update closes.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scanUpdate, scanUpdateFresh, type ScannedUpdate, type StringName } from "../../src/wire/update-scan.js";
+import {
+  scanUpdate,
+  scanUpdateByTemplate,
+  scanUpdateFresh,
+  type ScannedUpdate,
+  type StringName,
+} from "../../src/wire/update-scan.js";
 import { numRuns } from "../support/properties.js";
 import { applyRealEdit, realEdit, realText } from "../support/real-traffic.js";
 
@@ -116,6 +122,50 @@ describe("scanUpdate's template", () => {
       }),
       { numRuns: numRuns() * 4 },
     );
+  });
+
+  it("proves exactly what a fresh scan proves while several streams interleave", () => {
+    fc.assert(
+      fc.property(
+        fc.array(stream, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ pick: fc.nat(), text: realText, edit: fc.option(realEdit, { freq: 5 }) }), {
+          minLength: 1,
+          maxLength: 24,
+        }),
+        (streams, steps) => {
+          for (const st of steps) {
+            const s = streams[st.pick % streams.length] as Stream;
+            let line: Buffer = Buffer.from(chunkLine(s, st.text));
+            if (st.edit !== null) line = applyRealEdit(line.toString(), st.edit);
+            expect(proof(scanUpdate(line, 64))).toEqual(proof(scanUpdateFresh(line, 64)));
+          }
+        },
+      ),
+      { numRuns: numRuns() * 2 },
+    );
+  });
+
+  it("keeps a template for each of four interleaved streams (message chunks with and without an id, thoughts)", () => {
+    const base: Stream = {
+      sessionId: "s",
+      tag: "agent_message_chunk",
+      messageId: "m1",
+      order: "tag-id-content",
+      typeFirst: true,
+    };
+    const four: Stream[] = [
+      base,
+      { ...base, order: "content-tag" },
+      { ...base, tag: "agent_thought_chunk", messageId: "th1" },
+      { ...base, tag: "user_message_chunk", messageId: "u1" },
+    ];
+    for (const s of four) scanUpdate(Buffer.from(chunkLine(s, "first")), 64);
+    // Round after round, each stream's next chunk is proven by its template, without a fresh scan.
+    for (let round = 0; round < 3; round++)
+      for (const s of four) {
+        const text = `chunk ${String(round)} "of" ${s.tag}`;
+        expect(scanUpdateByTemplate(Buffer.from(chunkLine(s, text)), 64)?.string("content.text")).toBe(text);
+      }
   });
 
   it("takes the next chunk of a stream from the template, and refuses what differs around the text", () => {
