@@ -83,6 +83,15 @@ function chunkLine(s: Stream, text: string): string {
   return JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: s.sessionId, update } });
 }
 
+/** A message's chunks, plainly written. */
+const plainStream: Stream = {
+  sessionId: "s",
+  tag: "agent_message_chunk",
+  messageId: "m1",
+  order: "tag-content-id",
+  typeFirst: true,
+};
+
 /** One line of a stream: mostly its next text, sometimes another stream's line or an edited one. */
 const step = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("text" as const), text: realText }) },
@@ -146,13 +155,7 @@ describe("scanUpdate's template", () => {
   });
 
   it("keeps a template for each of four interleaved streams (message chunks with and without an id, thoughts)", () => {
-    const base: Stream = {
-      sessionId: "s",
-      tag: "agent_message_chunk",
-      messageId: "m1",
-      order: "tag-id-content",
-      typeFirst: true,
-    };
+    const base = plainStream;
     const four: Stream[] = [
       base,
       { ...base, order: "content-tag" },
@@ -169,13 +172,7 @@ describe("scanUpdate's template", () => {
   });
 
   it("takes the next chunk of a stream from the template, and refuses what differs around the text", () => {
-    const s: Stream = {
-      sessionId: "s",
-      tag: "agent_message_chunk",
-      messageId: "m1",
-      order: "tag-content-id",
-      typeFirst: true,
-    };
+    const s = plainStream;
     const a = Buffer.from(chunkLine(s, "first"));
     expect(scanUpdate(a, 64)?.string("content.text")).toBe("first");
     // The text differs in length, holds escapes: the template proves it.
