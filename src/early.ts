@@ -1,6 +1,6 @@
 // The launcher's own early start (start-up budget). bin/acp-bridge.js is CommonJS, and this module,
 // bundled alone as CommonJS (dist/bundle/early.cjs, build/bundle.ts), starts the agent from it
-// before node's ES module loader has begun: some 30 ms sooner than launch.ts, in the bundle, can.
+// before node's ES module loader has begun: some 15 ms sooner than launch.ts, in the bundle, can.
 // It takes only what launch.ts would start from without opening anything first (no `--trace`, no
 // `--report`: their files are opened before the agent starts, and a file that cannot be opened
 // starts nothing); launch.ts adopts what it started, or starts the agent itself as before.

@@ -276,23 +276,27 @@ const PROBES = 6;
 
 /** How many templates are kept: message chunks with and without a message id, and thoughts, interleave. */
 const TEMPLATES = 4;
+/**
+ * @internal The longest line kept as a template (each is a copy): a streamed chunk is far shorter,
+ * and a longer line kept would hold its memory until four other texts had come.
+ */
+export const TEMPLATE_MAX_BYTES = 64 * 1024;
 /** The templates, the last used first. */
-const templates: readonly Template[] = Array.from({ length: TEMPLATES }, () => new Template());
+const templates: Template[] = Array.from({ length: TEMPLATES }, () => new Template());
 const TEXT_SLOT = SLOTS["content.text"];
 
 /** Moves the template at `k` to the front (the last used). */
 function toFront(k: number): Template {
-  const list = templates as Template[];
-  const t = list[k] as Template;
-  for (let j = k; j > 0; j--) list[j] = list[j - 1] as Template;
-  list[0] = t;
+  const t = templates[k] as Template;
+  for (let j = k; j > 0; j--) templates[j] = templates[j - 1] as Template;
+  templates[0] = t;
   return t;
 }
 
 /** Keep the line `out` proved as the newest template (when it has a text; else the templates stay). */
 function keepTemplate(out: ScannedUpdate): void {
   const start = out.startOf(TEXT_SLOT);
-  if (start < 0) return;
+  if (start < 0 || out.line.length > TEMPLATE_MAX_BYTES) return;
   // The least recently used one is overwritten.
   const t = toFront(TEMPLATES - 1);
   t.bytes = Buffer.from(out.line);

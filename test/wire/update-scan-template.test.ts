@@ -9,6 +9,7 @@ import {
   scanUpdate,
   scanUpdateByTemplate,
   scanUpdateFresh,
+  TEMPLATE_MAX_BYTES,
   type ScannedUpdate,
   type StringName,
 } from "../../src/wire/update-scan.js";
@@ -169,6 +170,20 @@ describe("scanUpdate's template", () => {
         const text = `chunk ${String(round)} "of" ${s.tag}`;
         expect(scanUpdateByTemplate(Buffer.from(chunkLine(s, text)), 64)?.string("content.text")).toBe(text);
       }
+  });
+
+  it("keeps no template of a line longer than TEMPLATE_MAX_BYTES (a copy held until four other texts came)", () => {
+    // A shape no other test used: no template of it yet.
+    const own: Stream = { ...plainStream, sessionId: "long-lines" };
+    const long = "x".repeat(TEMPLATE_MAX_BYTES);
+    expect(scanUpdate(Buffer.from(chunkLine(own, long)), 64)?.string("content.text")).toBe(long);
+    // The same shape again, long or short: no template fits, the line is scanned afresh.
+    expect(scanUpdateByTemplate(Buffer.from(chunkLine(own, `${long}y`)), 64)).toBeUndefined();
+    const short = Buffer.from(chunkLine(own, "short"));
+    expect(scanUpdateByTemplate(short, 64)).toBeUndefined();
+    expect(scanUpdate(short, 64)?.string("content.text")).toBe("short");
+    // A short line was kept: its next chunk fits.
+    expect(scanUpdateByTemplate(Buffer.from(chunkLine(own, "next")), 64)?.string("content.text")).toBe("next");
   });
 
   it("takes the next chunk of a stream from the template, and refuses what differs around the text", () => {
