@@ -18,11 +18,27 @@ export interface LauncherStart {
 
 type Slot = { [SLOT]?: LauncherStart | undefined };
 
+/** A command line an early start takes (here or in launch.ts): usual spellings, an agent to start. */
+export interface QuickStart {
+  readonly args: CliArgs;
+  readonly command: string;
+  readonly commandArgs: readonly string[];
+}
+
+/** The command line, when an early start may take it; undefined leaves it to main. */
+export function quickStart(argv: readonly string[]): QuickStart | undefined {
+  const args = parseQuick(argv);
+  // A remote agent (`--connect`) has no process to start; a login on a terminal is main's.
+  const [command, ...commandArgs] = args?.command ?? [];
+  if (!args || command === undefined || process.stdin.isTTY) return undefined;
+  return { args, command, commandArgs };
+}
+
 /** Starts the agent for a bridge command line in the usual spellings; leaves the rest to the bundle. */
 export function startFromLauncher(argv: readonly string[]): void {
-  const args = parseQuick(argv);
-  const [command, ...commandArgs] = args?.command ?? [];
-  if (!args || command === undefined || process.stdin.isTTY) return;
+  const quick = quickStart(argv);
+  if (!quick) return;
+  const { args, command, commandArgs } = quick;
   if (args.trace !== undefined || args.report !== undefined) return;
   const log = createLogger(args.logLevel);
   (globalThis as Slot)[SLOT] = {

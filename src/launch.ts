@@ -3,10 +3,9 @@
 // longer than the bridge's load) alongside ours, not after it. Anything else (help, a usage error, a
 // trace file that cannot be opened, a login on a terminal) starts nothing here: main reports it, or
 // starts the agent itself. The launcher may have started it sooner still (early.ts): adopted here.
-import { takeLauncherStart } from "./early.js";
+import { quickStart, takeLauncherStart } from "./early.js";
 import { createLogger } from "./log.js";
 import type { EarlyStart } from "./main.js";
-import { parseQuick } from "./options.js";
 import { startAgent } from "./transport/agent-process.js";
 import { TraceWriter } from "./transport/trace.js";
 import { ReportWriter } from "./report/index.js";
@@ -18,10 +17,9 @@ export function startEarly(argv: readonly string[]): EarlyStart | undefined {
     log.debug("agent started before the bridge loads (by the launcher)");
     return { args: launched.args, log, trace: undefined, report: undefined, agent: launched.agent };
   }
-  const args = parseQuick(argv);
-  // A remote agent (`--connect`) has no process to start.
-  const [command, ...commandArgs] = args?.command ?? [];
-  if (!args || command === undefined || process.stdin.isTTY) return undefined;
+  const quick = quickStart(argv);
+  if (!quick) return undefined;
+  const { args, command, commandArgs } = quick;
   const log = createLogger(args.logLevel);
   let trace: TraceWriter | undefined;
   try {
