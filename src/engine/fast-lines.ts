@@ -5,6 +5,7 @@ import { kindInfo } from "../../mappings/message.js";
 import { notificationMethod } from "../wire/scan.js";
 import {
   Literal,
+  SLOT,
   scanUpdate,
   scanUpdateAfresh,
   scanUpdateByTemplate,
@@ -28,7 +29,7 @@ const COMMANDS_TAG = new Literal("available_commands_update");
 
 /** The kind of chunk a scanned update is, if it is one the fast paths take. */
 export function fastChunkKind(u: ScannedUpdate): "agent" | "thought" | undefined {
-  for (const c of FAST_CHUNKS) if (u.is("sessionUpdate", c.tag)) return c.kind;
+  for (const c of FAST_CHUNKS) if (u.is(SLOT.sessionUpdate, c.tag)) return c.kind;
   return undefined;
 }
 

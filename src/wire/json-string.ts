@@ -11,6 +11,22 @@ export function lastHadEscape(): boolean {
   return escaped;
 }
 
+/** Some string `stringEnd` proved since `clearNonAscii` held a byte >= 0x80 (module state, as `escaped`). */
+let nonAscii = false;
+
+/** Starts a line's record of bytes >= 0x80 in its strings (`sawNonAscii`). */
+export function clearNonAscii(): void {
+  nonAscii = false;
+}
+
+/**
+ * Whether a string proved since `clearNonAscii` held a byte >= 0x80: if none did, a line whose
+ * other bytes are ASCII literals is ASCII, valid UTF-8 without a check.
+ */
+export function sawNonAscii(): boolean {
+  return nonAscii;
+}
+
 /** Bytes a string's body may hold as they are (0), and the ones that end or interrupt it (1). */
 const STOP = new Uint8Array(256);
 for (let b = 0; b < 0x20; b++) STOP[b] = 1;
@@ -50,12 +66,20 @@ export function stringEnd(line: Uint8Array, i: number, canonical: boolean): numb
   escaped = false;
   const n = line.length;
   let j = i + 1;
+  let bits = 0;
   for (;;) {
-    // The hot loop: one table look-up per byte of text.
-    while (j < n && STOP[line[j] ?? 0] === 0) j++;
+    // The hot loop: one table look-up per byte of text (and an OR, to tell ASCII text apart).
+    for (; j < n; j++) {
+      const b = line[j] ?? 0;
+      if (STOP[b] !== 0) break;
+      bits |= b;
+    }
     if (j >= n) return -1;
     const c = line[j];
-    if (c === QUOTE) return j + 1;
+    if (c === QUOTE) {
+      if (bits > 0x7f) nonAscii = true;
+      return j + 1;
+    }
     if (c !== BACKSLASH) return -1; // a raw control character
     escaped = true;
     j = escapeEnd(line, j, canonical);

@@ -8,7 +8,7 @@
 // write, a repeated key) returns undefined, and the full path decides.
 import { isUtf8 } from "node:buffer";
 import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, UPDATE_HEAD, UPDATE_OPEN, literalEnd, utf8 } from "./bytes.js";
-import { lastHadEscape, stringEnd } from "./json-string.js";
+import { clearNonAscii, lastHadEscape, sawNonAscii, stringEnd } from "./json-string.js";
 import { allocLine } from "./writer.js";
 
 /** The update members a fast path may read (each a string), and `content`. */
@@ -16,8 +16,11 @@ const UPDATE_KEYS = ["sessionUpdate", "messageId", "toolCallId", "status", "titl
 export type UpdateKey = (typeof UPDATE_KEYS)[number];
 const CONTENT_KEYS = ["type", "text"] as const;
 
-/** Every string a scan records, by slot: `sessionId`, the update's members, `content`'s. */
-const SLOTS = {
+/**
+ * Every string a scan records, by slot: `sessionId`, the update's members, `content`'s. Callers
+ * name a slot by its number (`SLOT.toolCallId`): a name looked up per call was a megamorphic load.
+ */
+export const SLOT = {
   sessionId: 0,
   sessionUpdate: 1,
   messageId: 2,
@@ -28,12 +31,31 @@ const SLOTS = {
   "content.type": 7,
   "content.text": 8,
 } as const;
-export type StringName = keyof typeof SLOTS;
-const SLOT_COUNT = Object.keys(SLOTS).length;
+export type StringName = keyof typeof SLOT;
+export type Slot = (typeof SLOT)[StringName];
+const SLOT_COUNT = Object.keys(SLOT).length;
+/** The slot of an update member's string (a switch: a name looked up in `SLOT` per call is a megamorphic load). */
+export function keySlot(key: Exclude<UpdateKey, "content">): Slot {
+  switch (key) {
+    case "sessionUpdate":
+      return SLOT.sessionUpdate;
+    case "messageId":
+      return SLOT.messageId;
+    case "toolCallId":
+      return SLOT.toolCallId;
+    case "status":
+      return SLOT.status;
+    case "title":
+      return SLOT.title;
+    case "kind":
+      return SLOT.kind;
+  }
+}
+
 /** Strings this short are remembered per slot: ids and tags repeat from line to line. */
 const REMEMBERED_BYTES = 64;
 /** Per slot, whether its value repeats from line to line (ids, tags; not a title or a text). */
-const REMEMBERED: readonly boolean[] = Object.entries(SLOTS)
+const REMEMBERED: readonly boolean[] = Object.entries(SLOT)
   .sort(([, a], [, b]) => a - b)
   .map(([name]) => name !== "title" && name !== "content.text");
 
@@ -120,10 +142,9 @@ export class ScannedUpdate {
   }
 
   /** The line with the bytes of a string member's value (between its quotes) replaced by `bytes`. */
-  splice(name: StringName, bytes: Uint8Array): Buffer {
-    const slot = SLOTS[name];
+  splice(slot: Slot, bytes: Uint8Array): Buffer {
     const start = this.starts[slot] ?? -1;
-    if (start < 0) throw new Error(`splice: no ${name} in the scanned line`);
+    if (start < 0) throw new Error(`splice: no string in slot ${slot} of the scanned line`);
     return this.replaced(start, this.ends[slot] ?? start, bytes);
   }
 
@@ -145,24 +166,22 @@ export class ScannedUpdate {
    * Whether a member is present with the value `literal`, compared as bytes (nothing decoded or
    * copied: the per-line test of a tag).
    */
-  is(name: StringName, literal: Literal): boolean {
-    const slot = SLOTS[name];
+  is(slot: Slot, literal: Literal): boolean {
     const start = this.starts[slot] ?? -1;
     return start >= 0 && sameBytes(literal.bytes, this.line, start, this.ends[slot] ?? start);
   }
 
   /** Where a string member's bytes start (after its opening quote), or -1; `end` where they end. */
-  start(name: StringName): number {
-    return this.starts[SLOTS[name]] ?? -1;
+  start(slot: Slot): number {
+    return this.starts[slot] ?? -1;
   }
 
-  end(name: StringName): number {
-    return this.ends[SLOTS[name]] ?? -1;
+  end(slot: Slot): number {
+    return this.ends[slot] ?? -1;
   }
 
   /** A member's decoded value: `sessionId`, an update key's, or `content.type` / `content.text`. */
-  string(name: StringName): string | undefined {
-    const slot = SLOTS[name];
+  string(slot: Slot): string | undefined {
     const start = this.starts[slot] ?? -1;
     if (start < 0) return undefined;
     const end = this.ends[slot] ?? start;
@@ -218,6 +237,8 @@ const HEAD = UPDATE_HEAD;
 const UPDATE = UPDATE_OPEN;
 
 const UPDATE_KEY_BYTES = UPDATE_KEYS.map((k) => Buffer.from(`"${k}":`));
+/** Each update key's slot by its index in `UPDATE_KEYS` (`content` has none). */
+const UPDATE_KEY_SLOTS: readonly number[] = UPDATE_KEYS.map((k) => (k === "content" ? -1 : SLOT[k]));
 const CONTENT_KEY_BYTES = CONTENT_KEYS.map((k) => Buffer.from(`"${k}":`));
 
 /** Which of `keys` (each `"name":`, bytes) starts at `i`: its index, or -1. */
@@ -240,7 +261,7 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
     const end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
     if (end < 0) return -1;
     out.contentKeys.push(name);
-    out.put(name === "type" ? SLOTS["content.type"] : SLOTS["content.text"], at + 1, end - 1, lastHadEscape());
+    out.put(name === "type" ? SLOT["content.type"] : SLOT["content.text"], at + 1, end - 1, lastHadEscape());
     if (line[end] === CLOSE_OBJECT) return end + 1;
     if (line[end] !== COMMA) return -1;
     i = end + 1;
@@ -283,7 +304,7 @@ const TEMPLATES = 4;
 export const TEMPLATE_MAX_BYTES = 64 * 1024;
 /** The templates, the last used first. */
 const templates: Template[] = Array.from({ length: TEMPLATES }, () => new Template());
-const TEXT_SLOT = SLOTS["content.text"];
+const TEXT_SLOT = SLOT["content.text"];
 
 /** Moves the template at `k` to the front (the last used). */
 function toFront(k: number): Template {
@@ -329,11 +350,13 @@ function fits(t: Template, line: Buffer, out: ScannedUpdate): boolean {
   }
   const tail = bytes.length - t.textEnd;
   if (line.compare(bytes, 0, start, 0, start) !== 0) return false;
+  clearNonAscii();
   const after = stringEnd(line, start - 1, true);
   // `after` is past the closing quote: the tail (from that quote) must be the template's.
   if (after < 0 || line.length - (after - 1) !== tail) return false;
   if (line.compare(bytes, t.textEnd, bytes.length, after - 1, line.length) !== 0) return false;
-  if (!isUtf8(line)) return false;
+  // The rest is the template's bytes (checked when it was scanned): an ASCII text needs no check.
+  if (sawNonAscii() && !isUtf8(line)) return false;
   out.copyFrom(t, line, after - 1 - t.textEnd, lastHadEscape());
   return true;
 }
@@ -373,9 +396,10 @@ function fullScan(line: Buffer): ScannedUpdate | undefined {
   if (i < 0 || line[i] !== QUOTE) return undefined;
   const out = scanned;
   out.reset(line);
+  clearNonAscii();
   let end = skipCanonicalString(line, i);
   if (end < 0) return undefined;
-  out.put(SLOTS.sessionId, i + 1, end - 1, lastHadEscape());
+  out.put(SLOT.sessionId, i + 1, end - 1, lastHadEscape());
   i = literalEnd(line, end, UPDATE);
   if (i < 0) return undefined;
   for (;;) {
@@ -388,7 +412,7 @@ function fullScan(line: Buffer): ScannedUpdate | undefined {
     if (name === "content") end = line[at] === OPEN_OBJECT ? content(line, at, out) : -1;
     else {
       end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
-      if (end >= 0) out.put(SLOTS[name], at + 1, end - 1, lastHadEscape());
+      if (end >= 0) out.put(UPDATE_KEY_SLOTS[k] ?? -1, at + 1, end - 1, lastHadEscape());
     }
     if (end < 0) return undefined;
     if (line[end] === CLOSE_OBJECT) {
@@ -402,7 +426,8 @@ function fullScan(line: Buffer): ScannedUpdate | undefined {
   // The update, then params and the message close; nothing after.
   if (line[i] !== CLOSE_OBJECT || line[i + 1] !== CLOSE_OBJECT || i + 2 !== line.length) return undefined;
   if (!out.keys.includes("sessionUpdate")) return undefined;
-  // Bytes >= 0x80 passed the string loops: one native check of the whole line covers them.
-  if (!isUtf8(line)) return undefined;
+  // Bytes >= 0x80 passed the string loops (everything else is an ASCII literal or a structural
+  // byte): one native check of the whole line covers them, when there were any.
+  if (sawNonAscii() && !isUtf8(line)) return undefined;
   return out;
 }

@@ -4,7 +4,7 @@
 // JSON.stringify writes those bytes) and says whether it met an escape.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lastHadEscape, stringEnd } from "../../src/wire/json-string.js";
+import { clearNonAscii, lastHadEscape, sawNonAscii, stringEnd } from "../../src/wire/json-string.js";
 import { numRuns } from "../support/properties.js";
 
 /** The reading it must equal: one byte at a time, as JSON.parse reads (or, canonical, as JSON.stringify writes). */
@@ -81,8 +81,11 @@ describe("stringEnd", () => {
           memory.set(bytes, before);
           const line = memory.subarray(before, before + bytes.length);
           const want = byByte(line, quoteAt, canonical);
+          clearNonAscii();
           expect(stringEnd(line, quoteAt, canonical)).toBe(want.end);
           if (want.end >= 0) expect(lastHadEscape()).toBe(want.escaped);
+          // A string it proved tells whether it held a byte >= 0x80 (a line's UTF-8 check is skipped without).
+          if (want.end >= 0) expect(sawNonAscii()).toBe(line.subarray(quoteAt, want.end).some((b) => b >= 0x80));
         },
       ),
       { numRuns: numRuns() * 20 },
@@ -97,6 +100,12 @@ describe("stringEnd", () => {
         const at = Buffer.byteLength(JSON.stringify(lead)) + 1;
         expect(stringEnd(line, at, true)).toBe(at + Buffer.byteLength(quoted));
         expect(lastHadEscape()).toBe(quoted.includes("\\"));
+        // Strings proved since the clear accumulate: the lead's bytes count too, were it skipped first.
+        clearNonAscii();
+        stringEnd(line, 0, true);
+        const leadHigh = sawNonAscii();
+        stringEnd(line, at, true);
+        expect(sawNonAscii()).toBe(leadHigh || Buffer.byteLength(s) !== s.length);
       }),
       { numRuns: numRuns() * 10 },
     );

@@ -4,7 +4,7 @@
 // line in memory (wire/writer.ts `allocLine`).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Literal, scanUpdate } from "../../src/wire/update-scan.js";
+import { Literal, SLOT, scanUpdate } from "../../src/wire/update-scan.js";
 import { numRuns } from "../support/properties.js";
 
 function scanned(tag: string, type: string) {
@@ -26,9 +26,9 @@ describe("ScannedUpdate.is", () => {
         const u = scanned(a, b);
         // Lone surrogates are escaped as `\ud800`, which the scan does not take.
         fc.pre(u !== undefined);
-        expect(u?.is("sessionUpdate", new Literal(b))).toBe(a === b);
-        expect(u?.is("content.type", new Literal(a))).toBe(a === b);
-        expect(u?.is("messageId", new Literal(a))).toBe(false);
+        expect(u?.is(SLOT.sessionUpdate, new Literal(b))).toBe(a === b);
+        expect(u?.is(SLOT["content.type"], new Literal(a))).toBe(a === b);
+        expect(u?.is(SLOT.messageId, new Literal(a))).toBe(false);
       }),
       { numRuns: numRuns() },
     );
@@ -38,7 +38,7 @@ describe("ScannedUpdate.is", () => {
 describe("ScannedUpdate splices", () => {
   it("builds a spliced line with its newline after it in memory, for the writer to write as it lies", () => {
     const u = scanned("tool_call_update", "text");
-    const spliced = [u!.splice("sessionUpdate", Buffer.from("tool_call")), u!.withLastMember(Buffer.from(',"x":1'))];
+    const spliced = [u!.splice(SLOT.sessionUpdate, Buffer.from("tool_call")), u!.withLastMember(Buffer.from(',"x":1'))];
     for (const line of spliced) {
       expect(JSON.parse(line.toString())).toBeTypeOf("object");
       expect(Buffer.from(line.buffer, line.byteOffset, line.length + 1).at(-1)).toBe(0x0a);

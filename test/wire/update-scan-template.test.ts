@@ -9,6 +9,7 @@ import {
   scanUpdate,
   scanUpdateByTemplate,
   scanUpdateFresh,
+  SLOT,
   TEMPLATE_MAX_BYTES,
   type ScannedUpdate,
   type StringName,
@@ -35,12 +36,12 @@ function proof(u: ScannedUpdate | undefined): unknown {
     keys: [...u.keys],
     contentKeys: [...u.contentKeys],
     updateClose: u.updateClose,
-    strings: NAMES.map((n) => u.string(n)),
+    strings: NAMES.map((n) => u.string(SLOT[n])),
     // Splicing reads the slots' byte ranges: the spliced line shows them.
     spliced:
-      u.string("content.text") === undefined
+      u.string(SLOT["content.text"]) === undefined
         ? undefined
-        : u.splice("content.text", Buffer.from("X")).toString("latin1"),
+        : u.splice(SLOT["content.text"], Buffer.from("X")).toString("latin1"),
     last: u.withLastMember(Buffer.from(',"m":1')).toString("latin1"),
   };
 }
@@ -168,7 +169,7 @@ describe("scanUpdate's template", () => {
     for (let round = 0; round < 3; round++)
       for (const s of four) {
         const text = `chunk ${String(round)} "of" ${s.tag}`;
-        expect(scanUpdateByTemplate(Buffer.from(chunkLine(s, text)), 64)?.string("content.text")).toBe(text);
+        expect(scanUpdateByTemplate(Buffer.from(chunkLine(s, text)), 64)?.string(SLOT["content.text"])).toBe(text);
       }
   });
 
@@ -176,27 +177,27 @@ describe("scanUpdate's template", () => {
     // A shape no other test used: no template of it yet.
     const own: Stream = { ...plainStream, sessionId: "long-lines" };
     const long = "x".repeat(TEMPLATE_MAX_BYTES);
-    expect(scanUpdate(Buffer.from(chunkLine(own, long)), 64)?.string("content.text")).toBe(long);
+    expect(scanUpdate(Buffer.from(chunkLine(own, long)), 64)?.string(SLOT["content.text"])).toBe(long);
     // The same shape again, long or short: no template fits, the line is scanned afresh.
     expect(scanUpdateByTemplate(Buffer.from(chunkLine(own, `${long}y`)), 64)).toBeUndefined();
     const short = Buffer.from(chunkLine(own, "short"));
     expect(scanUpdateByTemplate(short, 64)).toBeUndefined();
-    expect(scanUpdate(short, 64)?.string("content.text")).toBe("short");
+    expect(scanUpdate(short, 64)?.string(SLOT["content.text"])).toBe("short");
     // A short line was kept: its next chunk fits.
-    expect(scanUpdateByTemplate(Buffer.from(chunkLine(own, "next")), 64)?.string("content.text")).toBe("next");
+    expect(scanUpdateByTemplate(Buffer.from(chunkLine(own, "next")), 64)?.string(SLOT["content.text"])).toBe("next");
   });
 
   it("takes the next chunk of a stream from the template, and refuses what differs around the text", () => {
     const s = plainStream;
     const a = Buffer.from(chunkLine(s, "first"));
-    expect(scanUpdate(a, 64)?.string("content.text")).toBe("first");
+    expect(scanUpdate(a, 64)?.string(SLOT["content.text"])).toBe("first");
     // The text differs in length, holds escapes: the template proves it.
     const b = Buffer.from(chunkLine(s, 'a "quoted"\nline'));
-    expect(scanUpdate(b, 64)?.string("content.text")).toBe('a "quoted"\nline');
-    expect(scanUpdate(b, 64)?.string("messageId")).toBe("m1");
+    expect(scanUpdate(b, 64)?.string(SLOT["content.text"])).toBe('a "quoted"\nline');
+    expect(scanUpdate(b, 64)?.string(SLOT.messageId)).toBe("m1");
     // Another message id after the text: a fresh scan, with the new id.
     const c = Buffer.from(chunkLine({ ...s, messageId: "m2" }, "x"));
-    expect(scanUpdate(c, 64)?.string("messageId")).toBe("m2");
+    expect(scanUpdate(c, 64)?.string(SLOT.messageId)).toBe("m2");
     // A non-canonical escape or a raw control character in the text: refused as a fresh scan refuses it.
     expect(scanUpdate(Buffer.from(chunkLine(s, "x").replace('"x"', '"\\u0041"')), 64)).toBeUndefined();
     expect(scanUpdate(Buffer.from(chunkLine(s, "x").replace('"x"', '"\u0001"')), 64)).toBeUndefined();

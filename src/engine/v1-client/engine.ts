@@ -19,7 +19,7 @@ import { SessionTable } from "../bounded.js";
 import type { ExitInfo } from "../translator.js";
 import { noteDropped } from "../observer.js";
 import type { ScannedMembers } from "../../wire/member-scan.js";
-import type { ScannedUpdate } from "../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../wire/update-scan.js";
 import { objectResult, TranslatingMode } from "../translating.js";
 import { SessionA } from "./session.js";
 import { EditorGlue, editorTransport } from "./editor.js";
@@ -276,7 +276,7 @@ export class DirectionA extends TranslatingMode {
   fastUpdate(u: ScannedUpdate): boolean {
     // A bridge client gets key-order records and ext updates: always the full path.
     if (this.clientFlags.bridgePeer || !this.client.takesProven) return false;
-    const sessionId = u.string("sessionId");
+    const sessionId = u.string(SLOT.sessionId);
     const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     const bytes = s === undefined || s.closed ? undefined : fastUpdateToV1(s, u, this.updates);
     if (bytes === undefined) return false;

@@ -41,7 +41,7 @@ import {
   type UpdateContextB,
 } from "./updates/index.js";
 import type { ScannedMembers } from "../../wire/member-scan.js";
-import type { ScannedUpdate } from "../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../wire/update-scan.js";
 import { scanCommands, type ScannedCommands } from "../../wire/commands-scan.js";
 
 export { DEFAULT_CLOSE_DRAIN_MS, type BConfig } from "./context.js";
@@ -279,7 +279,7 @@ export class DirectionB extends TranslatingMode {
 
   /** The fast path (fast-lines.ts): what updates.ts proves the full path writes, written as bytes. */
   fastUpdate(u: ScannedUpdate): boolean {
-    const s = this.fastSession(u.string("sessionId"));
+    const s = this.fastSession(u.string(SLOT.sessionId));
     if (s === undefined) return false;
     const bytes = fastUpdateToV2(s, u);
     if (bytes === undefined) return false;

@@ -19,7 +19,7 @@ import { NOTHING, notify, raw, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import { noteDropped, updateKind, type BridgeObserver } from "../../observer.js";
 import type { SessionA } from "../session.js";
-import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
 import { COMMAND, TEXT as TEXT_VALUE, withoutRanges } from "../../../wire/commands-scan.js";
 import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "../../../wire/bytes.js";
@@ -132,15 +132,15 @@ export function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
 export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): Buffer | undefined {
   if (s.pendingTools.size > 0) return undefined;
   // Tags compared as bytes: nothing decoded for the test.
-  if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u, ctx);
+  if (u.is(SLOT.sessionUpdate, TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u, ctx);
   const kind = fastChunkKind(u);
-  if (kind === undefined || u.keys.length !== 3 || u.contentKeys.length !== 2 || !u.is("content.type", TEXT))
+  if (kind === undefined || u.keys.length !== 3 || u.contentKeys.length !== 2 || !u.is(SLOT["content.type"], TEXT))
     return undefined;
-  const id = u.string("messageId");
+  const id = u.string(SLOT.messageId);
   if (id === undefined) return undefined;
   // A message kept as numbers needs no string of the text: its digest is read from the bytes.
   if (takePlainChunkBytes(s, kind, id, u)) return u.line;
-  const text = u.string("content.text");
+  const text = u.string(SLOT["content.text"]);
   if (text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
   return u.line;
 }

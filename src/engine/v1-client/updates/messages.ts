@@ -1,6 +1,6 @@
 // Direction A's message chunks toward the v1 client (T §2.1): the kind each message id was first
 // seen with, plain text chunks taken whole, and the fast path's text chunk.
-import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { isObject, type Obj } from "../../../base/json.js";
 import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../../convert/message.js";
 import { NOTHING, raw, type Outgoing } from "../../outgoing.js";
@@ -56,11 +56,11 @@ function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
  * nothing, where the text is needed as a string (the caller decodes it and takes `takePlainChunk`).
  */
 export function takePlainChunkBytes(s: SessionA, kind: MessageKind, id: string, u: ScannedUpdate): boolean {
-  const start = u.start("content.text");
+  const start = u.start(SLOT["content.text"]);
   return (
     start >= 0 &&
     firstKindOf(s, id, kind) === kind &&
-    s.sent.appendTextJson(kind, id, u.line, start, u.end("content.text"))
+    s.sent.appendTextJson(kind, id, u.line, start, u.end(SLOT["content.text"]))
   );
 }
 

@@ -23,7 +23,7 @@ import { dropped } from "../../translating.js";
 import type { SessionA, TerminalEntry, ToolCallView } from "../session.js";
 import { NIL } from "../../slot-table.js";
 import { limits } from "../../../../mappings/limits.js";
-import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { SLOT, keySlot, type ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
 import { plainLocations, plainLocationsAt, textItemsAt, toolCallMembers } from "../../text-content.js";
 import { QUOTE } from "../../../wire/bytes.js";
@@ -250,7 +250,7 @@ function fastTarget(s: SessionA, id: string): { slot: number; known: ToolCallVie
  */
 export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateContext): Buffer | undefined {
   if (u.keys[0] !== "sessionUpdate" || u.keys.includes("messageId") || u.keys.includes("content")) return undefined;
-  const id = u.string("toolCallId");
+  const id = u.string(SLOT.toolCallId);
   if (id === undefined) return undefined;
   const target = fastTarget(s, id);
   if (target === undefined) return undefined;
@@ -262,7 +262,7 @@ export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateCon
   const patch: Obj = {};
   for (const k of u.keys) {
     if (k === "sessionUpdate" || k === "content") continue;
-    const value = u.string(k);
+    const value = u.string(keySlot(k));
     if (value === undefined) return undefined;
     if (k === "status" && toolCallStatusToV1(value).changed) return undefined;
     // A completion of a tool call with content repeats it (`repeatsContent`).
@@ -281,7 +281,7 @@ export function fastToolCallUpdate(s: SessionA, u: ScannedUpdate, ctx: UpdateCon
     status = t.view.status;
   } else status = calls.statusOf(compact);
   if (typeof status === "string" && TERMINAL_STATUSES.has(status)) calls.retire(id);
-  return slot === NIL ? u.splice("sessionUpdate", TOOL_CALL_TAG) : u.line;
+  return slot === NIL ? u.splice(SLOT.sessionUpdate, TOOL_CALL_TAG) : u.line;
 }
 
 /** The tag of a v1 first sighting, as the bytes spliced in. */

@@ -23,7 +23,7 @@ import { notify, NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import { noteDropped, updateKind, type BridgeObserver } from "../../observer.js";
 import type { SessionB } from "../session.js";
-import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { fastChunkKind, TOOL_CALL_UPDATE } from "../../fast-lines.js";
 import { chunk, chunkKind, fastChunk } from "./messages.js";
 import { fastToolCallMembers, fastToolCallUpdate, toolCall } from "./tool-calls.js";
@@ -187,7 +187,7 @@ export function updateToV2(s: SessionB, params: Obj, ctx: UpdateContextB): reado
 export function fastUpdateToV2(s: SessionB, u: ScannedUpdate): Buffer | undefined {
   if (s.suppressHistory || s.pendingUpsert !== undefined) return undefined;
   // Tags are compared as bytes: decoding one per line costs more than the rest of the fast path.
-  if (u.is("sessionUpdate", TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u) ? u.line : undefined;
+  if (u.is(SLOT.sessionUpdate, TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u) ? u.line : undefined;
   const kind = fastChunkKind(u);
   return kind === undefined ? undefined : fastChunk(s, u, kind);
 }

@@ -14,7 +14,7 @@ import { generatedMessageId, messageTable } from "../../../../mappings/message.j
 import { NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import type { SessionB } from "../session.js";
-import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { TEXT } from "../../fast-lines.js";
 import { type UpdateContextB, boundary, clientUpdate, updatesOf } from "./index.js";
 import { withMembers, copyMembers } from "../../../base/json.js";
@@ -42,8 +42,8 @@ const GENERATED_HEAD = messageTable.generatedIdPrefix + messageTable.generatedId
 export function fastChunk(s: SessionB, u: ScannedUpdate, kind: MessageKind): Buffer | undefined {
   const n = u.keys.length;
   if (!u.keys.includes("content") || n !== (u.keys.includes("messageId") ? 3 : 2)) return undefined;
-  if (u.contentKeys.length !== 2 || !u.is("content.type", TEXT)) return undefined;
-  const raw = u.string("messageId");
+  if (u.contentKeys.length !== 2 || !u.is(SLOT["content.type"], TEXT)) return undefined;
+  const raw = u.string(SLOT.messageId);
   if (raw !== undefined && s.alias.has(raw)) return undefined;
   s.prompts.closeEcho();
   const id = takeChunkId(s, kind, raw, true);

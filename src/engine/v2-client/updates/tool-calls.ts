@@ -13,7 +13,7 @@ import { diffFiles } from "../../files.js";
 import { NOTHING, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import type { SessionB, ToolSeen } from "../session.js";
-import type { ScannedUpdate } from "../../../wire/update-scan.js";
+import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import type { ScannedMembers } from "../../../wire/member-scan.js";
 import { plainLocations, textItemsOnly, toolCallMembers } from "../../text-content.js";
 import { resolvePath } from "../../../convert/paths.js";
@@ -34,10 +34,10 @@ export function diffFilesOfV1(toolCall: unknown, s: SessionB | undefined, ctx: U
  */
 export function fastToolCallUpdate(s: SessionB, u: ScannedUpdate): boolean {
   if (u.keys[0] !== "sessionUpdate" || u.keys.includes("content") || u.keys.includes("messageId")) return false;
-  const id = u.string("toolCallId");
+  const id = u.string(SLOT.toolCallId);
   if (id === undefined) return false;
-  const title = u.keys.includes("title") ? u.string("title") : undefined;
-  const kind = u.keys.includes("kind") ? u.string("kind") : undefined;
+  const title = u.keys.includes("title") ? u.string(SLOT.title) : undefined;
+  const kind = u.keys.includes("kind") ? u.string(SLOT.kind) : undefined;
   // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
   boundary(s);
   s.prompts.closeEcho();
