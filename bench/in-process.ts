@@ -1,5 +1,5 @@
 // `node dist/bench/in-process.js [a|b] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
-// [--pool P] [--each] [--bridge-only] [--per-kind]`: the bridge's own cost per agent line, without pipes, processes
+// [--pool P] [--each] [--bridge-only] [--per-kind] [--writer]`: the bridge's own cost per agent line, without pipes, processes
 // or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a) or a
 // v2 client and a v1 agent (b), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
 // the real-derived mix or the replay of recorded turns; `--chunks`: its message and thought chunks
@@ -12,11 +12,15 @@
 // round; `--bridge-only` leaves out the parse+stringify rounds (for instruction counts under
 // callgrind: the process's cost is then the bridge's and the pool's); `--per-kind` then runs one more
 // round with each line timed alone, and prints the time of each kind of update (bench/per-kind.ts)
-// for the bridge and for parse+stringify. What each line costs the bridge,
+// for the bridge and for parse+stringify; `--writer` sends what the bridge writes to the client
+// through a LineWriter to a stream that discards it, flushed after each chunk as the pump flushes
+// (to weigh a change to the writer: parse+stringify writes nothing). What each line costs the bridge,
 // not the machine's pipes: the figures the fast paths are tuned by (docs/performance.md).
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Writable } from "node:stream";
 import { Bridge } from "../src/engine/bridge.js";
+import { LineWriter } from "../src/wire/writer.js";
 import { createBridgeConfig } from "../src/engine/config.js";
 import { createLogger } from "../src/log.js";
 import { parseCorpus } from "./traffic/corpus.js";
@@ -41,6 +45,21 @@ const POOL = opt("--pool", 20_000);
 const EACH = args.includes("--each");
 /** No parse+stringify rounds: the process's whole cost is the bridge's (instruction counts under callgrind). */
 const BRIDGE_ONLY = args.includes("--bridge-only");
+/**
+ * The client's lines through a LineWriter to a stream that discards them, flushed per chunk. Each
+ * write completes at once, its callback called then: a pipe's write is usually done before the
+ * next read (a Writable would defer the callback to a tick this synchronous loop never yields to).
+ */
+const WRITER = args.includes("--writer") ? new LineWriter(discarding()) : undefined;
+
+function discarding(): Writable {
+  const stream = new Writable();
+  stream.write = (_chunk: unknown, done?: unknown) => {
+    if (typeof done === "function") (done as () => void)();
+    return true;
+  };
+  return stream;
+}
 /** One more round, each line timed alone, summed per kind of update (its figures are not the medians'). */
 const PER_KIND = args.includes("--per-kind");
 /** The agent's version: v2 behind a v1 client (a), v1 behind a v2 client (b). */
@@ -84,7 +103,9 @@ async function bridge(): Promise<Bridge> {
     { agentProtocol: "auto", clientProtocol: "auto", mcpUnsupported: "reject", editorTools: "off" },
     createLogger("silent", () => undefined),
   );
-  const b = new Bridge(config, { push: () => undefined }, { push: (l) => void toAgent.push(String(l)) });
+  const b = new Bridge(config, WRITER ?? { push: () => undefined }, {
+    push: (l) => void toAgent.push(String(l)),
+  });
   const settle = () => new Promise((r) => setImmediate(r));
   const send = (side: "client" | "agent", m: unknown) => {
     const line = Buffer.from(JSON.stringify(m));
@@ -194,6 +215,9 @@ const at = (i: number): Buffer => {
   const c = chunkOf[k] as number;
   const from = chunkStart[c] as number;
   if (c !== current) {
+    // The pump's flush after each read, and its hold for the next.
+    WRITER?.flush();
+    WRITER?.hold();
     chunk = Buffer.allocUnsafe((chunkEnd[c] as number) - from);
     all.copy(chunk, 0, from, chunkEnd[c]);
     current = c;
