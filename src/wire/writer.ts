@@ -5,7 +5,12 @@
 import type { Writable } from "node:stream";
 import { LF } from "./bytes.js";
 
-const NEWLINE = Buffer.from("\n");
+/** A flush's buffer is at least this large (a pipe's read, 64 KiB, and the longer lines it became). */
+const OUT_BUFFER_BYTES = 96 * 1024;
+/** A flush's buffer larger than this is not kept for the next (a huge line's memory goes with it). */
+const OUT_BUFFER_MAX_BYTES = 1024 * 1024;
+/** How many buffers whose write has completed are kept for the next flushes. */
+const SPARE_BUFFERS = 2;
 
 /**
  * A buffer of `length` bytes for a line a fast path builds, with its newline after it in memory,
@@ -23,11 +28,17 @@ export class LineWriter {
   private scheduled = false;
   private closed = false;
   private readonly drainWaiters: (() => void)[] = [];
-  /** The memory of the open run's lines (a whole chunk), to read the bytes around them. */
+  /** The memory of the open run's lines (a whole chunk), to read the bytes around them, and its buffer. */
   private memory: Uint8Array | undefined;
+  private memoryBuffer: ArrayBufferLike | undefined;
+  /** The memory before it: read lines and built ones alternate, so a view of each is kept. */
+  private otherMemory: Uint8Array | undefined;
+  private otherBuffer: ArrayBufferLike | undefined;
   /** The open run of adjacent lines, not yet queued: its first line, and where it ends in `memory`. */
   private runFirst: Buffer | undefined;
   private runEnd = 0;
+  /** Buffers of earlier flushes whose writes have completed. */
+  private readonly spare: Buffer[] = [];
 
   constructor(private readonly stream: Writable) {
     stream.on("drain", () => {
@@ -41,30 +52,46 @@ export class LineWriter {
   /** Queue one message line (without its `\n`). */
   push(line: Buffer | string): void {
     if (this.closed) return;
-    const memory = this.memory;
-    if (
-      typeof line !== "string" &&
-      this.runFirst !== undefined &&
-      memory !== undefined &&
-      line.buffer === memory.buffer &&
-      line.byteOffset === this.runEnd + 1 &&
-      memory[this.runEnd] === LF
-    )
-      // Right after the run with a newline between: the run grows, nothing is copied or queued.
-      this.runEnd = line.byteOffset + line.length;
-    else {
+    if (typeof line === "string") {
       this.closeRun();
-      if (typeof line === "string") this.queue.push(line);
-      else {
-        if (memory?.buffer !== line.buffer) this.memory = new Uint8Array(line.buffer);
-        this.runFirst = line;
+      this.queue.push(line);
+    } else {
+      const memory = this.memory;
+      if (
+        this.runFirst !== undefined &&
+        memory !== undefined &&
+        line.byteOffset === this.runEnd + 1 &&
+        memory[this.runEnd] === LF &&
+        // Last: reading `buffer` is a call into V8's runtime.
+        line.buffer === this.memoryBuffer
+      )
+        // Right after the run with a newline between: the run grows, nothing is copied or queued.
         this.runEnd = line.byteOffset + line.length;
+      else {
+        this.closeRun();
+        this.open(line);
       }
     }
     if (!this.scheduled) {
       this.scheduled = true;
       queueMicrotask(() => this.flush());
     }
+  }
+
+  /** A run begins with `line`: its memory becomes the current one. */
+  private open(line: Buffer): void {
+    const buffer = line.buffer;
+    if (buffer !== this.memoryBuffer) {
+      const memory = this.memory;
+      const memoryBuffer = this.memoryBuffer;
+      if (buffer === this.otherBuffer) this.memory = this.otherMemory;
+      else this.memory = new Uint8Array(buffer);
+      this.memoryBuffer = buffer;
+      this.otherMemory = memory;
+      this.otherBuffer = memoryBuffer;
+    }
+    this.runFirst = line;
+    this.runEnd = line.byteOffset + line.length;
   }
 
   /**
@@ -81,15 +108,18 @@ export class LineWriter {
     if (first === undefined) return;
     this.runFirst = undefined;
     const length = this.runEnd - first.byteOffset;
-    this.queue.push(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
+    this.queue.push(
+      length === first.length ? first : Buffer.from(this.memoryBuffer ?? first.buffer, first.byteOffset, length),
+    );
   }
 
   flush(): void {
     this.scheduled = false;
     this.closeRun();
     const memory = this.memory;
-    // Not kept past a flush: it holds a whole chunk.
-    this.memory = undefined;
+    // Not kept past a flush: each holds a whole chunk.
+    this.memory = this.otherMemory = undefined;
+    this.memoryBuffer = this.otherBuffer = undefined;
     if (this.queue.length === 0 || this.closed) return;
     const parts = this.queue;
     this.queue = [];
@@ -105,15 +135,41 @@ export class LineWriter {
       this.stream.write(Buffer.from(only.buffer, only.byteOffset, only.length + 1));
       return;
     }
-    // One write per flush; the bytes are copied once.
-    const out: Buffer[] = [];
+    // One write per flush; the bytes are copied once, into a buffer an earlier write gave back.
     let size = 0;
+    for (const p of parts) size += (typeof p === "string" ? Buffer.byteLength(p) : p.length) + 1;
+    const out = this.outBuffer(size);
+    let at = 0;
     for (const p of parts) {
-      const b = typeof p === "string" ? Buffer.from(p) : p;
-      out.push(b, NEWLINE);
-      size += b.length + 1;
+      if (typeof p === "string") at += out.write(p, at);
+      else {
+        out.set(p, at);
+        at += p.length;
+      }
+      out[at++] = LF;
     }
-    this.stream.write(Buffer.concat(out, size));
+    this.stream.write(out.subarray(0, size), () => this.giveBack(out));
+  }
+
+  /**
+   * A buffer of at least `size` bytes for a flush: a spare one whose write has completed, else a
+   * new one. A fresh buffer per flush cost an allocation and, for its pages, faults each time.
+   */
+  private outBuffer(size: number): Buffer {
+    const spare = this.spare;
+    for (let k = spare.length - 1; k >= 0; k--) {
+      const b = spare[k] as Buffer;
+      if (b.length < size) continue;
+      spare[k] = spare[spare.length - 1] as Buffer;
+      spare.pop();
+      return b;
+    }
+    return Buffer.allocUnsafeSlow(Math.max(size, OUT_BUFFER_BYTES));
+  }
+
+  /** A flush's buffer, its write done: kept for the next flush unless it is large or enough are kept. */
+  private giveBack(b: Buffer): void {
+    if (b.length <= OUT_BUFFER_MAX_BYTES && this.spare.length < SPARE_BUFFERS) this.spare.push(b);
   }
 
   /** The stream's buffer is over its high-water mark: the producer should pause. */

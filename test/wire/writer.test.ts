@@ -3,7 +3,7 @@
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LineWriter } from "../../src/wire/writer.js";
+import { LineWriter, allocLine } from "../../src/wire/writer.js";
 import { numRuns } from "../support/properties.js";
 
 function sink(): { stream: Writable; written: Buffer[] } {
@@ -17,11 +17,21 @@ function sink(): { stream: Writable; written: Buffer[] } {
   return { stream, written };
 }
 
-/** A read chunk and the lines in it: `text` split at `\n`, a `\r` before it now and then. */
+/**
+ * A read chunk and the lines in it: `text` split at `\n`, a `\r` before it now and then; or views
+ * of a buffer one byte apart, that byte no newline (only a newline between makes lines adjacent).
+ * Its memory is its own or the pool's.
+ */
 const chunk = fc
-  .array(fc.tuple(fc.string({ maxLength: 6 }), fc.boolean()), { minLength: 1, maxLength: 6 })
-  .map((lines) => {
-    const bytes = Buffer.from(lines.map(([l, cr]) => l + (cr ? "\r" : "") + "\n").join(""));
+  .tuple(
+    fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.boolean()), { minLength: 1, maxLength: 6 }),
+    fc.constantFrom("\n", "\n", ","),
+    fc.boolean(),
+  )
+  .map(([lines, separator, own]) => {
+    const text = Buffer.from(lines.map(([l, cr]) => l + (cr ? "\r" : "") + separator).join(""));
+    // In memory of its own, as a read chunk is, or in the pool small buffers share.
+    const bytes = own ? Buffer.from(new Uint8Array(text).buffer) : text;
     const views: Buffer[] = [];
     let at = 0;
     for (const [l, cr] of lines) {
@@ -64,6 +74,95 @@ describe("line writer", () => {
       }),
       { numRuns: numRuns() * 3 },
     );
+  });
+
+  it("writes every line in order when read lines of several chunks, built lines and strings interleave, and never reuses a buffer before its write completed", () => {
+    // Lines of up to three chunks, each chunk in its own memory or in one shared pool, picked in any
+    // order; lines built by `allocLine`; strings. The stream completes writes only when told to, and
+    // checks then that what it was handed is still what was written.
+    const plan = fc.record({
+      chunks: fc.array(chunk, { minLength: 1, maxLength: 3 }),
+      steps: fc.array(
+        fc.oneof(
+          fc.record({ view: fc.nat(), of: fc.nat(2) }),
+          fc.record({ built: fc.string({ maxLength: 7 }) }),
+          fc.record({ text: fc.string({ maxLength: 5 }) }),
+          fc.constant({ flush: true as const }),
+          fc.constant({ complete: true as const }),
+        ),
+        { maxLength: 40 },
+      ),
+    });
+    fc.assert(
+      fc.property(plan, ({ chunks, steps }) => {
+        const pending: { chunk: Buffer; copy: Buffer; done?: () => void }[] = [];
+        const written: Buffer[] = [];
+        const stream = new Writable();
+        stream.write = ((data: Buffer, done?: () => void) => {
+          pending.push({ chunk: data, copy: Buffer.from(data), done });
+          return true;
+        }) as typeof stream.write;
+        const complete = () => {
+          for (const p of pending.splice(0)) {
+            expect(p.chunk.equals(p.copy)).toBe(true);
+            written.push(p.copy);
+            p.done?.();
+          }
+        };
+        const writer = new LineWriter(stream);
+        let expected = "";
+        for (const step of steps) {
+          if ("flush" in step) writer.flush();
+          else if ("complete" in step) complete();
+          else if ("text" in step) {
+            writer.push(step.text);
+            expected += `${step.text}\n`;
+          } else if ("built" in step) {
+            const bytes = Buffer.from(step.built);
+            const line = allocLine(bytes.length);
+            bytes.copy(line);
+            writer.push(line);
+            expected += `${step.built}\n`;
+          } else {
+            const views = chunks[step.of % chunks.length] ?? [];
+            const view = views[step.view % views.length];
+            if (view === undefined) continue;
+            writer.push(view);
+            expected += `${view.toString()}\n`;
+          }
+        }
+        writer.flush();
+        complete();
+        expect(Buffer.concat(written).toString()).toBe(expected);
+      }),
+      { numRuns: numRuns() * 3 },
+    );
+  });
+
+  it("writes a later flush into the buffer of an earlier one whose write completed, and only then", () => {
+    const writes: { data: Buffer; done: () => void }[] = [];
+    const stream = new Writable();
+    stream.write = ((data: Buffer, done: () => void) => {
+      writes.push({ data, done });
+      return true;
+    }) as typeof stream.write;
+    const writer = new LineWriter(stream);
+    const flushOf = (text: string) => {
+      writer.push(text);
+      writer.push(text);
+      writer.flush();
+      return writes.at(-1) as { data: Buffer; done: () => void };
+    };
+    const first = flushOf("a");
+    // Not completed: the next flush takes another buffer.
+    const second = flushOf("b");
+    expect(second.data.buffer).not.toBe(first.data.buffer);
+    expect(first.data.toString()).toBe("a\na\n");
+    first.done();
+    const third = flushOf("c");
+    expect(third.data.buffer).toBe(first.data.buffer);
+    expect(second.data.toString()).toBe("b\nb\n");
+    expect(third.data.toString()).toBe("c\nc\n");
   });
 
   it("flushes by itself on the next microtask, or, once held, only when its caller flushes", async () => {
