@@ -155,10 +155,18 @@ export class ScannedUpdate {
 
   private replaced(start: number, end: number, bytes: Uint8Array): Buffer {
     const line = this.line;
-    const out = allocLine(line.length - (end - start) + bytes.length);
-    line.copy(out, 0, 0, start);
+    const length = line.length - (end - start) + bytes.length;
+    const out = allocLine(length);
+    if (length >= line.length) {
+      // `set` of a whole line, then its tail moved within `out`: `copy` of part of a buffer makes
+      // a temporary view of it (a call into V8's runtime and an allocation) for each part.
+      out.set(line);
+      out.copyWithin(start + bytes.length, end, line.length);
+    } else {
+      line.copy(out, 0, 0, start);
+      line.copy(out, start + bytes.length, end);
+    }
     out.set(bytes, start);
-    line.copy(out, start + bytes.length, end);
     return out;
   }
 

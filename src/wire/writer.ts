@@ -12,15 +12,35 @@ const OUT_BUFFER_MAX_BYTES = 1024 * 1024;
 /** How many buffers whose write has completed are kept for the next flushes. */
 const SPARE_BUFFERS = 2;
 
+/** Built lines are cut from a slab of this size in turn (a longer line over an eighth of it gets its own memory). */
+const SLAB_BYTES = 64 * 1024;
+let slab: Buffer | undefined;
+let slabMemory: ArrayBufferLike | undefined;
+let slabAt = SLAB_BYTES;
+
 /**
  * A buffer of `length` bytes for a line a fast path builds, with its newline after it in memory,
- * outside the view: the writer writes such a line alone as it lies instead of copying it to append
- * one (the caller fills every byte).
+ * outside the view (the caller fills every byte). Lines built one after another lie one after
+ * another in a slab, each followed by its newline: the writer takes them as a run, as it takes read
+ * lines, and writes a lone run as it lies. One view a line (node's pool and a `subarray` of it made
+ * two). A line a caller keeps past its write keeps the whole slab: such a caller copies it.
  */
 export function allocLine(length: number): Buffer {
-  const memory = Buffer.allocUnsafe(length + 1);
-  memory[length] = LF;
-  return memory.subarray(0, length);
+  const size = length + 1;
+  if (size > SLAB_BYTES / 8) {
+    const memory = Buffer.allocUnsafeSlow(size);
+    memory[length] = LF;
+    return memory.subarray(0, length);
+  }
+  if (slab === undefined || slabMemory === undefined || slabAt + size > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabMemory = slab.buffer;
+    slabAt = 0;
+  }
+  const line = Buffer.from(slabMemory, slabAt, length);
+  slab[slabAt + length] = LF;
+  slabAt += size;
+  return line;
 }
 
 export class LineWriter {

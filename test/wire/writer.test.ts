@@ -95,7 +95,7 @@ describe("line writer", () => {
     });
     fc.assert(
       fc.property(plan, ({ chunks, steps }) => {
-        const pending: { chunk: Buffer; copy: Buffer; done?: () => void }[] = [];
+        const pending: { chunk: Buffer; copy: Buffer; done: (() => void) | undefined }[] = [];
         const written: Buffer[] = [];
         const stream = new Writable();
         stream.write = ((data: Buffer, done?: () => void) => {
@@ -182,6 +182,27 @@ describe("line writer", () => {
     writer.push("d");
     await Promise.resolve();
     expect(Buffer.concat(written).toString()).toBe("a\nb\nc\nd\n");
+  });
+
+  it("writes lines built one after another as they lie, without a copy (each followed by its newline)", () => {
+    const writes: Buffer[] = [];
+    const stream = new Writable();
+    stream.write = ((chunk: Buffer) => {
+      writes.push(chunk);
+      return true;
+    }) as typeof stream.write;
+    const writer = new LineWriter(stream);
+    // Lengths whose newline ends off an 8-byte boundary: node's pool would leave a gap after each.
+    const lines = ["first line", "second", "the third line"].map((text) => {
+      const line = allocLine(Buffer.byteLength(text));
+      line.write(text);
+      return line;
+    });
+    for (const line of lines) writer.push(line);
+    writer.flush();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]?.buffer).toBe(lines[0]?.buffer);
+    expect(writes[0]?.toString()).toBe("first line\nsecond\nthe third line\n");
   });
 
   it("writes a run of adjacent lines as the chunk's own memory, without a copy", () => {

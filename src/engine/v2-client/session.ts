@@ -85,7 +85,8 @@ export class SessionB {
 
   /** The list a fast path wrote the client, as its JSON text (commands-scan.ts proved it). */
   rememberCommandsText(list: Buffer): void {
-    this.commands = list;
+    // A copy: `list` is a view of the line written, whose memory is shared (`allocLine`).
+    this.commands = Buffer.from(list);
   }
 
   /** The commands a v2 result gave the client: the session's latest list (H §4.4 reuses it). */
