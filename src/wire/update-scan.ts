@@ -66,10 +66,13 @@ const REMEMBERED: readonly boolean[] = Object.entries(SLOT)
  */
 export class ScannedUpdate {
   line: Buffer = Buffer.alloc(0);
-  /** The update's keys in the order they come. */
-  readonly keys: UpdateKey[] = [];
+  /** The update's keys in the order they come (a template's own list, when one proved the line). */
+  keys: readonly UpdateKey[] = [];
   /** The content object's keys in order (empty without `content`). */
-  readonly contentKeys: ("type" | "text")[] = [];
+  contentKeys: readonly ("type" | "text")[] = [];
+  /** @internal The lists a fresh scan fills. */
+  readonly scannedKeys: UpdateKey[] = [];
+  readonly scannedContentKeys: ("type" | "text")[] = [];
   /** Index of the update object's closing brace (where `withLastMember` adds one). */
   updateClose = -1;
   /** Per slot: start (after the opening quote; -1: absent), end (at the closing quote), escaped. */
@@ -84,10 +87,12 @@ export class ScannedUpdate {
   reset(line: Buffer): void {
     this.line = line;
     // Pops and a loop: `length = 0` and `fill` are calls into the runtime, a fifth of a scan.
-    const keys = this.keys;
+    const keys = this.scannedKeys;
     while (keys.length > 0) keys.pop();
-    const contentKeys = this.contentKeys;
+    const contentKeys = this.scannedContentKeys;
     while (contentKeys.length > 0) contentKeys.pop();
+    this.keys = keys;
+    this.contentKeys = contentKeys;
     this.updateClose = -1;
     const starts = this.starts;
     for (let k = 0; k < SLOT_COUNT; k++) starts[k] = -1;
@@ -119,8 +124,10 @@ export class ScannedUpdate {
    */
   copyFrom(t: Template, line: Buffer, shift: number, textEscaped: boolean): void {
     this.line = line;
-    copyInto(this.keys, t.keys);
-    copyInto(this.contentKeys, t.contentKeys);
+    // The template's lists, not copies: read until the next line, and a template changes only
+    // when a fresh scan (which points these back at its own lists first) replaces it.
+    this.keys = t.keys;
+    this.contentKeys = t.contentKeys;
     const textEnd = t.textEnd;
     for (let k = 0; k < SLOT_COUNT; k++) {
       const start = t.starts[k] ?? -1;
@@ -264,11 +271,11 @@ function content(line: Buffer, i: number, out: ScannedUpdate): number {
   for (;;) {
     const k = keyAt(line, i, CONTENT_KEY_BYTES);
     const name = CONTENT_KEYS[k];
-    if (name === undefined || out.contentKeys.includes(name)) return -1;
+    if (name === undefined || out.scannedContentKeys.includes(name)) return -1;
     const at = i + (CONTENT_KEY_BYTES[k]?.length ?? 0);
     const end = line[at] === QUOTE ? skipCanonicalString(line, at) : -1;
     if (end < 0) return -1;
-    out.contentKeys.push(name);
+    out.scannedContentKeys.push(name);
     out.put(name === "type" ? SLOT["content.type"] : SLOT["content.text"], at + 1, end - 1, lastHadEscape());
     if (line[end] === CLOSE_OBJECT) return end + 1;
     if (line[end] !== COMMA) return -1;
@@ -414,8 +421,8 @@ function fullScan(line: Buffer): ScannedUpdate | undefined {
     // A key is one of the list, spelled plainly (an escaped spelling matches none: not proven).
     const k = keyAt(line, i, UPDATE_KEY_BYTES);
     const name = UPDATE_KEYS[k];
-    if (name === undefined || out.keys.includes(name)) return undefined;
-    out.keys.push(name);
+    if (name === undefined || out.scannedKeys.includes(name)) return undefined;
+    out.scannedKeys.push(name);
     const at = i + (UPDATE_KEY_BYTES[k]?.length ?? 0);
     if (name === "content") end = line[at] === OPEN_OBJECT ? content(line, at, out) : -1;
     else {
