@@ -369,10 +369,20 @@ function fits(t: Template, line: Buffer, out: ScannedUpdate): boolean {
   const after = stringEnd(line, start - 1, true);
   // `after` is past the closing quote: the tail (from that quote) must be the template's.
   if (after < 0 || line.length - (after - 1) !== tail) return false;
-  if (line.compare(bytes, t.textEnd, bytes.length, after - 1, line.length) !== 0) return false;
+  if (!sameTail(line, after - 1, bytes, t.textEnd, tail)) return false;
   // The rest is the template's bytes (checked when it was scanned): an ASCII text needs no check.
   if (sawNonAscii() && !isUtf8(line)) return false;
   out.copyFrom(t, line, after - 1 - t.textEnd, lastHadEscape());
+  return true;
+}
+
+/** The longest tail compared byte by byte: a native compare costs more than a short loop. */
+const SHORT_TAIL = 16;
+
+/** Whether `n` bytes of `line` from `at` are those of `bytes` from `from`. */
+function sameTail(line: Buffer, at: number, bytes: Buffer, from: number, n: number): boolean {
+  if (n > SHORT_TAIL) return line.compare(bytes, from, from + n, at, at + n) === 0;
+  for (let k = 0; k < n; k++) if (line[at + k] !== bytes[from + k]) return false;
   return true;
 }
 
