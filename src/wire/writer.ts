@@ -5,7 +5,12 @@
 import type { Writable } from "node:stream";
 import { LF } from "./bytes.js";
 
-/** A flush's buffer is at least this large (a pipe's read, 64 KiB, and the longer lines it became). */
+/**
+ * A flush of this many bytes or more goes into a buffer kept for reuse, at least `OUT_BUFFER_BYTES`
+ * large (a pipe's read, 64 KiB, and the longer lines it became); a smaller one, into one of its own
+ * size: under backpressure each write waits with its buffer, and a few lines must not hold 96 KiB.
+ */
+const REUSED_FROM_BYTES = 16 * 1024;
 const OUT_BUFFER_BYTES = 96 * 1024;
 /** A flush's buffer larger than this is not kept for the next (a huge line's memory goes with it). */
 const OUT_BUFFER_MAX_BYTES = 1024 * 1024;
@@ -158,7 +163,8 @@ export class LineWriter {
     // One write per flush; the bytes are copied once, into a buffer an earlier write gave back.
     let size = 0;
     for (const p of parts) size += (typeof p === "string" ? Buffer.byteLength(p) : p.length) + 1;
-    const out = this.outBuffer(size);
+    const reused = size >= REUSED_FROM_BYTES;
+    const out = reused ? this.outBuffer(size) : Buffer.allocUnsafe(size);
     let at = 0;
     for (const p of parts) {
       if (typeof p === "string") at += out.write(p, at);
@@ -168,7 +174,8 @@ export class LineWriter {
       }
       out[at++] = LF;
     }
-    this.stream.write(out.subarray(0, size), () => this.giveBack(out));
+    if (reused) this.stream.write(out.subarray(0, size), () => this.giveBack(out));
+    else this.stream.write(out);
   }
 
   /**

@@ -139,30 +139,39 @@ describe("line writer", () => {
     );
   });
 
-  it("writes a later flush into the buffer of an earlier one whose write completed, and only then", () => {
-    const writes: { data: Buffer; done: () => void }[] = [];
+  it("writes a large flush into the buffer of an earlier one whose write completed, and only then; a small one into its own", () => {
+    const writes: { data: Buffer; done: (() => void) | undefined }[] = [];
     const stream = new Writable();
-    stream.write = ((data: Buffer, done: () => void) => {
+    stream.write = ((data: Buffer, done?: () => void) => {
       writes.push({ data, done });
       return true;
     }) as typeof stream.write;
     const writer = new LineWriter(stream);
-    const flushOf = (text: string) => {
-      writer.push(text);
-      writer.push(text);
+    // Two lines of 10,000 bytes: a flush of 20,002, a read's worth.
+    const flushOf = (c: string) => {
+      writer.push(c.repeat(10_000));
+      writer.push(c.repeat(10_000));
       writer.flush();
-      return writes.at(-1) as { data: Buffer; done: () => void };
+      return writes.at(-1) as { data: Buffer; done: (() => void) | undefined };
     };
+    const text = (c: string) => `${c.repeat(10_000)}\n`.repeat(2);
     const first = flushOf("a");
     // Not completed: the next flush takes another buffer.
     const second = flushOf("b");
     expect(second.data.buffer).not.toBe(first.data.buffer);
-    expect(first.data.toString()).toBe("a\na\n");
-    first.done();
+    expect(first.data.toString()).toBe(text("a"));
+    first.done?.();
     const third = flushOf("c");
     expect(third.data.buffer).toBe(first.data.buffer);
-    expect(second.data.toString()).toBe("b\nb\n");
-    expect(third.data.toString()).toBe("c\nc\n");
+    expect(second.data.toString()).toBe(text("b"));
+    expect(third.data.toString()).toBe(text("c"));
+    // Small flushes waiting on a slow stream hold no large buffer each.
+    for (let k = 0; k < 20; k++) {
+      writer.push(`line ${String(k)}`);
+      writer.push("another");
+      writer.flush();
+      expect(writes.at(-1)?.data.buffer.byteLength).toBeLessThanOrEqual(8 * 1024);
+    }
   });
 
   it("flushes by itself on the next microtask, or, once held, only when its caller flushes", async () => {
