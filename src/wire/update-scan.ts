@@ -31,7 +31,7 @@ export const SLOT = {
   "content.type": 7,
   "content.text": 8,
 } as const;
-export type StringName = keyof typeof SLOT;
+type StringName = keyof typeof SLOT;
 export type Slot = (typeof SLOT)[StringName];
 const SLOT_COUNT = Object.keys(SLOT).length;
 /** The slot of an update member's string (a switch: a name looked up in `SLOT` per call is a megamorphic load). */

@@ -12,12 +12,11 @@ import {
   SLOT,
   TEMPLATE_MAX_BYTES,
   type ScannedUpdate,
-  type StringName,
 } from "../../src/wire/update-scan.js";
 import { numRuns } from "../support/properties.js";
 import { applyRealEdit, realEdit, realText } from "../support/real-traffic.js";
 
-const NAMES: readonly StringName[] = [
+const NAMES: readonly (keyof typeof SLOT)[] = [
   "sessionId",
   "sessionUpdate",
   "messageId",
