@@ -34,22 +34,12 @@ export const SLOT = {
 type StringName = keyof typeof SLOT;
 export type Slot = (typeof SLOT)[StringName];
 const SLOT_COUNT = Object.keys(SLOT).length;
-/** The slot of an update member's string (a switch: a name looked up in `SLOT` per call is a megamorphic load). */
+/**
+ * The slot of an update member's string, by the key's index in `UPDATE_KEYS` (a name looked up in
+ * `SLOT` per call is a megamorphic load).
+ */
 export function keySlot(key: Exclude<UpdateKey, "content">): Slot {
-  switch (key) {
-    case "sessionUpdate":
-      return SLOT.sessionUpdate;
-    case "messageId":
-      return SLOT.messageId;
-    case "toolCallId":
-      return SLOT.toolCallId;
-    case "status":
-      return SLOT.status;
-    case "title":
-      return SLOT.title;
-    case "kind":
-      return SLOT.kind;
-  }
+  return UPDATE_KEY_SLOTS[UPDATE_KEYS.indexOf(key)] as Slot;
 }
 
 /** Strings this short are remembered per slot: ids and tags repeat from line to line. */
