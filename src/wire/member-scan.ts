@@ -29,6 +29,10 @@ import {
 } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, quotedText, stringEnd } from "./json-string.js";
+import { allocLine, allocLineFrom } from "./writer.js";
+
+/** `"sessionUpdate":` before its value, as a relaid line starts its members. */
+const TAG_KEY_HEAD = TAG_KEY.subarray(0, TAG_KEY.length - 1);
 
 const HEAD = UPDATE_HEAD;
 const UPDATE = UPDATE_OPEN;
@@ -156,10 +160,10 @@ export class ScannedMembers extends MemberRanges {
     const line = this.line;
     const start = (this.starts[this.tagAt] ?? 0) + 1;
     const end = (this.ends[this.tagAt] ?? 0) - 1;
-    const out = Buffer.allocUnsafe(line.length - (end - start) + tag.length);
-    line.copy(out, 0, 0, start);
-    out.set(tag, start);
-    line.copy(out, start + tag.length, end);
+    const { line: out, mem, at, from } = allocLineFrom(line, line.length - (end - start) + tag.length);
+    mem.copyWithin(at, from, from + start);
+    mem.set(tag, at + start);
+    mem.copyWithin(at + start + tag.length, from + end, from + line.length);
     return out;
   }
 
@@ -173,10 +177,12 @@ export class ScannedMembers extends MemberRanges {
     let size = open + TAG_KEY.length - 1 + tag.length + (line.length - this.updateClose);
     for (let k = 0; k < this.count; k++)
       if (k !== this.tagAt) size += 1 + (this.ends[k] ?? 0) - (this.keyStarts[k] ?? 0);
-    const out = Buffer.allocUnsafe(size);
-    let to = line.copy(out, 0, 0, open);
-    to += TAG_KEY.copy(out, to, 0, TAG_KEY.length - 1);
-    out.set(tag, to);
+    const { line: out, mem, at, from } = allocLineFrom(line, size);
+    mem.copyWithin(at, from, from + open);
+    let to = at + open;
+    mem.set(TAG_KEY_HEAD, to);
+    to += TAG_KEY_HEAD.length;
+    mem.set(tag, to);
     to += tag.length;
     // Members adjacent in the line (a comma between) are copied as one run: a line is relaid with
     // a copy or two, not one a member.
@@ -184,8 +190,9 @@ export class ScannedMembers extends MemberRanges {
     let runEnd = -1;
     const flush = (): void => {
       if (runStart < 0) return;
-      out[to++] = COMMA;
-      to += line.copy(out, to, runStart, runEnd);
+      mem[to++] = COMMA;
+      mem.copyWithin(to, from + runStart, from + runEnd);
+      to += runEnd - runStart;
       runStart = -1;
     };
     const member = (k: number): void => {
@@ -200,7 +207,7 @@ export class ScannedMembers extends MemberRanges {
     for (let k = 0; k < this.count; k++) if (k !== this.tagAt && k !== last) member(k);
     if (last >= 0 && last !== this.tagAt) member(last);
     flush();
-    line.copy(out, to, this.updateClose);
+    mem.copyWithin(to, from + this.updateClose, from + line.length);
     return out;
   }
 
@@ -214,25 +221,30 @@ export class ScannedMembers extends MemberRanges {
     const line = this.line;
     let size = this.updateOpen + line.length - this.updateClose;
     for (const p of pieces) size += p instanceof Uint8Array ? p.length : p[1] - p[0];
-    const out = Buffer.allocUnsafe(size);
-    let to = line.copy(out, 0, 0, this.updateOpen);
+    const { line: out, mem, at, from } = allocLineFrom(line, size);
+    mem.copyWithin(at, from, from + this.updateOpen);
+    let to = at + this.updateOpen;
     for (const p of pieces)
       if (p instanceof Uint8Array) {
-        out.set(p, to);
+        mem.set(p, to);
         to += p.length;
-      } else to += line.copy(out, to, p[0], p[1]);
-    line.copy(out, to, this.updateClose);
+      } else {
+        mem.copyWithin(to, from + p[0], from + p[1]);
+        to += p[1] - p[0];
+      }
+    mem.copyWithin(to, from + this.updateClose, from + line.length);
     return out;
   }
 
   /** The line with `member` (`,"key":value`) added as the update's last member. */
   withLastMember(member: Uint8Array): Buffer {
     const line = this.line;
-    const at = this.updateClose;
-    const out = Buffer.allocUnsafe(line.length + member.length);
-    line.copy(out, 0, 0, at);
-    out.set(member, at);
-    line.copy(out, at + member.length, at);
+    const close = this.updateClose;
+    // Longer than the line: the whole line set, its tail moved (`update-scan.ts`, `replaced`).
+    const out = allocLine(line.length + member.length);
+    out.set(line);
+    out.copyWithin(close + member.length, close, line.length);
+    out.set(member, close);
     return out;
   }
 }

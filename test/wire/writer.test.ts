@@ -3,7 +3,7 @@
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LineWriter, allocLine } from "../../src/wire/writer.js";
+import { LineWriter, allocLine, allocLineFrom } from "../../src/wire/writer.js";
 import { numRuns } from "../support/properties.js";
 
 function sink(): { stream: Writable; written: Buffer[] } {
@@ -212,6 +212,48 @@ describe("line writer", () => {
     expect(writes).toHaveLength(1);
     expect(writes[0]?.buffer).toBe(lines[0]?.buffer);
     expect(writes[0]?.toString()).toBe("first line\nsecond\nthe third line\n");
+  });
+
+  it("builds a line from parts of another in the same memory, the line followed by its newline, and leaves every earlier line as it was", () => {
+    // Each line is built from a source (text of any size, or an earlier built line) by moving parts
+    // of the source's copy with copyWithin, as member-scan.ts builds relaid lines.
+    const step = fc.record({
+      // Now and then longer than an eighth of the slab: a line of its own memory.
+      text: fc.oneof(
+        { arbitrary: fc.string({ maxLength: 40 }), weight: 7 },
+        { arbitrary: fc.string({ minLength: 1, maxLength: 4 }).map((t) => t.padEnd(9000, t)), weight: 1 },
+      ),
+      earlier: fc.option(fc.nat(), { nil: undefined }),
+      cut: fc.nat(),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
+        const built: { line: Buffer; expected: string }[] = [];
+        for (const { text, earlier, cut } of steps) {
+          const from = earlier !== undefined && built.length > 0 ? built[earlier % built.length] : undefined;
+          const source = from?.line ?? Buffer.from(text);
+          const sourceText = from?.expected ?? text;
+          // The source's bytes with its first `at` bytes moved to the end (two parts swapped).
+          const at = source.length === 0 ? 0 : cut % source.length;
+          const work = allocLineFrom(source, source.length);
+          work.mem.copyWithin(work.at, work.from + at, work.from + source.length);
+          work.mem.copyWithin(work.at + source.length - at, work.from, work.from + at);
+          const expected = Buffer.concat([
+            Buffer.from(sourceText).subarray(at),
+            Buffer.from(sourceText).subarray(0, at),
+          ]);
+          expect(work.line.equals(expected)).toBe(true);
+          expect(work.line.buffer).toBe(work.mem.buffer);
+          expect(work.mem[work.at + source.length]).toBe(0x0a);
+          built.push({ line: work.line, expected: expected.toString("latin1") });
+        }
+        for (const b of built) {
+          expect(b.line.toString("latin1")).toBe(b.expected);
+          expect(new Uint8Array(b.line.buffer, b.line.byteOffset + b.line.length, 1)[0]).toBe(0x0a);
+        }
+      }),
+      { numRuns: numRuns() },
+    );
   });
 
   it("writes a run of adjacent lines as the chunk's own memory, without a copy", () => {
