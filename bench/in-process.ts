@@ -27,6 +27,7 @@ import { parseCorpus } from "./traffic/corpus.js";
 import { ownUpdateLine } from "./traffic/own-mix.js";
 import { Flood, realTurns, replayTurns, type Mix } from "./traffic/pool.js";
 import { KindTimes, lineKind } from "./per-kind.js";
+import { machine } from "./machine.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => {
@@ -270,5 +271,5 @@ const traffic = { own: "bench's own mix", real: "real-derived mix", replay: "rep
 process.stdout.write(
   `${path}, ${traffic}${CHUNKS ? " (its chunks alone)" : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +
     `parse+stringify ${median(relayUs).toFixed(2)} µs (medians of ${ROUNDS} rounds of ${LINES} lines after ${WARM} of warm-up; ` +
-    `rounds ${bridgeUs.map((x) => x.toFixed(2)).join(" ")}); node ${process.version}\n${perKind}`,
+    `rounds ${bridgeUs.map((x) => x.toFixed(2)).join(" ")}); node ${process.version}; ${machine()}\n${perKind}`,
 );
