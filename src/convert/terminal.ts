@@ -247,8 +247,17 @@ export function snapshotToAppend(
   shownComplete: boolean,
   next: Uint8Array,
 ): { reset: boolean; append: Uint8Array } {
-  const grows = shownComplete && next.length >= shown.length && shown.every((b, i) => next[i] === b);
+  const grows = shownComplete && next.length >= shown.length && startsWith(next, shown);
   return grows ? { reset: false, append: next.slice(shown.length) } : { reset: true, append: next };
+}
+
+/**
+ * Whether `bytes` begins with `prefix`, compared natively: a snapshot is the whole output so far
+ * (up to the retained 256 KiB) on every update, and a byte loop in JavaScript took 6.5 ns a byte
+ * (1.7 ms an update at 256 KiB).
+ */
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  return Buffer.compare(bytes.subarray(0, prefix.length), prefix) === 0;
 }
 
 /** The reset written before a snapshot that does not extend the shown output. */

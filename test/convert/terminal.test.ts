@@ -181,6 +181,34 @@ describe("the `_meta` terminal convention (T §2.5)", () => {
     expect(snapshotToAppend(b("ab"), false, b("abcd")).reset).toBe(true);
   });
 
+  it("appends exactly when the snapshot begins with the whole shown output, byte for byte, at any size", () => {
+    // The shown output, and a snapshot that extends it, changes one byte of it, cuts it, or is any.
+    const shown = fc.uint8Array({ maxLength: 300 });
+    const snapshot = (s: Uint8Array) =>
+      fc.oneof(
+        fc.uint8Array({ maxLength: 40 }).map((extra) => new Uint8Array([...s, ...extra])),
+        fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.uint8Array({ maxLength: 5 })).map(([at, x, extra]) => {
+          const next = new Uint8Array([...s, ...extra]);
+          if (next.length > 0) next[at % next.length] = (next[at % next.length] ?? 0) ^ x;
+          return next;
+        }),
+        fc.nat().map((n) => s.slice(0, s.length === 0 ? 0 : n % s.length)),
+        fc.uint8Array({ maxLength: 300 }),
+      );
+    fc.assert(
+      fc.property(
+        shown.chain((s) => fc.tuple(fc.constant(s), snapshot(s), fc.boolean())),
+        ([s, next, complete]) => {
+          const r = snapshotToAppend(s, complete, next);
+          const grows = complete && next.length >= s.length && s.every((byte, i) => next[i] === byte);
+          expect(r.reset).toBe(!grows);
+          expect(Buffer.from(r.append)).toEqual(Buffer.from(grows ? next.slice(s.length) : next));
+        },
+      ),
+      { numRuns: numRuns() },
+    );
+  });
+
   it("reads codex-acp's tool_call (info with cwd, content elsewhere) and keeps other _meta keys", () => {
     const meta = { terminal_info: { cwd: "/repo", terminal_id: "call_1" }, codex: { x: 1 } };
     expect(conventionOf(meta)).toEqual({
