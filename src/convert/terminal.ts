@@ -37,31 +37,65 @@ export interface TerminalState {
   cwd?: string | undefined;
   /** Retained output (the tail, capped). */
   bytes: Uint8Array;
+  /**
+   * The memory `appendOutput` writes into: `bytes` ends where its used part ends, and appends go
+   * after that, so that a stream of small chunks does not copy the retained output each time.
+   */
+  room?: Uint8Array | undefined;
   exitStatus?: { exitCode?: number | null; signal?: string | null } | undefined;
   size?: { cols: number; rows: number } | undefined;
 }
 
 /**
  * No output. One shared value: an empty typed array has no element to write, and each new one
- * costs an ArrayBuffer (a quarter of a µs); output is replaced, never written in place.
+ * costs an ArrayBuffer (a quarter of a µs); retained output is never written in place (appends go
+past its end, into a terminal's own room).
  */
 export const NO_BYTES: Uint8Array = new Uint8Array(0);
 
 export function newTerminal(terminalId: string): TerminalState {
-  return { terminalId, bytes: NO_BYTES };
+  return { terminalId, bytes: NO_BYTES, room: undefined };
 }
 
-/** Append output, keeping only the last `maxBytes`. */
+/** Room added past what an append needs: doubling while small, then a quarter of the limit. */
+function spareFor(needed: number, maxBytes: number): number {
+  return Math.max(256, Math.min(needed, maxBytes >> 2));
+}
+
+/**
+ * Append output, keeping only the last `maxBytes`. The bytes go into the terminal's room, after the
+ * retained output, when it has space; the tail kept is a view of it, so dropping the head copies
+ * nothing. A full room is replaced by a larger one holding the kept tail: each byte of output is
+ * copied a few times at most, not once per later chunk. A view of `bytes` taken before never
+ * changes: only memory past its end is written.
+ */
 export function appendOutput(t: TerminalState, data: Uint8Array, maxBytes = DEFAULT_TERMINAL_MAX_BYTES): void {
-  const joined = new Uint8Array(t.bytes.length + data.length);
-  joined.set(t.bytes);
-  joined.set(data, t.bytes.length);
-  t.bytes = joined.length > maxBytes ? joined.slice(joined.length - maxBytes) : joined;
+  const bytes = t.bytes;
+  const keep = Math.min(bytes.length + data.length, maxBytes);
+  const room = t.room;
+  if (room !== undefined && bytes.buffer === room.buffer) {
+    const end = bytes.byteOffset - room.byteOffset + bytes.length;
+    if (end + data.length <= room.length) {
+      room.set(data, end);
+      const newEnd = end + data.length;
+      t.bytes = room.subarray(newEnd - keep, newEnd);
+      return;
+    }
+  }
+  const next = new Uint8Array(keep + spareFor(keep, maxBytes));
+  // The kept tail: the end of the retained output (if data does not fill it), then data's end.
+  const fromData = Math.min(data.length, keep);
+  const fromBytes = keep - fromData;
+  next.set(bytes.subarray(bytes.length - fromBytes), 0);
+  next.set(data.subarray(data.length - fromData), fromBytes);
+  t.room = next;
+  t.bytes = next.subarray(0, keep);
 }
 
 /** An `output` snapshot replaces everything retained. */
 export function replaceOutput(t: TerminalState, data: Uint8Array, maxBytes = DEFAULT_TERMINAL_MAX_BYTES): void {
   t.bytes = data.length > maxBytes ? data.slice(data.length - maxBytes) : data;
+  t.room = undefined;
 }
 
 export function decodeBase64(data: unknown): Uint8Array | undefined {

@@ -84,6 +84,35 @@ describe("terminal rendering (T §2.5)", () => {
     expect(sanitize(t.bytes)).toBe("new");
   });
 
+  it("retains the tail of what was appended and snapshotted, and never changes output it retained before", () => {
+    // Appends of any size (some over the limit), snapshots, under a small limit: the retained bytes
+    // are the tail of the output since the last snapshot, and every earlier `bytes` is as it was.
+    const step = fc.oneof(
+      fc.record({ append: fc.uint8Array({ maxLength: 40 }) }),
+      fc.record({ snapshot: fc.uint8Array({ maxLength: 40 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 64 }), (steps, max) => {
+        const t = newTerminal("t1");
+        let output: number[] = [];
+        const seen: { view: Uint8Array; copy: Buffer }[] = [];
+        for (const s of steps) {
+          if ("append" in s) {
+            appendOutput(t, s.append, max);
+            output = [...output, ...s.append];
+          } else {
+            replaceOutput(t, s.snapshot, max);
+            output = [...s.snapshot];
+          }
+          expect(Buffer.from(t.bytes)).toEqual(Buffer.from(output.slice(Math.max(0, output.length - max))));
+          seen.push({ view: t.bytes, copy: Buffer.from(t.bytes) });
+        }
+        for (const { view, copy } of seen) expect(Buffer.from(view)).toEqual(copy);
+      }),
+      { numRuns: numRuns() },
+    );
+  });
+
   it("fences the transcript longer than any backtick run and says how it ended", () => {
     const t = newTerminal("t1");
     t.command = "cargo test";

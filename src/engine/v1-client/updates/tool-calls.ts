@@ -63,7 +63,7 @@ export function terminalFor(s: SessionA, terminalId: string): TerminalEntry {
   if (!t) {
     // Members written out: a spread followed by more members costs V8 a new hidden class per object.
     const fresh = newTerminal(terminalId);
-    t = { terminalId: fresh.terminalId, bytes: fresh.bytes, refs: new Set(), flushTimer: undefined };
+    t = { terminalId: fresh.terminalId, bytes: fresh.bytes, room: undefined, refs: new Set(), flushTimer: undefined };
     s.terminals.set(terminalId, t);
   }
   return t;
