@@ -90,11 +90,20 @@ describe("option values", () => {
         const full = await parseFull(argv);
         if ("args" in full) withinRanges(full.args);
         // A generated value such as `-hS` is read by yargs as short flags: `-h`/`-V` print help or
-        // the version (status 0); anything else it refuses is a usage error (status 2).
-        else expect(full.status).toBe(argv.some(asksHelpOrVersion) ? 0 : 2);
+        // the version (status 0); anything else it refuses is a usage error (status 2). A value that
+        // only looks so may be neither: in `-  V` the first letter, a space, is followed by a
+        // non-word character, so yargs gives it the rest as its value and reads no `-V` (status 2).
+        else expect(argv.some(asksHelpOrVersion) ? [0, 2] : [2]).toContain(full.status);
       }),
       { numRuns: numRuns() },
     );
+  });
+
+  it("reads a value that only looks like short flags asking for the version as a usage error", async () => {
+    // yargs gives `-  V`'s first letter, a space followed by a non-word character, the rest as its
+    // value: no `-V` is read (the counterexample a CI run found for the property above).
+    expect(await parseFull(["--connect", "-  V", "--", "agent"])).toEqual({ status: 2 });
+    expect(await parseFull(["--connect", "-xV", "--", "agent"])).toEqual({ status: 0 });
   });
 
   it("refuses any integer option's value that is not an integer in its range, naming the option", async () => {
@@ -107,12 +116,11 @@ describe("option values", () => {
         expect(parseQuick(argv)).toBeUndefined();
         stderr = "";
         // A separate value such as `-V` or `-xh` is read by yargs as short flags, as in the property
-        // above: `-h`/`-V` print help or the version (status 0), and the option is not named.
-        if (!joined && asksHelpOrVersion(value)) {
-          expect(await parseFull(argv)).toEqual({ status: 0 });
-          return;
-        }
-        expect(await parseFull(argv)).toEqual({ status: 2 });
+        // above: `-h`/`-V` print help or the version (status 0), and the option is not named. One
+        // that only looks so (`-  V`, above) is a usage error like any other.
+        const result = await parseFull(argv);
+        if (!joined && asksHelpOrVersion(value) && !("args" in result) && result.status === 0) return;
+        expect(result).toEqual({ status: 2 });
         expect(stderr).toContain(name);
       }),
       { numRuns: numRuns() },
