@@ -49,7 +49,7 @@ export interface TerminalState {
 /**
  * No output. One shared value: an empty typed array has no element to write, and each new one
  * costs an ArrayBuffer (a quarter of a µs); retained output is never written in place (appends go
-past its end, into a terminal's own room).
+ * past its end, into a terminal's own room).
  */
 export const NO_BYTES: Uint8Array = new Uint8Array(0);
 
