@@ -1,7 +1,7 @@
 // What machine a figure was measured on, printed with it: the bridge's JavaScript and a baseline's
 // native JSON and UTF-8 code speed up differently from one CPU to another (node's UTF-8 routines
 // take AVX2 or AVX-512 where the CPU has them), so a ratio holds for the kind of machine it names
-// (docs/performance.md, "Machines").
+// (docs/performance.md, "Another machine").
 import { cpus } from "node:os";
 import { readFileSync } from "node:fs";
 
