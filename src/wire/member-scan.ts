@@ -29,7 +29,7 @@ import {
 } from "./bytes.js";
 import { canonicalEnd } from "./call-scan.js";
 import { lastHadEscape, quotedText, stringEnd } from "./json-string.js";
-import { allocLine, allocLineFrom } from "./writer.js";
+import { allocLineFrom, splicedLine } from "./writer.js";
 
 /** `"sessionUpdate":` before its value, as a relaid line starts its members. */
 const TAG_KEY_HEAD = TAG_KEY.subarray(0, TAG_KEY.length - 1);
@@ -160,11 +160,7 @@ export class ScannedMembers extends MemberRanges {
     const line = this.line;
     const start = (this.starts[this.tagAt] ?? 0) + 1;
     const end = (this.ends[this.tagAt] ?? 0) - 1;
-    const { line: out, mem, at, from } = allocLineFrom(line, line.length - (end - start) + tag.length);
-    mem.copyWithin(at, from, from + start);
-    mem.set(tag, at + start);
-    mem.copyWithin(at + start + tag.length, from + end, from + line.length);
-    return out;
+    return splicedLine(line, start, end, tag);
   }
 
   /**
@@ -238,14 +234,7 @@ export class ScannedMembers extends MemberRanges {
 
   /** The line with `member` (`,"key":value`) added as the update's last member. */
   withLastMember(member: Uint8Array): Buffer {
-    const line = this.line;
-    const close = this.updateClose;
-    // Longer than the line: the whole line set, its tail moved (`update-scan.ts`, `replaced`).
-    const out = allocLine(line.length + member.length);
-    out.set(line);
-    out.copyWithin(close + member.length, close, line.length);
-    out.set(member, close);
-    return out;
+    return splicedLine(this.line, this.updateClose, this.updateClose, member);
   }
 }
 

@@ -9,7 +9,7 @@
 import { isUtf8 } from "node:buffer";
 import { CLOSE_OBJECT, COMMA, OPEN_OBJECT, QUOTE, UPDATE_HEAD, UPDATE_OPEN, literalEnd, utf8 } from "./bytes.js";
 import { clearNonAscii, lastHadEscape, sawNonAscii, stringEnd } from "./json-string.js";
-import { allocLine } from "./writer.js";
+import { splicedLine } from "./writer.js";
 
 /** The update members a fast path may read (each a string), and `content`. */
 const UPDATE_KEYS = ["sessionUpdate", "messageId", "toolCallId", "status", "title", "kind", "content"] as const;
@@ -151,20 +151,7 @@ export class ScannedUpdate {
   }
 
   private replaced(start: number, end: number, bytes: Uint8Array): Buffer {
-    const line = this.line;
-    const length = line.length - (end - start) + bytes.length;
-    const out = allocLine(length);
-    if (length >= line.length) {
-      // `set` of a whole line, then its tail moved within `out`: `copy` of part of a buffer makes
-      // a temporary view of it (a call into V8's runtime and an allocation) for each part.
-      out.set(line);
-      out.copyWithin(start + bytes.length, end, line.length);
-    } else {
-      line.copy(out, 0, 0, start);
-      line.copy(out, start + bytes.length, end);
-    }
-    out.set(bytes, start);
-    return out;
+    return splicedLine(this.line, start, end, bytes);
   }
 
   /**

@@ -87,6 +87,28 @@ export function allocLineFrom(source: Uint8Array, length: number): LineWork {
   return { line, mem: slab, at, from: at + size };
 }
 
+/**
+ * `line` with its bytes from `start` to `end` replaced by `bytes`, as a built line (`allocLine`):
+ * a tag spliced, a member added. Growing, the whole line is set and its tail moved within the new
+ * one; shrinking, the parts are moved from a copy in the same memory (`allocLineFrom`). Either way no
+ * `copy` of part of a buffer, which makes a temporary view for each part.
+ */
+export function splicedLine(line: Uint8Array, start: number, end: number, bytes: Uint8Array): Buffer {
+  const length = line.length - (end - start) + bytes.length;
+  if (length >= line.length) {
+    const out = allocLine(length);
+    out.set(line);
+    out.copyWithin(start + bytes.length, end, line.length);
+    out.set(bytes, start);
+    return out;
+  }
+  const { line: out, mem, at, from } = allocLineFrom(line, length);
+  mem.copyWithin(at, from, from + start);
+  mem.set(bytes, at + start);
+  mem.copyWithin(at + start + bytes.length, from + end, from + line.length);
+  return out;
+}
+
 export class LineWriter {
   private queue: (Buffer | string)[] = [];
   private scheduled = false;

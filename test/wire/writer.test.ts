@@ -3,7 +3,7 @@
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LineWriter, allocLine, allocLineFrom } from "../../src/wire/writer.js";
+import { LineWriter, allocLine, allocLineFrom, splicedLine } from "../../src/wire/writer.js";
 import { numRuns } from "../support/properties.js";
 
 function sink(): { stream: Writable; written: Buffer[] } {
@@ -252,6 +252,26 @@ describe("line writer", () => {
           expect(new Uint8Array(b.line.buffer, b.line.byteOffset + b.line.length, 1)[0]).toBe(0x0a);
         }
       }),
+      { numRuns: numRuns() },
+    );
+  });
+
+  it("splices any range of a line with any bytes, growing or shrinking, the result followed by its newline", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 60 }),
+        fc.nat(),
+        fc.nat(),
+        fc.uint8Array({ maxLength: 20 }),
+        (line, a, b, bytes) => {
+          const start = line.length === 0 ? 0 : a % (line.length + 1);
+          const end = start + (line.length === start ? 0 : b % (line.length - start + 1));
+          const out = splicedLine(line, start, end, bytes);
+          const expected = Buffer.concat([line.subarray(0, start), bytes, line.subarray(end)]);
+          expect(out.equals(expected)).toBe(true);
+          expect(new Uint8Array(out.buffer, out.byteOffset + out.length, 1)[0]).toBe(0x0a);
+        },
+      ),
       { numRuns: numRuns() },
     );
   });
