@@ -1,9 +1,9 @@
 // `node dist/bench/in-process.js [a|b] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
-// [--pool P] [--each] [--bridge-only] [--per-kind] [--writer]`: the bridge's own cost per agent line, without pipes, processes
+// [--only REGEX] [--pool P] [--each] [--bridge-only] [--per-kind] [--writer]`: the bridge's own cost per agent line, without pipes, processes
 // or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a) or a
 // v2 client and a v1 agent (b), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
 // the real-derived mix or the replay of recorded turns; `--chunks`: its message and thought chunks
-// alone), against `JSON.stringify(JSON.parse(line))` of the same lines. Medians of R rounds of N lines
+// alone; `--only`: its lines the expression matches, to profile one kind), against `JSON.stringify(JSON.parse(line))` of the same lines. Medians of R rounds of N lines
 // after W lines of warm-up (V8 has optimized the hot paths by then: the throughput runs of `npm run
 // bench` include that warm-up, this does not), each round going on through the pool where the last
 // stopped. The pool holds P lines (20,000 by default; its tool-call and message ids repeat after that,
@@ -40,6 +40,8 @@ const ROUNDS = opt("--rounds", 5);
 const LINES = opt("--lines", 300_000);
 const WARM = opt("--warm", 50_000);
 const CHUNKS = args.includes("--chunks");
+/** Only the pool's lines that match this expression (`--only '"type":"diff"'`): to profile one kind. */
+const ONLY = args.includes("--only") ? new RegExp(args[args.indexOf("--only") + 1] ?? "") : undefined;
 /** Lines in the cycled pool: ids repeat after this many (the throughput runs never repeat one). */
 const POOL = opt("--pool", 20_000);
 /** Print each round's figure as it ends (how the cost moves while V8 warms up). */
@@ -72,6 +74,7 @@ function pool(): Buffer[] {
   const out: Buffer[] = [];
   const take = (line: string) => {
     if (CHUNKS && !/"sessionUpdate":"(agent_message|agent_thought)_chunk"/.test(line)) return;
+    if (ONLY && !ONLY.test(line)) return;
     out.push(Buffer.from(line.endsWith("\n") ? line.slice(0, -1) : line));
   };
   if (mix === "own")
@@ -269,7 +272,7 @@ if (PER_KIND) {
 const path = direction === "a" ? "v1 client → bridge → v2 agent" : "v2 client → bridge → v1 agent";
 const traffic = { own: "bench's own mix", real: "real-derived mix", replay: "replay of recorded turns" }[mix];
 process.stdout.write(
-  `${path}, ${traffic}${CHUNKS ? " (its chunks alone)" : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +
+  `${path}, ${traffic}${CHUNKS ? " (its chunks alone)" : ""}${ONLY ? ` (its lines matching ${String(ONLY)} alone)` : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +
     `parse+stringify ${median(relayUs).toFixed(2)} µs (medians of ${ROUNDS} rounds of ${LINES} lines after ${WARM} of warm-up; ` +
     `rounds ${bridgeUs.map((x) => x.toFixed(2)).join(" ")}); node ${process.version}; ${machine()}\n${perKind}`,
 );
