@@ -644,30 +644,44 @@ export function changedBlocks(a: readonly string[], b: readonly string[]): Block
   if (a.length === 0 || b.length === 0) {
     return a.length + b.length === 0 ? [] : [{ a0: 0, a1: a.length, b0: 0, b1: b.length }];
   }
+  // The common head and tail, compared as strings: only the lines between them are interned (a map
+  // lookup each) and diffed. An edit of a large file is a few lines of it, and the diff's own trim
+  // (LineDiff.run) would find the same head and tail, so the blocks are the same.
+  const shorter = Math.min(a.length, b.length);
+  let head = 0;
+  while (head < shorter && a[head] === b[head]) head++;
+  let aEnd = a.length;
+  let bEnd = b.length;
+  while (aEnd > head && bEnd > head && a[aEnd - 1] === b[bEnd - 1]) {
+    aEnd--;
+    bEnd--;
+  }
   const ids = new Map<string, number>();
-  const intern = (lines: readonly string[]): Int32Array => {
-    const out = new Int32Array(lines.length);
-    lines.forEach((l, k) => {
+  const intern = (lines: readonly string[], from: number, to: number): Int32Array => {
+    const out = new Int32Array(to - from);
+    for (let k = from; k < to; k++) {
+      const l = lines[k] ?? "";
       let id = ids.get(l);
       if (id === undefined) ids.set(l, (id = ids.size));
-      out[k] = id;
-    });
+      out[k - from] = id;
+    }
     return out;
   };
-  const diff = new LineDiff(intern(a), intern(b));
-  diff.run(0, a.length, 0, b.length);
+  const diff = new LineDiff(intern(a, head, aEnd), intern(b, head, bEnd));
+  diff.run(0, aEnd - head, 0, bEnd - head);
   const blocks: Block[] = [];
-  let pa = 0;
-  let pb = 0;
+  let pa = head;
+  let pb = head;
   const { pairs } = diff;
   for (let k = 0; k < pairs.length; k += 2) {
-    const i = pairs[k] ?? 0;
-    const j = pairs[k + 1] ?? 0;
+    const i = (pairs[k] ?? 0) + head;
+    const j = (pairs[k + 1] ?? 0) + head;
     if (i > pa || j > pb) blocks.push({ a0: pa, a1: i, b0: pb, b1: j });
     pa = i + 1;
     pb = j + 1;
   }
-  if (pa < a.length || pb < b.length) blocks.push({ a0: pa, a1: a.length, b0: pb, b1: b.length });
+  // The common tail matches line for line, as the head did.
+  if (pa < aEnd || pb < bEnd) blocks.push({ a0: pa, a1: aEnd, b0: pb, b1: bEnd });
   return blocks;
 }
 

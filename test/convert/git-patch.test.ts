@@ -275,6 +275,31 @@ describe("producing git patches (T §3.3 B↓-3)", () => {
     expect(edits).toBe(5); // D of the paper's example
   });
 
+  it("edits no more lines of texts that share a head and a tail than of what lies between (property)", () => {
+    // Lines in common at both ends are matched, never edited (the head and tail are compared before
+    // the lines are interned: an edit of a large file diffs its few changed lines).
+    const lines = fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 12 });
+    const edits = (a: string[], b: string[]) =>
+      changedBlocks(a, b).reduce((n, k) => n + (k.a1 - k.a0) + (k.b1 - k.b0), 0);
+    fc.assert(
+      fc.property(lines, lines, lines, lines, (head, x, y, tail) => {
+        const blocks = changedBlocks([...head, ...x, ...tail], [...head, ...y, ...tail]);
+        expect(edits([...head, ...x, ...tail], [...head, ...y, ...tail])).toBe(edits(x, y));
+        // In order, apart, and each a change.
+        let a = 0;
+        let b = 0;
+        for (const k of blocks) {
+          expect(k.a0).toBeGreaterThanOrEqual(a);
+          expect(k.b0).toBeGreaterThanOrEqual(b);
+          expect(k.a1 - k.a0 + (k.b1 - k.b0)).toBeGreaterThan(0);
+          a = k.a1 + 1;
+          b = k.b1 + 1;
+        }
+      }),
+      runs,
+    );
+  });
+
   it("still produces a correct patch for large unrelated texts within the work budget", () => {
     const old = Array.from({ length: 6000 }, (_, i) => `old ${i}\n`).join("");
     const next = Array.from({ length: 6000 }, (_, i) => (i % 2 === 0 ? `old ${i}\n` : `new ${i}\n`)).join("");
