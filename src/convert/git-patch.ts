@@ -691,11 +691,92 @@ function toHunkLine(op: HunkLine["op"], line: string): HunkLine {
 
 /**
  * Unified hunks turning `oldText` into `newText`, with `context` lines around each change (Git merges hunks whose contexts touch).
+ * Only the lines between the texts' common head and tail, and `context` lines on each side, are
+ * split and diffed (`unifiedLineHunks` of that window, numbered from the lines before it): an edit
+ * of a large file is a few lines of it.
  * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
  */
 export function unifiedHunks(oldText: string, newText: string, context: number = diffTable.contextLines): Hunk[] {
-  const a = splitLines(oldText);
-  const b = splitLines(newText);
+  if (oldText === newText) return [];
+  const head = commonHead(oldText, newText);
+  const tail = commonTail(oldText, newText, head);
+  const from = linesBefore(oldText, head, context);
+  const oldTo = linesAfter(oldText, oldText.length - tail, context);
+  // From the tail on, both texts are the same: so is the window's end, counted from theirs.
+  const newTo = newText.length - (oldText.length - oldTo);
+  return unifiedLineHunks(
+    splitLines(oldText.slice(from, oldTo)),
+    splitLines(newText.slice(from, newTo)),
+    context,
+    newlines(oldText, from),
+  );
+}
+
+/** Chars compared a slice at a time (a native comparison) before the rest one by one. */
+const COMPARED_SLICE = 256;
+
+/** The length of the texts' common head in whole lines (each with its newline), in chars. */
+function commonHead(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i + COMPARED_SLICE <= n && a.slice(i, i + COMPARED_SLICE) === b.slice(i, i + COMPARED_SLICE))
+    i += COMPARED_SLICE;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Back to the start of the line the first difference is in (one text may end there: its last line
+  // then differs from the other's by what follows, or by a newline).
+  return i === 0 ? 0 : a.lastIndexOf("\n", i - 1) + 1;
+}
+
+/**
+ * The length of the texts' common tail in whole lines, in chars: it starts a line in both, and
+ * overlaps neither one's `head`.
+ */
+function commonTail(a: string, b: string, head: number): number {
+  const n = Math.min(a.length, b.length) - head;
+  let l = 0;
+  while (
+    l + COMPARED_SLICE <= n &&
+    a.slice(a.length - l - COMPARED_SLICE, a.length - l) === b.slice(b.length - l - COMPARED_SLICE, b.length - l)
+  )
+    l += COMPARED_SLICE;
+  while (l < n && a.charCodeAt(a.length - 1 - l) === b.charCodeAt(b.length - 1 - l)) l++;
+  const lineStart = (t: string, at: number) => at === head || t.charCodeAt(at - 1) === NEWLINE;
+  if (lineStart(a, a.length - l) && lineStart(b, b.length - l)) return l;
+  // After the tail's first newline: the char before it is then that newline, in both texts.
+  const nl = a.indexOf("\n", a.length - l);
+  return nl === -1 ? 0 : a.length - nl - 1;
+}
+
+const NEWLINE = 0x0a;
+
+/** Where the line `count` lines before the line starting at `at` starts (0 at the most). */
+function linesBefore(text: string, at: number, count: number): number {
+  for (let k = 0; k < count && at > 0; k++) at = at <= 1 ? 0 : text.lastIndexOf("\n", at - 2) + 1;
+  return at;
+}
+
+/** Where the line `count` lines after the line starting at `at` starts (the text's end at the most). */
+function linesAfter(text: string, at: number, count: number): number {
+  for (let k = 0; k < count && at < text.length; k++) {
+    const nl = text.indexOf("\n", at);
+    at = nl === -1 ? text.length : nl + 1;
+  }
+  return at;
+}
+
+/** The newlines in `text` before `end`. */
+function newlines(text: string, end: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
+/**
+ * Unified hunks turning lines `a` into lines `b` (`splitLines`), with `context` lines around each
+ * change, the first line numbered `skipped + 1` on both sides.
+ * @internal Runs inside unifiedHunks; exported for the property that proves the window the same as the whole texts.
+ */
+export function unifiedLineHunks(a: readonly string[], b: readonly string[], context: number, skipped = 0): Hunk[] {
   const blocks = changedBlocks(a, b);
   const hunks: Hunk[] = [];
   for (let k = 0; k < blocks.length;) {
@@ -727,9 +808,9 @@ export function unifiedHunks(oldText: string, newText: string, context: number =
     const newCount = end.b1 + trail - newFrom;
     hunks.push({
       // An empty range names the line before it (GNU and Git).
-      oldStart: oldCount === 0 ? oldFrom : oldFrom + 1,
+      oldStart: skipped + (oldCount === 0 ? oldFrom : oldFrom + 1),
       oldCount,
-      newStart: newCount === 0 ? newFrom : newFrom + 1,
+      newStart: skipped + (newCount === 0 ? newFrom : newFrom + 1),
       newCount,
       lines,
     });

@@ -11,6 +11,7 @@ import {
   sideText,
   splitLines,
   unifiedHunks,
+  unifiedLineHunks,
   type PatchSection,
 } from "../../src/convert/git-patch.js";
 import { numRuns } from "../support/properties.js";
@@ -504,6 +505,30 @@ describe("parsing git patches (T §3.3 A↓-1)", () => {
       }),
       runs,
     );
+  });
+
+  it("diffs the window between the common head and tail as it diffs the whole texts (property)", () => {
+    // The window's lines are split and diffed alone, numbered from the lines before it.
+    fc.assert(
+      fc.property(textPairArb, fc.nat({ max: 4 }), ([old, next], context) => {
+        expect(unifiedHunks(old, next, context)).toEqual(unifiedLineHunks(splitLines(old), splitLines(next), context));
+      }),
+      runs,
+    );
+    // A change at either end, next to a newline, one text the other's head or tail (the tail must not
+    // reach into the head), with and without context.
+    for (const [old, next] of [
+      ["\na\nb\n", "a\nb\n"],
+      ["a\nb\n", "\na\nb\n"],
+      ["a\nb", "a\nb\n"],
+      ["a\nb\n", "a\nbc\n"],
+      ["x\nx\n", "x\nx\nx\n"],
+      ["x\nx\nx\n", "x\n"],
+      ["x\n".repeat(300) + "y\n", "x\n".repeat(300)],
+      ["x\n".repeat(300), "x\n".repeat(299) + "z\n" + "x\n"],
+    ] as const)
+      for (const context of [0, 1, 3])
+        expect(unifiedHunks(old, next, context)).toEqual(unifiedLineHunks(splitLines(old), splitLines(next), context));
   });
 
   it("hunk headers count their lines and ranges do not overlap (property)", () => {
