@@ -221,28 +221,45 @@ export function sideText(hunks: readonly Hunk[], side: "old" | "new", separator:
   return out;
 }
 
-/** Applies a section's hunks to `old` at their exact positions; `undefined` when they do not fit. */
+/**
+ * Applies a section's hunks to `old` at their exact positions; `undefined` when they do not fit.
+ * The text is walked a line at a time up to each hunk, not split: the stretches between hunks are
+ * copied a slice each (a large file's edit touches a few of its lines).
+ */
 export function applyHunks(old: string, hunks: readonly Hunk[]): string | undefined {
-  const lines = splitLines(old);
-  const out: string[] = [];
-  let pos = 0;
+  let out = "";
+  let line = 0;
+  let at = 0;
   for (const h of hunks) {
     const start = h.oldCount === 0 ? h.oldStart : h.oldStart - 1;
-    if (start < pos || start > lines.length) return undefined;
-    for (; pos < start; pos++) out.push(lines[pos] ?? "");
+    if (start < line) return undefined;
+    let to = at;
+    for (; line < start; line++) {
+      if (to >= old.length) return undefined;
+      to = lineEnd(old, to);
+    }
+    out += old.slice(at, to);
+    at = to;
     for (const l of h.lines) {
       const full = lineOf(l);
       if (l.op === "+") {
-        out.push(full);
+        out += full;
         continue;
       }
-      if (lines[pos] !== full) return undefined;
-      if (l.op === " ") out.push(full);
-      pos++;
+      // The file's line here must be this one, whole.
+      if (at >= old.length || lineEnd(old, at) - at !== full.length || !old.startsWith(full, at)) return undefined;
+      if (l.op === " ") out += full;
+      at += full.length;
+      line++;
     }
   }
-  for (; pos < lines.length; pos++) out.push(lines[pos] ?? "");
-  return out.join("");
+  return out + old.slice(at);
+}
+
+/** Where the line starting at `at` ends: after its newline, or at the text's end. */
+function lineEnd(text: string, at: number): number {
+  const nl = text.indexOf("\n", at);
+  return nl === -1 ? text.length : nl + 1;
 }
 
 /** The same hunks read the other way (new side as old), for undoing a patch already applied. */

@@ -12,6 +12,7 @@ import {
   splitLines,
   unifiedHunks,
   unifiedLineHunks,
+  type Hunk,
   type PatchSection,
 } from "../../src/convert/git-patch.js";
 import { numRuns } from "../support/properties.js";
@@ -529,6 +530,63 @@ describe("parsing git patches (T §3.3 A↓-1)", () => {
     ] as const)
       for (const context of [0, 1, 3])
         expect(unifiedHunks(old, next, context)).toEqual(unifiedLineHunks(splitLines(old), splitLines(next), context));
+  });
+
+  it("applies hunks to any text as its lines would take them, or not at all (property)", () => {
+    // The definition: the text's lines, those before each hunk kept, its lines checked and replaced.
+    const byLines = (text: string, hunks: readonly Hunk[]): string | undefined => {
+      const lines = splitLines(text);
+      const out: string[] = [];
+      let pos = 0;
+      for (const h of hunks) {
+        const start = h.oldCount === 0 ? h.oldStart : h.oldStart - 1;
+        if (start < pos || start > lines.length) return undefined;
+        for (; pos < start; pos++) out.push(lines[pos]!);
+        for (const l of h.lines) {
+          const full = l.eol ? `${l.text}\n` : l.text;
+          if (l.op === "+") out.push(full);
+          else if (lines[pos++] !== full) return undefined;
+          else if (l.op === " ") out.push(full);
+        }
+      }
+      return [...out, ...lines.slice(pos)].join("");
+    };
+    fc.assert(
+      fc.property(textPairArb, textArb, ([old, next], other) => {
+        const hunks = unifiedHunks(old, next);
+        // On its own old text, on another, and on the new one (a patch already applied).
+        for (const text of [old, other, next]) expect(applyHunks(text, hunks)).toBe(byLines(text, hunks));
+      }),
+      runs,
+    );
+    // Past the last line, at it, and out of order.
+    const add = (at: number): Hunk => ({
+      oldStart: at,
+      oldCount: 0,
+      newStart: at + 1,
+      newCount: 1,
+      lines: [{ op: "+", text: "x", eol: true }],
+    });
+    const keep = (at: number, text: string): Hunk => ({
+      oldStart: at,
+      oldCount: 1,
+      newStart: at,
+      newCount: 1,
+      lines: [{ op: " ", text, eol: true }],
+    });
+    for (const [text, hunks] of [
+      ["a\n", [add(2)]],
+      ["a\n", [add(1)]],
+      ["a", [add(1)]],
+      ["", [add(0)]],
+      ["", [add(1)]],
+      ["a\nb\n", [keep(2, "b"), keep(1, "a")]],
+      ["a\nb\n", [keep(1, "a"), add(0)]],
+      ["a\nb\n", [keep(1, "a"), keep(2, "b")]],
+    ] as const)
+      expect(applyHunks(text, hunks)).toBe(byLines(text, hunks));
+    expect(applyHunks("a\n", [add(2)])).toBeUndefined();
+    expect(applyHunks("a\n", [add(1)])).toBe("a\nx\n");
   });
 
   it("hunk headers count their lines and ranges do not overlap (property)", () => {
