@@ -13,6 +13,7 @@ import {
   reverseHunks,
   sideText,
   type PatchOperation,
+  type Splice,
   type PatchSection,
 } from "./git-patch.js";
 import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
@@ -71,17 +72,26 @@ export function placeSnippet(
   oldText: string,
   newText: string,
   stage: DiffStage,
-): { oldText: string; newText: string } | undefined {
-  const o = uniqueIndex(text, oldText);
-  const n = uniqueIndex(text, newText);
+): { oldText: string; newText: string; splice?: Splice } | undefined {
+  // A known stage reads the file one way only (each search is of the whole file).
+  const o = stage === "applied" ? undefined : uniqueIndex(text, oldText);
+  const n = stage === "pending" ? undefined : uniqueIndex(text, newText);
   const pending =
     o === undefined
       ? undefined
-      : { oldText: text, newText: text.slice(0, o) + newText + text.slice(o + oldText.length) };
+      : {
+          oldText: text,
+          newText: text.slice(0, o) + newText + text.slice(o + oldText.length),
+          splice: { base: "old", at: o, removed: oldText.length, inserted: newText } as const,
+        };
   const applied =
     n === undefined
       ? undefined
-      : { oldText: text.slice(0, n) + oldText + text.slice(n + newText.length), newText: text };
+      : {
+          oldText: text.slice(0, n) + oldText + text.slice(n + newText.length),
+          newText: text,
+          splice: { base: "new", at: n, removed: newText.length, inserted: oldText } as const,
+        };
   if (pending && applied && pending.oldText === applied.oldText && pending.newText === applied.newText) return pending;
   // A substring match is weak evidence: a status that tells takes only its own reading.
   if (stage !== undefined) return stage === "pending" ? pending : applied;
@@ -199,14 +209,16 @@ export function diffToV2(
     const known = file !== undefined && old !== newText;
     // Whole-file texts are the snippet that covers the file; when that reads both ways and no
     // status settles it, the texts are taken as whole (what they say), unless the status says otherwise.
-    let placed = known ? placeSnippet(file, old, newText, ctx.stage) : undefined;
+    let placed: { oldText: string; newText: string; splice?: Splice } | undefined = known
+      ? placeSnippet(file, old, newText, ctx.stage)
+      : undefined;
     const wholeFits = (file === old && ctx.stage !== "applied") || (file === newText && ctx.stage !== "pending");
     if (known && !placed && wholeFits) placed = { oldText: old, newText };
     const whole = placed !== undefined && placed.oldText === old && placed.newText === newText;
     /** The file was read and the texts are not the whole of it. */
     const snippet = known && !whole;
     let patchText: string | undefined;
-    if (placed) patchText = gitPatchSection(op, absolute, placed.oldText, placed.newText);
+    if (placed) patchText = gitPatchSection(op, absolute, placed.oldText, placed.newText, undefined, placed.splice);
     else if (known) {
       // Snippets that differ only in their last newline keep it: then that is the change.
       const lined = asLines(old) !== asLines(newText);

@@ -707,13 +707,19 @@ function toHunkLine(op: HunkLine["op"], line: string): HunkLine {
 }
 
 /**
- * Unified hunks turning `oldText` into `newText`, with `context` lines around each change (Git merges hunks whose contexts touch).
- * Only the lines between the texts' common head and tail, and `context` lines on each side, are
- * split and diffed (`unifiedLineHunks` of that window, numbered from the lines before it): an edit
- * of a large file is a few lines of it.
+ * Unified hunks turning `oldText` into `newText`, with `context` lines around each change (Git merges
+ * hunks whose contexts touch), numbered from line `skipped + 1` (the texts being parts of larger ones
+ * after that many lines). Only the lines between the texts' common head and tail, and `context` lines
+ * on each side, are split and diffed (`unifiedLineHunks` of that window, numbered from the lines
+ * before it): an edit of a large file is a few lines of it.
  * @internal Runs inside gitPatchSection / the patch reader; exported for its unit tests.
  */
-export function unifiedHunks(oldText: string, newText: string, context: number = diffTable.contextLines): Hunk[] {
+export function unifiedHunks(
+  oldText: string,
+  newText: string,
+  context: number = diffTable.contextLines,
+  skipped = 0,
+): Hunk[] {
   if (oldText === newText) return [];
   const head = commonHead(oldText, newText);
   const tail = commonTail(oldText, newText, head);
@@ -725,19 +731,22 @@ export function unifiedHunks(oldText: string, newText: string, context: number =
     splitLines(oldText.slice(from, oldTo)),
     splitLines(newText.slice(from, newTo)),
     context,
-    newlines(oldText, from),
+    skipped + newlines(oldText, from),
   );
 }
 
-/** Chars compared a slice at a time (a native comparison) before the rest one by one. */
-const COMPARED_SLICE = 256;
+/**
+ * The slices the common head and tail are compared in (a native comparison each), from the longest:
+ * past the longest that match, the next shorter ones find where the texts part; the last few chars
+ * one by one. A file's edit is in one place: a few long slices and a few short ones.
+ */
+const COMPARED_SLICES = [65536, 4096, 256, 16];
 
 /** The length of the texts' common head in whole lines (each with its newline), in chars. */
 function commonHead(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
-  while (i + COMPARED_SLICE <= n && a.slice(i, i + COMPARED_SLICE) === b.slice(i, i + COMPARED_SLICE))
-    i += COMPARED_SLICE;
+  for (const size of COMPARED_SLICES) while (i + size <= n && a.slice(i, i + size) === b.slice(i, i + size)) i += size;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   // Back to the start of the line the first difference is in (one text may end there: its last line
   // then differs from the other's by what follows, or by a newline).
@@ -751,11 +760,9 @@ function commonHead(a: string, b: string): number {
 function commonTail(a: string, b: string, head: number): number {
   const n = Math.min(a.length, b.length) - head;
   let l = 0;
-  while (
-    l + COMPARED_SLICE <= n &&
-    a.slice(a.length - l - COMPARED_SLICE, a.length - l) === b.slice(b.length - l - COMPARED_SLICE, b.length - l)
-  )
-    l += COMPARED_SLICE;
+  for (const size of COMPARED_SLICES)
+    while (l + size <= n && a.slice(a.length - l - size, a.length - l) === b.slice(b.length - l - size, b.length - l))
+      l += size;
   while (l < n && a.charCodeAt(a.length - 1 - l) === b.charCodeAt(b.length - 1 - l)) l++;
   const lineStart = (t: string, at: number) => at === head || t.charCodeAt(at - 1) === NEWLINE;
   if (lineStart(a, a.length - l) && lineStart(b, b.length - l)) return l;
@@ -786,6 +793,36 @@ function newlines(text: string, end: number): number {
   let n = 0;
   for (let at = text.indexOf("\n"); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) n++;
   return n;
+}
+
+/**
+ * Where two texts differ, when it is known: the other text is `base` with `base[at, at + removed)`
+ * replaced by `inserted`. `base` is the old text (`"old"`) or the new one (`"new"`). A snippet placed
+ * in a file (diff.ts `placeSnippet`) is one.
+ */
+export interface Splice {
+  readonly base: "old" | "new";
+  readonly at: number;
+  readonly removed: number;
+  readonly inserted: string;
+}
+
+/**
+ * `unifiedHunks` of the texts `splice` relates, from `base` alone: the window is the lines the
+ * splice touches and `context` more on each side, the other text's made from the base's parts and
+ * `inserted`. The other text itself is never read: built by concatenation, it would be copied whole
+ * the first time a part of it was.
+ */
+export function splicedHunks(base: string, splice: Splice, context: number = diffTable.contextLines): Hunk[] {
+  const end = splice.at + splice.removed;
+  const lineStart = splice.at === 0 ? 0 : base.lastIndexOf("\n", splice.at - 1) + 1;
+  const from = linesBefore(base, lineStart, context);
+  const to = linesAfter(base, lineEnd(base, end), context);
+  const window = base.slice(from, to);
+  const other = base.slice(from, splice.at) + splice.inserted + base.slice(end, to);
+  const [a, b] = splice.base === "old" ? [window, other] : [other, window];
+  // The window's own head and tail too: a splice may replace more than it changes (whole texts).
+  return unifiedHunks(a, b, context, newlines(base, from));
 }
 
 /**
@@ -865,7 +902,8 @@ export type PatchOperation = "add" | "delete" | "modify";
  * Git quoting, `/dev/null` for the missing side, a TAB after `---`/`+++` paths holding a space,
  * an assumed regular-file mode on add/delete, no `index` line. `add` and `delete` ignore the
  * missing side's text. An empty add (and any section without hunks) is the header alone. `heading`
- * is written on every hunk header (a snippet whose place in the file is unknown).
+ * is written on every hunk header (a snippet whose place in the file is unknown). A `splice` says
+ * where a `modify`'s texts differ (`splicedHunks`).
  */
 export function gitPatchSection(
   op: PatchOperation,
@@ -873,13 +911,17 @@ export function gitPatchSection(
   oldText: string,
   newText: string,
   heading?: string,
+  splice?: Splice,
 ): string {
   const name = gitQuote(path);
   const tab = path.includes(" ") ? "\t" : "";
   let out = `${HEADER}${name} ${name}\n`;
   if (op === "add") out += `new file mode ${diffTable.assumedFileMode}\n`;
   if (op === "delete") out += `deleted file mode ${diffTable.assumedFileMode}\n`;
-  const hunks = unifiedHunks(op === "add" ? "" : oldText, op === "delete" ? "" : newText);
+  const hunks =
+    op === "modify" && splice !== undefined
+      ? splicedHunks(splice.base === "old" ? oldText : newText, splice)
+      : unifiedHunks(op === "add" ? "" : oldText, op === "delete" ? "" : newText);
   if (hunks.length === 0) return out;
   out += `--- ${op === "add" ? DEV_NULL : name + tab}\n`;
   out += `+++ ${op === "delete" ? DEV_NULL : name + tab}\n`;

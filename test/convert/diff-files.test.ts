@@ -266,11 +266,15 @@ describe("v1 snippet diff → v2 placed in the real file (B↓)", () => {
   it("placeSnippet never places an empty text nor one found twice", () => {
     expect(placeSnippet("a\na\n", "a", "b", "pending")).toBeUndefined();
     expect(placeSnippet("abc", "", "x", "pending")).toBeUndefined();
-    expect(placeSnippet("abc", "b", "", "pending")).toEqual({ oldText: "abc", newText: "ac" });
+    expect(placeSnippet("abc", "b", "", "pending")).toEqual({
+      oldText: "abc",
+      newText: "ac",
+      splice: { base: "old", at: 1, removed: 1, inserted: "" },
+    });
     expect(placeSnippet("ac", "b", "", "applied")).toBeUndefined();
     // A status that tells takes only its own reading (a substring is weak evidence).
     expect(placeSnippet("bcb", "bc", "b", "applied")).toBeUndefined();
-    expect(placeSnippet("bcb", "bc", "b", undefined)).toEqual({ oldText: "bcb", newText: "bb" });
+    expect(placeSnippet("bcb", "bc", "b", undefined)).toMatchObject({ oldText: "bcb", newText: "bb" });
   });
 
   const chars = fc.constantFrom("a", "b", "\n", " ", "c");

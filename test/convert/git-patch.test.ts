@@ -9,6 +9,7 @@ import {
   needsGitQuoting,
   parseGitPatch,
   sideText,
+  splicedHunks,
   splitLines,
   unifiedHunks,
   unifiedLineHunks,
@@ -530,6 +531,45 @@ describe("parsing git patches (T §3.3 A↓-1)", () => {
     ] as const)
       for (const context of [0, 1, 3])
         expect(unifiedHunks(old, next, context)).toEqual(unifiedLineHunks(splitLines(old), splitLines(next), context));
+  });
+
+  it("diffs a splice from its base text as it diffs the two texts (property)", () => {
+    const inserted = fc.oneof(
+      fc.array(lineArb, { maxLength: 3 }).map((ls) => ls.join("\n")),
+      fc.constantFrom("", "\n", "x", "a\n", "\nb"),
+    );
+    fc.assert(
+      fc.property(
+        textArb,
+        fc.nat(),
+        fc.nat(),
+        inserted,
+        fc.constantFrom("old", "new"),
+        fc.nat({ max: 4 }),
+        (base, i, n, text, side, context) => {
+          const at = i % (base.length + 1);
+          const removed = n % (base.length - at + 1);
+          const other = base.slice(0, at) + text + base.slice(at + removed);
+          const splice = { base: side, at, removed, inserted: text } as const;
+          const [old, next] = side === "old" ? [base, other] : [other, base];
+          expect(splicedHunks(base, splice, context)).toEqual(unifiedHunks(old, next, context));
+        },
+      ),
+      runs,
+    );
+    // At either end of the text, next to a newline.
+    for (const [base, at, removed, inserted] of [
+      ["\nx\n", 0, 0, "a"],
+      ["\nx\n", 0, 1, ""],
+      ["x\n", 2, 0, "y\n"],
+      ["x", 1, 0, "\n"],
+    ] as const)
+      for (const context of [0, 3]) {
+        const other = base.slice(0, at) + inserted + base.slice(at + removed);
+        expect(splicedHunks(base, { base: "old", at, removed, inserted }, context)).toEqual(
+          unifiedHunks(base, other, context),
+        );
+      }
   });
 
   it("applies hunks to any text as its lines would take them, or not at all (property)", () => {
