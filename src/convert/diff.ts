@@ -13,8 +13,8 @@ import {
   reverseHunks,
   sideText,
   type PatchOperation,
-  type Splice,
   type PatchSection,
+  type Splice,
 } from "./git-patch.js";
 import { isObject, isString, jsonEqual, type Obj, setOwn, withMembers, copyMembers } from "../base/json.js";
 import { attempt, ok, type Conv, type Loss, type Path } from "./result.js";
@@ -62,7 +62,8 @@ function uniqueIndex(text: string, part: string): number | undefined {
 
 /**
  * The full texts of a v1 snippet edit (`oldText` replaced by `newText`) in the file's current
- * `text`: pending when `oldText` occurs there once, applied when `newText` does. A known `stage`
+ * `text`: pending when `oldText` occurs there once, applied when `newText` does, with the splice that
+ * relates them (their patch is worked out from the file and it: `splicedHunks`). A known `stage`
  * accepts only its own reading; without one, a single reading is taken and two that disagree give
  * `undefined`: never a guess.
  * @internal Runs inside the snippet diff conversion; exported for its unit tests.
