@@ -812,6 +812,7 @@ export interface Splice {
  * splice touches and `context` more on each side, the other text's made from the base's parts and
  * `inserted`. The other text itself is never read: built by concatenation, it would be copied whole
  * the first time a part of it was.
+ * @internal Runs inside gitPatchSection; exported for the property that proves it the same as the two texts' hunks.
  */
 export function splicedHunks(base: string, splice: Splice, context: number = diffTable.contextLines): Hunk[] {
   const end = splice.at + splice.removed;
