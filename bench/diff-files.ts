@@ -17,21 +17,12 @@ import { createRequire } from "node:module";
 import { diffToV1, diffToV2 } from "../src/convert/diff.js";
 import { gitPatchSection } from "../src/convert/git-patch.js";
 import { machine } from "./machine.js";
+import { timed } from "./timing.js";
 
 const require = createRequire(import.meta.url);
 const source = readFileSync(require.resolve("typescript/lib/typescript.js"), "utf8").split("\n");
 const PATH = "/work/app/src/edited.ts";
 const opts = { stash: "off", stashMaxBytes: 64 * 1024 } as const;
-
-function timed(n: number, body: () => void): number {
-  let us = 0;
-  for (let r = 0; r < 3; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) body();
-    us = Number(process.hrtime.bigint() - t) / n / 1000;
-  }
-  return us;
-}
 
 const relay = (item: unknown) => () => void JSON.stringify(JSON.parse(JSON.stringify(item)));
 

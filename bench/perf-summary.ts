@@ -11,10 +11,10 @@
 // perf reads JavaScript names from /tmp/perf-<pid>.map, which node writes while it runs: keep it
 // until `perf script` has run. V8 reuses the memory of code it dropped, and the map keeps the old
 // name too: a frame named after a function that cannot be on that path was named wrongly.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { callersOf, functionTimes, parsePerfScript } from "./profile/perf-script.js";
-import { SourceMap } from "./profile/summary.js";
+import { sourceAt } from "./profile/source-maps.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -26,24 +26,14 @@ const callers = opt("--callers");
 const top = Number(opt("--top") ?? 40);
 const depth = Number(opt("--depth") ?? 1);
 
-const maps = new Map<string, SourceMap | null>();
 /** `JS:*name file:///…/x.js:line:col`, named by its source when x.js has a source map; other frames as they are. */
 function rename(frame: string): string {
   const m = /^JS:([*^~+]?)(\S*) (file:\/\/\S+):(\d+):(\d+)$/.exec(frame);
   if (!m) return frame;
   const [, tier, name, url, line, column] = m as unknown as [string, string, string, string, string, string];
   const path = fileURLToPath(url);
-  if (!maps.has(path)) {
-    const mapPath = `${path}.map`;
-    maps.set(
-      path,
-      existsSync(mapPath)
-        ? new SourceMap(JSON.parse(readFileSync(mapPath, "utf8")) as ConstructorParameters<typeof SourceMap>[0])
-        : null,
-    );
-  }
   // perf's lines and columns count from 1, a source map's from 0.
-  const source = maps.get(path)?.sourceAt(Number(line) - 1, Number(column) - 1);
+  const source = sourceAt(path, Number(line) - 1, Number(column) - 1);
   const where = (source ?? path).replace(/^(\.\.\/)+/, "").replace(/^.*\/dist\//, "");
   return `JS:${tier}${name === "" ? "(anonymous)" : name} ${where}`;
 }

@@ -7,10 +7,11 @@
 //   rm -rf /tmp/prof && BENCH_ONLY=a BENCH_MIX=real BENCH_ROUNDS=1 BENCH_THROUGHPUT_ONLY=1 \
 //     BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench
 //   node dist/bench/profile-summary.js /tmp/prof --messages 202000
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CATEGORIES, SourceMap, summarise, type CallFrame, type CpuProfile } from "./profile/summary.js";
+import { sourceAt } from "./profile/source-maps.js";
+import { CATEGORIES, summarise, type CallFrame, type CpuProfile } from "./profile/summary.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -22,22 +23,12 @@ if (!target) throw new Error("usage: profile-summary <file.cpuprofile | dir> [--
 const messages = Number(opt("--messages") ?? NaN);
 const top = Number(opt("--top") ?? 12);
 
-const maps = new Map<string, SourceMap | null>();
 function sourceOf(frame: CallFrame): string {
   const url = frame.url;
   if (url === "") return "";
   if (url.startsWith("node:")) return url;
   const path = url.startsWith("file://") ? fileURLToPath(url) : url;
-  if (!maps.has(path)) {
-    const mapPath = `${path}.map`;
-    maps.set(
-      path,
-      existsSync(mapPath)
-        ? new SourceMap(JSON.parse(readFileSync(mapPath, "utf8")) as ConstructorParameters<typeof SourceMap>[0])
-        : null,
-    );
-  }
-  const mapped = maps.get(path)?.sourceAt(frame.lineNumber, frame.columnNumber);
+  const mapped = sourceAt(path, frame.lineNumber, frame.columnNumber);
   // Sources are relative to the bundle: keep the part from src/ or mappings/ or node_modules/ on.
   const s = mapped ?? path;
   const m = /(?:^|\/)((?:src|mappings|node_modules)\/.*)$/.exec(s);

@@ -6,19 +6,10 @@
 // grows by an 80-byte line an update. µs per update, the last of three runs; the machine is printed.
 import { appendOutput, newTerminal, snapshotToAppend } from "../src/convert/terminal.js";
 import { machine } from "./machine.js";
+import { timed } from "./timing.js";
 
 const LINE = Buffer.from(`${"x".repeat(79)}\n`);
 const KEPT = 256 * 1024;
-
-function timed(n: number, body: () => void): number {
-  let us = 0;
-  for (let r = 0; r < 3; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) body();
-    us = Number(process.hrtime.bigint() - t) / n / 1000;
-  }
-  return us;
-}
 
 console.log(`terminal output, one 80-byte line an update; node ${process.version}; ${machine()}`);
 for (const kib of [1, 16, 64, 256]) {
