@@ -5,13 +5,14 @@
 // lines in its middle with three, as an edit tool does. Three shapes the recordings show:
 //
 // - B, a v1 snippet (Claude's Edit: `oldText` and `newText` the replaced lines), the file not yet
-//   edited: placed in the file, the v2 patch is worked out from the whole texts (`diffToV2`);
+//   edited: placed in the file, the v2 patch is worked out from the file and where the snippet is
+//   (`diffToV2`);
 // - B, whole texts (Gemini's edits: `oldText` and `newText` the whole file), the file edited;
 // - A, a v2 git patch of the edit (Claude's v2 adapter, Codex), the file not yet edited: the v1
 //   client is given the whole old and new texts (`diffToV1`, the default rendering `full`).
 //
-// Against each, `JSON.stringify(JSON.parse(...))` of the item, what a parse+stringify relay does with
-// it. µs per conversion, the last of three runs; the machine is printed.
+// Against each, `JSON.stringify(JSON.parse(line))` of the item's JSON text, what a parse+stringify
+// relay does with it. µs per conversion, the last of three runs; the machine is printed.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { diffToV1, diffToV2 } from "../src/convert/diff.js";
@@ -24,7 +25,10 @@ const source = readFileSync(require.resolve("typescript/lib/typescript.js"), "ut
 const PATH = "/work/app/src/edited.ts";
 const opts = { stash: "off", stashMaxBytes: 64 * 1024 } as const;
 
-const relay = (item: unknown) => () => void JSON.stringify(JSON.parse(JSON.stringify(item)));
+const relay = (item: unknown) => {
+  const line = JSON.stringify(item);
+  return () => void JSON.stringify(JSON.parse(line));
+};
 
 console.log(
   `one edit (2 lines into 3, mid-file) of a file that exists; node ${process.version}; ${machine()}\n\n` +
