@@ -39,9 +39,14 @@ const mix = (["own", "real", "replay"].includes(args[1] ?? "") ? args[1] : "real
 const ROUNDS = opt("--rounds", 5);
 const LINES = opt("--lines", 300_000);
 const WARM = opt("--warm", 50_000);
-const CHUNKS = args.includes("--chunks");
-/** Only the pool's lines that match this expression (`--only '"type":"diff"'`): to profile one kind. */
-const ONLY = args.includes("--only") ? new RegExp(args[args.indexOf("--only") + 1] ?? "") : undefined;
+/** The lines `--chunks` keeps: an agent's message and thought chunks. */
+const CHUNK_LINES = /"sessionUpdate":"(agent_message|agent_thought)_chunk"/;
+/** Only the pool's lines an expression matches: `--only REGEX` (`'"type":"diff"'`, to profile one kind), or `--chunks`. */
+const ONLY = args.includes("--only")
+  ? new RegExp(args[args.indexOf("--only") + 1] ?? "")
+  : args.includes("--chunks")
+    ? CHUNK_LINES
+    : undefined;
 /** Lines in the cycled pool: ids repeat after this many (the throughput runs never repeat one). */
 const POOL = opt("--pool", 20_000);
 /** Print each round's figure as it ends (how the cost moves while V8 warms up). */
@@ -73,7 +78,6 @@ const SESSION = "bench";
 function pool(): Buffer[] {
   const out: Buffer[] = [];
   const take = (line: string) => {
-    if (CHUNKS && !/"sessionUpdate":"(agent_message|agent_thought)_chunk"/.test(line)) return;
     if (ONLY && !ONLY.test(line)) return;
     out.push(Buffer.from(line.endsWith("\n") ? line.slice(0, -1) : line));
   };
@@ -272,7 +276,7 @@ if (PER_KIND) {
 const path = direction === "a" ? "v1 client → bridge → v2 agent" : "v2 client → bridge → v1 agent";
 const traffic = { own: "bench's own mix", real: "real-derived mix", replay: "replay of recorded turns" }[mix];
 process.stdout.write(
-  `${path}, ${traffic}${CHUNKS ? " (its chunks alone)" : ""}${ONLY ? ` (its lines matching ${String(ONLY)} alone)` : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +
+  `${path}, ${traffic}${ONLY === CHUNK_LINES ? " (its chunks alone)" : ONLY ? ` (its lines matching ${String(ONLY)} alone)` : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +
     `parse+stringify ${median(relayUs).toFixed(2)} µs (medians of ${ROUNDS} rounds of ${LINES} lines after ${WARM} of warm-up; ` +
     `rounds ${bridgeUs.map((x) => x.toFixed(2)).join(" ")}); node ${process.version}; ${machine()}\n${perKind}`,
 );

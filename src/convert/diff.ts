@@ -60,6 +60,13 @@ function uniqueIndex(text: string, part: string): number | undefined {
   return at !== -1 && text.indexOf(part, at + 1) === -1 ? at : undefined;
 }
 
+/** A v1 diff's full texts, and where they differ when that is known. */
+interface PlacedTexts {
+  readonly oldText: string;
+  readonly newText: string;
+  readonly splice?: Splice;
+}
+
 /**
  * The full texts of a v1 snippet edit (`oldText` replaced by `newText`) in the file's current
  * `text`: pending when `oldText` occurs there once, applied when `newText` does, with the splice that
@@ -73,7 +80,7 @@ export function placeSnippet(
   oldText: string,
   newText: string,
   stage: DiffStage,
-): { oldText: string; newText: string; splice?: Splice } | undefined {
+): PlacedTexts | undefined {
   // A known stage reads the file one way only (each search is of the whole file).
   const o = stage === "applied" ? undefined : uniqueIndex(text, oldText);
   const n = stage === "pending" ? undefined : uniqueIndex(text, newText);
@@ -210,9 +217,7 @@ export function diffToV2(
     const known = file !== undefined && old !== newText;
     // Whole-file texts are the snippet that covers the file; when that reads both ways and no
     // status settles it, the texts are taken as whole (what they say), unless the status says otherwise.
-    let placed: { oldText: string; newText: string; splice?: Splice } | undefined = known
-      ? placeSnippet(file, old, newText, ctx.stage)
-      : undefined;
+    let placed: PlacedTexts | undefined = known ? placeSnippet(file, old, newText, ctx.stage) : undefined;
     const wholeFits = (file === old && ctx.stage !== "applied") || (file === newText && ctx.stage !== "pending");
     if (known && !placed && wholeFits) placed = { oldText: old, newText };
     const whole = placed !== undefined && placed.oldText === old && placed.newText === newText;

@@ -661,44 +661,32 @@ export function changedBlocks(a: readonly string[], b: readonly string[]): Block
   if (a.length === 0 || b.length === 0) {
     return a.length + b.length === 0 ? [] : [{ a0: 0, a1: a.length, b0: 0, b1: b.length }];
   }
-  // The common head and tail, compared as strings: only the lines between them are interned (a map
-  // lookup each) and diffed. An edit of a large file is a few lines of it, and the diff's own trim
-  // (LineDiff.run) would find the same head and tail, so the blocks are the same.
-  const shorter = Math.min(a.length, b.length);
-  let head = 0;
-  while (head < shorter && a[head] === b[head]) head++;
-  let aEnd = a.length;
-  let bEnd = b.length;
-  while (aEnd > head && bEnd > head && a[aEnd - 1] === b[bEnd - 1]) {
-    aEnd--;
-    bEnd--;
-  }
+  // The lines are a window of the texts (`unifiedHunks`): their common head and tail are at most the
+  // context lines, which the diff's own trim (LineDiff.run) matches.
   const ids = new Map<string, number>();
-  const intern = (lines: readonly string[], from: number, to: number): Int32Array => {
-    const out = new Int32Array(to - from);
-    for (let k = from; k < to; k++) {
-      const l = lines[k] ?? "";
+  const intern = (lines: readonly string[]): Int32Array => {
+    const out = new Int32Array(lines.length);
+    lines.forEach((l, k) => {
       let id = ids.get(l);
       if (id === undefined) ids.set(l, (id = ids.size));
-      out[k - from] = id;
-    }
+      out[k] = id;
+    });
     return out;
   };
-  const diff = new LineDiff(intern(a, head, aEnd), intern(b, head, bEnd));
-  diff.run(0, aEnd - head, 0, bEnd - head);
+  const diff = new LineDiff(intern(a), intern(b));
+  diff.run(0, a.length, 0, b.length);
   const blocks: Block[] = [];
-  let pa = head;
-  let pb = head;
+  let pa = 0;
+  let pb = 0;
   const { pairs } = diff;
   for (let k = 0; k < pairs.length; k += 2) {
-    const i = (pairs[k] ?? 0) + head;
-    const j = (pairs[k + 1] ?? 0) + head;
+    const i = pairs[k] ?? 0;
+    const j = pairs[k + 1] ?? 0;
     if (i > pa || j > pb) blocks.push({ a0: pa, a1: i, b0: pb, b1: j });
     pa = i + 1;
     pb = j + 1;
   }
-  // The common tail matches line for line, as the head did.
-  if (pa < aEnd || pb < bEnd) blocks.push({ a0: pa, a1: aEnd, b0: pb, b1: bEnd });
+  if (pa < a.length || pb < b.length) blocks.push({ a0: pa, a1: a.length, b0: pb, b1: b.length });
   return blocks;
 }
 
@@ -781,10 +769,7 @@ function linesBefore(text: string, at: number, count: number): number {
 
 /** Where the line `count` lines after the line starting at `at` starts (the text's end at the most). */
 function linesAfter(text: string, at: number, count: number): number {
-  for (let k = 0; k < count && at < text.length; k++) {
-    const nl = text.indexOf("\n", at);
-    at = nl === -1 ? text.length : nl + 1;
-  }
+  for (let k = 0; k < count && at < text.length; k++) at = lineEnd(text, at);
   return at;
 }
 
