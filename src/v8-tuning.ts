@@ -3,13 +3,21 @@
 // machine the optimizing compiler's background threads, compiling the hot paths with deep inlining,
 // compete with the editor and the agent for the same cores: a smaller inlining budget cut the
 // bridge's CPU per update by 6–10% over a 200,000-update run (the regime a session lives in), for
-// 2–5% more per line once fully warm. Under a flood V8 grows its young generation to 32 MiB (two
-// semi-spaces of 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB.
+// 2–5% more per line once fully warm. V8 optimizes a function once its interrupt budget has run out
+// a number of times, more for a larger function: at V8's budget a bridge ran part of its request
+// path in baseline code for its first 3–4 s at 2,000 requests a second, and a replay of recorded
+// turns for about as long; a quarter of the budget optimizes them sooner (docs/performance.md, "The
+// interrupt budget"). Under a flood V8 grows its young generation to 32 MiB (two semi-spaces of
+// 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB.
 import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
 
-/** The flags the bridge sets on itself; a flag node was started with wins. */
-export const V8_FLAGS: readonly string[] = ["--max-inlined-bytecode-size-cumulative=300"];
+/**
+ * The flags the bridge sets on itself; a flag node was started with wins. The interrupt budget is
+ * read each time a function's budget is reset, so setting it here, before the bridge's code is
+ * loaded, applies to all of that code.
+ */
+export const V8_FLAGS: readonly string[] = ["--max-inlined-bytecode-size-cumulative=300", "--interrupt-budget=16384"];
 
 /** The young generation's size (both semi-spaces) the bridge stops V8 growing it past, in bytes. */
 export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
