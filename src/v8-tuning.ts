@@ -7,17 +7,24 @@
 // a number of times, more for a larger function: at V8's budget a bridge ran part of its request
 // path in baseline code for its first 3–4 s at 2,000 requests a second, and a replay of recorded
 // turns for about as long; a quarter of the budget optimizes them sooner (docs/performance.md, "The
-// interrupt budget"). Under a flood V8 grows its young generation to 32 MiB (two semi-spaces of
-// 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB.
+// interrupt budget, the old generation"). Under a flood V8 grows its young generation to 32 MiB (two semi-spaces of
+// 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB. V8 lets the old generation grow
+// up to several times what survived its last full collection before the next; under a slow client
+// that put a bridge's RSS growth past 50 MiB: the bridge lets it grow by half (the same section).
 import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
 
 /**
  * The flags the bridge sets on itself; a flag node was started with wins. The interrupt budget is
- * read each time a function's budget is reset, so setting it here, before the bridge's code is
- * loaded, applies to all of that code.
+ * read each time a function's budget is reset, the heap's growing factor each time a full
+ * collection sets the next one's limit: set here, before the bridge's code is loaded, they apply to
+ * all of that code and all of its heap.
  */
-export const V8_FLAGS: readonly string[] = ["--max-inlined-bytecode-size-cumulative=300", "--interrupt-budget=16384"];
+export const V8_FLAGS: readonly string[] = [
+  "--max-inlined-bytecode-size-cumulative=300",
+  "--interrupt-budget=16384",
+  "--heap-growing-percent=50",
+];
 
 /** The young generation's size (both semi-spaces) the bridge stops V8 growing it past, in bytes. */
 export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;

@@ -1,7 +1,8 @@
 // The V8 flags a bridge sets on itself (src/v8-tuning.ts): each is one this node knows (a flag a
 // later V8 dropped would only print an error and tune nothing), and one node was started with, on
 // its command line or in NODE_OPTIONS, wins; the interrupt budget, set at run time as the bridge sets
-// it, makes V8 optimize a function after fewer calls. The young generation's hold: growth stopped at the
+// it, makes V8 optimize a function after fewer calls; the heap's growing factor keeps the old
+// generation nearer what survives. The young generation's hold: growth stopped at the
 // limit, given back below it, nothing set twice, and no hold at all when node was told a size.
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -81,6 +82,40 @@ describe("the interrupt budget", () => {
     expect(own).toBeLessThan(1e6);
     expect(tuned).toBeLessThan(own);
   });
+});
+
+/**
+ * The old generation's largest size, MiB, in a node that first sets `flags` on itself: a ring of
+ * 200,000 objects replaced one by one, each dying in the old generation after living through many
+ * young collections (what a slow client makes of a bridge's messages).
+ */
+function oldGenerationPeakMiB(flags: readonly string[]): number {
+  const script = `
+    import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
+    for (const f of JSON.parse(process.argv[1])) setFlagsFromString(f);
+    const ring = new Array(200000);
+    let most = 0;
+    for (let i = 0; i < 3000000; i++) {
+      ring[i % ring.length] = { i, s: "x".repeat(40) + i };
+      if (i % 10000 === 0)
+        most = Math.max(most, getHeapSpaceStatistics().find((s) => s.space_name === "old_space").space_size);
+    }
+    process.stdout.write(String(most / 1048576));`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(flags)], {
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "" },
+  });
+  return Number(out);
+}
+
+describe("the heap's growing factor", () => {
+  it("set at run time, keeps the old generation well below what V8's own factor lets it reach", () => {
+    expect(V8_FLAGS.some((f) => f.startsWith("--heap-growing-percent="))).toBe(true);
+    const tuned = oldGenerationPeakMiB(V8_FLAGS);
+    const own = oldGenerationPeakMiB([]);
+    expect(tuned).toBeGreaterThan(0);
+    expect(tuned).toBeLessThan(own * 0.75);
+  }, 30_000);
 });
 
 describe("the young generation's hold", () => {
