@@ -730,6 +730,24 @@ export function unifiedHunks(
  */
 const COMPARED_SLICES = [65536, 4096, 256, 16];
 
+/** How many chars `x` from `i` and `y` from `j` have in common, `n` at the most (slices compared first). */
+function sameRun(x: string, i: number, y: string, j: number, n: number): number {
+  let k = 0;
+  for (const size of COMPARED_SLICES)
+    while (k + size <= n && x.slice(i + k, i + k + size) === y.slice(j + k, j + k + size)) k += size;
+  while (k < n && x.charCodeAt(i + k) === y.charCodeAt(j + k)) k++;
+  return k;
+}
+
+/** How many chars `x` before `i` and `y` before `j` have in common, back from there, `n` at the most. */
+function sameRunBack(x: string, i: number, y: string, j: number, n: number): number {
+  let k = 0;
+  for (const size of COMPARED_SLICES)
+    while (k + size <= n && x.slice(i - k - size, i - k) === y.slice(j - k - size, j - k)) k += size;
+  while (k < n && x.charCodeAt(i - 1 - k) === y.charCodeAt(j - 1 - k)) k++;
+  return k;
+}
+
 /** The length of the texts' common head in whole lines (each with its newline), in chars. */
 function commonHead(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
@@ -800,10 +818,26 @@ export interface Splice {
  * @internal Runs inside gitPatchSection; exported for the property that proves it the same as the two texts' hunks.
  */
 export function splicedHunks(base: string, splice: Splice, context: number = diffTable.contextLines): Hunk[] {
-  const end = splice.at + splice.removed;
-  const lineStart = splice.at === 0 ? 0 : base.lastIndexOf("\n", splice.at - 1) + 1;
+  const { at, inserted } = splice;
+  const end = at + splice.removed;
+  const lineStart = at === 0 ? 0 : base.lastIndexOf("\n", at - 1) + 1;
   const from = linesBefore(base, lineStart, context);
-  const to = linesAfter(base, lineEnd(base, end), context);
+  // The two texts' common head may run on past the splice (an insertion that repeats what follows
+  // it), and then their common tail, which stops at the head's last whole line (`commonTail`),
+  // starts later: the window reaches as far as the two texts' diff does.
+  let head = at + sameRun(inserted, 0, base, at, Math.min(inserted.length, base.length - at));
+  if (head === at + inserted.length)
+    head += sameRun(base, end, base, head, Math.min(base.length - end, base.length - head));
+  const wholeHead = head === 0 ? 0 : base.lastIndexOf("\n", head - 1) + 1;
+  const room = Math.min(base.length, base.length - splice.removed + inserted.length) - wholeHead;
+  let tail = Math.min(base.length - end, room);
+  if (tail === base.length - end) {
+    const back = sameRunBack(base, end, inserted, inserted.length, Math.min(end, inserted.length, room - tail));
+    tail += back;
+    if (back === inserted.length)
+      tail += sameRunBack(base, end - back, base, at, Math.min(end - back, at, room - tail));
+  }
+  const to = linesAfter(base, lineEnd(base, Math.max(end, base.length - tail)), context);
   const window = base.slice(from, to);
   const other = base.slice(from, splice.at) + splice.inserted + base.slice(end, to);
   const [a, b] = splice.base === "old" ? [window, other] : [other, window];

@@ -557,19 +557,26 @@ describe("parsing git patches (T §3.3 A↓-1)", () => {
       ),
       runs,
     );
-    // At either end of the text, next to a newline.
+    // At either end of the text, next to a newline; an insertion that repeats what follows it (the
+    // texts' common head runs on past the splice, past the lines around it).
     for (const [base, at, removed, inserted] of [
+      ["+plus\nb\n", 5, 0, "\nb"],
+      ["a\nb\nb\nb\nb\nc\n", 2, 0, "b\n"],
+      ["a\nb\nb\nb\nb\nc\n", 4, 2, ""],
+      ["x\ny\nx\ny\n", 4, 0, "x\ny\n"],
       ["\nx\n", 0, 0, "a"],
       ["\nx\n", 0, 1, ""],
       ["x\n", 2, 0, "y\n"],
       ["x", 1, 0, "\n"],
     ] as const)
-      for (const context of [0, 3]) {
-        const other = base.slice(0, at) + inserted + base.slice(at + removed);
-        expect(splicedHunks(base, { base: "old", at, removed, inserted }, context)).toEqual(
-          unifiedHunks(base, other, context),
-        );
-      }
+      for (const context of [0, 3])
+        for (const side of ["old", "new"] as const) {
+          const other = base.slice(0, at) + inserted + base.slice(at + removed);
+          const [old, next] = side === "old" ? [base, other] : [other, base];
+          expect(splicedHunks(base, { base: side, at, removed, inserted }, context)).toEqual(
+            unifiedHunks(old, next, context),
+          );
+        }
   });
 
   it("applies hunks to any text as its lines would take them, or not at all (property)", () => {
