@@ -812,8 +812,9 @@ export interface Splice {
 
 /**
  * `unifiedHunks` of the texts `splice` relates, from `base` alone: the window is the lines the
- * splice touches and `context` more on each side, the other text's made from the base's parts and
- * `inserted`. The other text itself is never read: built by concatenation, it would be copied whole
+ * splice touches, widened to those where the two texts' own diff puts the change (an insertion that
+ * repeats what follows it moves the change past the splice), and `context` more on each side; the
+ * other text's window is made from the base's parts and `inserted`. The other text itself is never read: built by concatenation, it would be copied whole
  * the first time a part of it was.
  * @internal Runs inside gitPatchSection; exported for the property that proves it the same as the two texts' hunks.
  */
@@ -839,7 +840,7 @@ export function splicedHunks(base: string, splice: Splice, context: number = dif
   }
   const to = linesAfter(base, lineEnd(base, Math.max(end, base.length - tail)), context);
   const window = base.slice(from, to);
-  const other = base.slice(from, splice.at) + splice.inserted + base.slice(end, to);
+  const other = base.slice(from, at) + inserted + base.slice(end, to);
   const [a, b] = splice.base === "old" ? [window, other] : [other, window];
   // The window's own head and tail too: a splice may replace more than it changes (whole texts).
   return unifiedHunks(a, b, context, newlines(base, from));
