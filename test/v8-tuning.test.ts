@@ -44,32 +44,38 @@ describe("V8 tuning", () => {
 });
 
 /**
- * Calls of a small function before V8 has optimized it, in a node that first sets `flags` on itself
- * (`setFlagsFromString`, as `tuneV8` does); compiled on the main thread, so the count is exact.
+ * What an ES module `body` writes to stdout, run by a node started with `nodeArgs` that first sets
+ * `flags` on itself (`setFlagsFromString`, as `tuneV8` does).
  */
-function callsBeforeOptimized(flags: readonly string[]): number {
+function withFlags(flags: readonly string[], body: string, nodeArgs: readonly string[] = []): number {
   const script = `
     import { setFlagsFromString } from "node:v8";
     for (const f of JSON.parse(process.argv[1])) setFlagsFromString(f);
+    ${body}`;
+  const out = execFileSync(
+    process.execPath,
+    [...nodeArgs, "--input-type=module", "-e", script, JSON.stringify(flags)],
+    {
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" },
+    },
+  );
+  return Number(out);
+}
+
+/** Calls of a small function before V8 has optimized it; compiled on the main thread, so the count is exact. */
+function callsBeforeOptimized(flags: readonly string[]): number {
+  return withFlags(
+    flags,
+    `
     function sum(a) { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]; return s; }
     const xs = [1, 2, 3, 4, 5, 6, 7, 8];
     let n = 0;
     // Bit 16 of the status: optimized (V8's OptimizationStatus::kOptimized).
     while (n < 1e6 && (%GetOptimizationStatus(sum) & 16) === 0) { sum(xs); n++; }
-    process.stdout.write(String(n));`;
-  const out = execFileSync(
-    process.execPath,
-    [
-      "--allow-natives-syntax",
-      "--no-concurrent-recompilation",
-      "--input-type=module",
-      "-e",
-      script,
-      JSON.stringify(flags),
-    ],
-    { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } },
+    process.stdout.write(String(n));`,
+    ["--allow-natives-syntax", "--no-concurrent-recompilation"],
   );
-  return Number(out);
 }
 
 describe("the interrupt budget", () => {
@@ -85,14 +91,15 @@ describe("the interrupt budget", () => {
 });
 
 /**
- * The old generation's largest size, MiB, in a node that first sets `flags` on itself: a ring of
- * 200,000 objects replaced one by one, each dying in the old generation after living through many
- * young collections (what a slow client makes of a bridge's messages).
+ * The old generation's largest size, MiB: a ring of 200,000 objects replaced one by one, each dying
+ * in the old generation after living through many young collections (what a slow client makes of a
+ * bridge's messages).
  */
 function oldGenerationPeakMiB(flags: readonly string[]): number {
-  const script = `
-    import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
-    for (const f of JSON.parse(process.argv[1])) setFlagsFromString(f);
+  return withFlags(
+    flags,
+    `
+    import { getHeapSpaceStatistics } from "node:v8";
     const ring = new Array(200000);
     let most = 0;
     for (let i = 0; i < 3000000; i++) {
@@ -100,12 +107,8 @@ function oldGenerationPeakMiB(flags: readonly string[]): number {
       if (i % 10000 === 0)
         most = Math.max(most, getHeapSpaceStatistics().find((s) => s.space_name === "old_space").space_size);
     }
-    process.stdout.write(String(most / 1048576));`;
-  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(flags)], {
-    encoding: "utf8",
-    env: { ...process.env, NODE_OPTIONS: "" },
-  });
-  return Number(out);
+    process.stdout.write(String(most / 1048576));`,
+  );
 }
 
 describe("the heap's growing factor", () => {

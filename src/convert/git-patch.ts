@@ -750,10 +750,7 @@ function sameRunBack(x: string, i: number, y: string, j: number, n: number): num
 
 /** The length of the texts' common head in whole lines (each with its newline), in chars. */
 function commonHead(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  for (const size of COMPARED_SLICES) while (i + size <= n && a.slice(i, i + size) === b.slice(i, i + size)) i += size;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  const i = sameRun(a, 0, b, 0, Math.min(a.length, b.length));
   // Back to the start of the line the first difference is in (one text may end there: its last line
   // then differs from the other's by what follows, or by a newline).
   return i === 0 ? 0 : a.lastIndexOf("\n", i - 1) + 1;
@@ -764,12 +761,7 @@ function commonHead(a: string, b: string): number {
  * overlaps neither one's `head`.
  */
 function commonTail(a: string, b: string, head: number): number {
-  const n = Math.min(a.length, b.length) - head;
-  let l = 0;
-  for (const size of COMPARED_SLICES)
-    while (l + size <= n && a.slice(a.length - l - size, a.length - l) === b.slice(b.length - l - size, b.length - l))
-      l += size;
-  while (l < n && a.charCodeAt(a.length - 1 - l) === b.charCodeAt(b.length - 1 - l)) l++;
+  const l = sameRunBack(a, a.length, b, b.length, Math.min(a.length, b.length) - head);
   const lineStart = (t: string, at: number) => at === head || t.charCodeAt(at - 1) === NEWLINE;
   if (lineStart(a, a.length - l) && lineStart(b, b.length - l)) return l;
   // After the tail's first newline: the char before it is then that newline, in both texts.
@@ -814,8 +806,8 @@ export interface Splice {
  * `unifiedHunks` of the texts `splice` relates, from `base` alone: the window is the lines the
  * splice touches, widened to those where the two texts' own diff puts the change (an insertion that
  * repeats what follows it moves the change past the splice), and `context` more on each side; the
- * other text's window is made from the base's parts and `inserted`. The other text itself is never read: built by concatenation, it would be copied whole
- * the first time a part of it was.
+ * other text's window is made from the base's parts and `inserted`. The other text itself is never
+ * read: built by concatenation, it would be copied whole the first time a part of it was.
  * @internal Runs inside gitPatchSection; exported for the property that proves it the same as the two texts' hunks.
  */
 export function splicedHunks(base: string, splice: Splice, context: number = diffTable.contextLines): Hunk[] {
