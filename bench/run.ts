@@ -10,7 +10,7 @@
 // own mix) on each path and traffic, the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 1000000, the issue's run;
-// the first 200,000 of each, a fresh process's, are timed apart and printed too), BENCH_ROUNDS
+// the first 200,000 of each, a fresh process's, and the rest are timed apart and printed too), BENCH_ROUNDS
 // (interleaved rounds, median taken, default 3; five at least for start-up, four for latency),
 // BENCH_ONLY (a|b|pass: one path; none: the slow client alone), BENCH_RATE and BENCH_LATENCY_S
 // (request rate; seconds of each one's first window per round), BENCH_STEADY_S (seconds of the
@@ -28,6 +28,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Mix } from "./traffic/pool.js";
 import { machine } from "./machine.js";
+import { runRates } from "./rates.js";
 
 const here = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
 const NODE = process.execPath;
@@ -254,15 +255,16 @@ function cpuMs(pid: number): number {
 }
 
 /**
- * Updates per second over a turn of `n` and over its first FIRST, and the relaying process's CPU
- * µs per update over the turn (steadier on a loaded machine).
+ * Updates per second over a turn of `n`, over its first FIRST and over the rest (NaN when the turn
+ * has no rest), and the relaying process's CPU µs per update over the turn (steadier on a loaded
+ * machine).
  */
 async function throughput(
   t: Target,
   mix: Mix,
   n: number,
   env: Record<string, string> = {},
-): Promise<{ rate: number; firstRate: number; cpuUs: number }> {
+): Promise<{ rate: number; firstRate: number; restRate: number; cpuUs: number }> {
   const d = new Driver(t, { BENCH_MIX: mix, ...env });
   const sid = await d.handshake();
   await d.turn(sid, 2000); // warm-up
@@ -276,7 +278,7 @@ async function throughput(
   // A run no longer than FIRST is its own first part (a v1 client counts no update for the turn's
   // end, so the mark at its last update may never be reached).
   const firstMs = first === n ? ms : d.markedAt - t0;
-  return { rate: (n / ms) * 1000, firstRate: (first / firstMs) * 1000, cpuUs: (cpu * 1000) / n };
+  return { ...runRates(n, ms, first, firstMs), cpuUs: (cpu * 1000) / n };
 }
 
 /**
@@ -412,6 +414,12 @@ interface Throughput {
   readonly rates: { raw: number; parse: number; bridge: number };
   /** Over each run's first FIRST updates (a fresh process: V8 still compiling the bridge). */
   readonly firstRates: { raw: number; parse: number; bridge: number };
+  /**
+   * Over the updates after those (NaN for a run of FIRST or fewer): where a fresh process's warm-up
+   * is over, what the whole run's rate would be without it (docs/performance.md, "Where the
+   * replay's gap lies").
+   */
+  readonly restRates: { raw: number; parse: number; bridge: number };
   readonly cpu: { raw: number; parse: number; bridge: number };
 }
 
@@ -478,12 +486,18 @@ const TARGETS = ["raw", "parse", "bridge"] as const;
 async function throughputRounds(path: Path, mix: Mix): Promise<Throughput> {
   const runs: PerTarget<Awaited<ReturnType<typeof throughput>>[]> = { raw: [], parse: [], bridge: [] };
   for (let r = 0; r < ROUNDS; r++) for (const k of TARGETS) runs[k].push(await throughput(path[k], mix, N));
-  const medians = (figure: "rate" | "firstRate" | "cpuUs"): PerTarget<number> => ({
+  const medians = (figure: "rate" | "firstRate" | "restRate" | "cpuUs"): PerTarget<number> => ({
     raw: median(runs.raw.map((m) => m[figure])),
     parse: median(runs.parse.map((m) => m[figure])),
     bridge: median(runs.bridge.map((m) => m[figure])),
   });
-  return { mix, rates: medians("rate"), firstRates: medians("firstRate"), cpu: medians("cpuUs") };
+  return {
+    mix,
+    rates: medians("rate"),
+    firstRates: medians("firstRate"),
+    restRates: medians("restRate"),
+    cpu: medians("cpuUs"),
+  };
 }
 
 async function measure(path: Path): Promise<Row> {
@@ -499,7 +513,11 @@ async function throughputs(path: Path): Promise<Throughput[]> {
     out(
       `${path.label}, ${MIX_LABEL[mix]}: ${fixed(t.rates.bridge / 1000)}k updates/s (raw relay ${fixed(t.rates.raw / 1000)}k, parse+stringify ${fixed(t.rates.parse / 1000)}k); ` +
         `CPU per update ${fixed(t.cpu.bridge, 2)} µs (raw relay ${fixed(t.cpu.raw, 2)}, parse+stringify ${fixed(t.cpu.parse, 2)}); ` +
-        `first ${FIRST} updates ${fixed(t.firstRates.bridge / 1000)}k/s (${fixed(t.firstRates.raw / 1000)}k, ${fixed(t.firstRates.parse / 1000)}k)\n`,
+        `first ${FIRST} updates ${fixed(t.firstRates.bridge / 1000)}k/s (${fixed(t.firstRates.raw / 1000)}k, ${fixed(t.firstRates.parse / 1000)}k)` +
+        (Number.isNaN(t.restRates.bridge)
+          ? ""
+          : `, the rest ${fixed(t.restRates.bridge / 1000)}k/s (${fixed(t.restRates.raw / 1000)}k, ${fixed(t.restRates.parse / 1000)}k)`) +
+        "\n",
     );
   }
   return tp;
@@ -659,13 +677,14 @@ async function main(): Promise<void> {
   // Throughput per traffic (each row against the relays of the same run and traffic).
   if (rows.length > 0)
     out(
-      `\n| path | traffic | throughput vs raw line relay | vs parse+stringify relay | first ${FIRST} updates vs raw / parse+stringify | CPU per update vs raw relay | updates/s: bridge (raw relay, parse+stringify) |\n|---|---|---|---|---|---|---|\n`,
+      `\n| path | traffic | throughput vs raw line relay | vs parse+stringify relay | first ${FIRST} updates vs raw / parse+stringify | after the first ${FIRST} vs raw / parse+stringify | CPU per update vs raw relay | updates/s: bridge (raw relay, parse+stringify) |\n|---|---|---|---|---|---|---|---|\n`,
     );
   for (const r of rows)
     for (const t of r.throughput)
       out(
         `| ${r.path.label} | ${MIX_LABEL[t.mix]} | ${x(t.rates.bridge / t.rates.raw)} | ${x(t.rates.bridge / t.rates.parse)} | ` +
-          `${x(t.firstRates.bridge / t.firstRates.raw)} / ${x(t.firstRates.bridge / t.firstRates.parse)} | ${x(t.cpu.bridge / t.cpu.raw)} | ${fixed(t.rates.bridge / 1000)}k (${fixed(t.rates.raw / 1000)}k, ${fixed(t.rates.parse / 1000)}k) |\n`,
+          `${x(t.firstRates.bridge / t.firstRates.raw)} / ${x(t.firstRates.bridge / t.firstRates.parse)} | ` +
+          `${Number.isNaN(t.restRates.bridge) ? "–" : `${x(t.restRates.bridge / t.restRates.raw)} / ${x(t.restRates.bridge / t.restRates.parse)}`} | ${x(t.cpu.bridge / t.cpu.raw)} | ${fixed(t.rates.bridge / 1000)}k (${fixed(t.rates.raw / 1000)}k, ${fixed(t.rates.parse / 1000)}k) |\n`,
       );
   // Requests and start-up: no flood, so no traffic.
   if (!THROUGHPUT_ONLY && rows.length > 0) {
