@@ -10,8 +10,8 @@
 // own mix) on each path and traffic, the raw relay's beside it, and `acp-bridge --version`.
 //
 // Knobs (environment): BENCH_UPDATES (lines per throughput run, default 1000000, the issue's run;
-// the first 200,000 of each, a fresh process's, and the rest are timed apart and printed too), BENCH_ROUNDS
-// (interleaved rounds, median taken, default 3; five at least for start-up, four for latency),
+// the first 200,000 of each, a fresh process's, and the rest are timed apart and printed too),
+// BENCH_ROUNDS (interleaved rounds, median taken, default 3; five at least for start-up, four for latency),
 // BENCH_ONLY (a|b|pass: one path; none: the slow client alone), BENCH_RATE and BENCH_LATENCY_S
 // (request rate; seconds of each one's first window per round), BENCH_STEADY_S (seconds of the
 // steady window per round), BENCH_SLOW_UPDATES (0 skips the slow-client run), BENCH_NODE_ARGS
