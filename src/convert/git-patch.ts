@@ -262,6 +262,11 @@ function lineEnd(text: string, at: number): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
+/** Where the line the char at `at` is in starts (`at` itself when a line starts there). */
+function startOfLine(text: string, at: number): number {
+  return at === 0 ? 0 : text.lastIndexOf("\n", at - 1) + 1;
+}
+
 /** The same hunks read the other way (new side as old), for undoing a patch already applied. */
 export function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
   return hunks.map((h) => ({
@@ -753,7 +758,7 @@ function commonHead(a: string, b: string): number {
   const i = sameRun(a, 0, b, 0, Math.min(a.length, b.length));
   // Back to the start of the line the first difference is in (one text may end there: its last line
   // then differs from the other's by what follows, or by a newline).
-  return i === 0 ? 0 : a.lastIndexOf("\n", i - 1) + 1;
+  return startOfLine(a, i);
 }
 
 /**
@@ -813,15 +818,14 @@ export interface Splice {
 export function splicedHunks(base: string, splice: Splice, context: number = diffTable.contextLines): Hunk[] {
   const { at, inserted } = splice;
   const end = at + splice.removed;
-  const lineStart = at === 0 ? 0 : base.lastIndexOf("\n", at - 1) + 1;
-  const from = linesBefore(base, lineStart, context);
+  const from = linesBefore(base, startOfLine(base, at), context);
   // The two texts' common head may run on past the splice (an insertion that repeats what follows
   // it), and then their common tail, which stops at the head's last whole line (`commonTail`),
   // starts later: the window reaches as far as the two texts' diff does.
   let head = at + sameRun(inserted, 0, base, at, Math.min(inserted.length, base.length - at));
   if (head === at + inserted.length)
     head += sameRun(base, end, base, head, Math.min(base.length - end, base.length - head));
-  const wholeHead = head === 0 ? 0 : base.lastIndexOf("\n", head - 1) + 1;
+  const wholeHead = startOfLine(base, head);
   const room = Math.min(base.length, base.length - splice.removed + inserted.length) - wholeHead;
   let tail = Math.min(base.length - end, room);
   if (tail === base.length - end) {
