@@ -391,6 +391,17 @@ export function toolCallMessageToV2(m: V1ToolCallMessage, ctx: ToolCallMessageTo
   });
 }
 
+/**
+ * What `toolCallMessageToV2` makes of the `content` list of a v1 tool call whose kind (or, without
+ * one, the tool call's last) is `ctx.toolKind`, its other members aside: direction B's member path
+ * converts a list with diffs by this alone, the rest of the line kept as its bytes.
+ */
+export function toolContentToV2(items: readonly unknown[], ctx: ToolCallToV2Context): Conv<unknown[]> {
+  return attempt(() => contentListToV2(items, ctx, CONTENT_PATH));
+}
+
+const CONTENT_PATH: Path = ["content"];
+
 function asChunks(
   u: Obj,
   env: Envelope | undefined,

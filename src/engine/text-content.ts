@@ -13,6 +13,8 @@ const TEXT_ITEM_TAIL = Buffer.from("}}");
 /** How a content list of text items only starts (canonical bytes), or an empty one. */
 const TEXT_ITEMS = Buffer.concat([Buffer.from("["), TEXT_ITEM_HEAD]);
 const EMPTY_LIST = Buffer.from("[]");
+/** How a content list starts whose first item is a diff (canonical bytes, the type first). */
+const DIFF_ITEMS = Buffer.from('[{"type":"diff"');
 
 /**
  * How a content list's first item starts when it is a diff or a terminal, which neither member fast
@@ -20,6 +22,8 @@ const EMPTY_LIST = Buffer.from("[]");
  * scanning the whole line to have it declined.
  */
 export const NOT_TEXT_ITEMS: readonly Buffer[] = [Buffer.from('{"type":"diff"'), Buffer.from('{"type":"terminal"')];
+/** Direction B's: its member path takes a v1 agent's diffs too (v2-client/updates/tool-calls.ts). */
+export const NOT_TEXT_OR_DIFF_ITEMS: readonly Buffer[] = [Buffer.from('{"type":"terminal"')];
 
 /** Member `k` may be a list of text items: decided on its first bytes, before anything is parsed. */
 function mayBeTextItems(m: ScannedMembers, k: number): boolean {
@@ -160,10 +164,10 @@ const found: ToolCallMembers = {
  * Where the members of the tool call `m` holds stand, or undefined for what neither direction's
  * member path takes, decided on the bytes before anything is parsed: a null (v1's "unchanged",
  * v2's "reset": the converters' business), a `_meta` holding a stash, content that is not a list of
- * text items (diffs, terminals), a `name` or `status` not a string, `capabilities` (stashed either
+ * text items (terminals; diffs unless `diffs`: then a list whose first item is a diff passes too), a `name` or `status` not a string, `capabilities` (stashed either
  * way) and a `__proto__` (it would set a parsed object's prototype).
  */
-export function toolCallMembers(m: ScannedMembers): ToolCallMembers | undefined {
+export function toolCallMembers(m: ScannedMembers, diffs = false): ToolCallMembers | undefined {
   found.id = found.meta = found.content = found.locations = found.title = found.kind = -1;
   found.status = found.rawOutput = -1;
   for (let k = 0; k < m.count; k++) {
@@ -175,7 +179,7 @@ export function toolCallMembers(m: ScannedMembers): ToolCallMembers | undefined 
       if (!m.isObjectWithout(k, STASH_KEY_BYTES)) return undefined;
       found.meta = k;
     } else if (key === "content") {
-      if (!mayBeTextItems(m, k)) return undefined;
+      if (!mayBeTextItems(m, k) && !(diffs && m.startsWithBytes(k, DIFF_ITEMS))) return undefined;
       found.content = k;
     } else if (key === "locations") found.locations = k;
     else if (key === "title") found.title = k;

@@ -33,6 +33,8 @@ import { allocLineFrom, splicedLine } from "./writer.js";
 
 /** `"sessionUpdate":` before its value, as a relaid line starts its members. */
 const TAG_KEY_HEAD = TAG_KEY.subarray(0, TAG_KEY.length - 1);
+/** The comma between members, as a piece of `withMembers`. */
+const COMMA_BYTE = Buffer.from(",");
 
 const HEAD = UPDATE_HEAD;
 const UPDATE = UPDATE_OPEN;
@@ -205,6 +207,22 @@ export class ScannedMembers extends MemberRanges {
     flush();
     mem.copyWithin(to, from + this.updateClose, from + line.length);
     return out;
+  }
+
+  /**
+   * `relaid(tag, last)` with member `k`'s value replaced by `value` (its key kept): the line a
+   * converter's one changed member makes, every other member as its bytes.
+   */
+  relaidWith(tag: Uint8Array, last: number, k: number, value: Uint8Array): Buffer {
+    const pieces: (Uint8Array | LineRange)[] = [TAG_KEY_HEAD, tag];
+    const member = (j: number): void => {
+      pieces.push(COMMA_BYTE);
+      if (j !== k) pieces.push([this.keyStarts[j] ?? 0, this.ends[j] ?? 0]);
+      else pieces.push([this.keyStarts[j] ?? 0, this.starts[j] ?? 0], value);
+    };
+    for (let j = 0; j < this.count; j++) if (j !== this.tagAt && j !== last) member(j);
+    if (last >= 0 && last !== this.tagAt) member(last);
+    return this.withMembers(pieces);
   }
 
   /** Member `k`'s value, as a range of the line. */

@@ -500,6 +500,19 @@ const specs: Record<string, Spec> = {
       }),
     shape: ["v1", "SessionUpdate"],
   },
+  "toolCall.toolContentToV2": {
+    // An item near v1's shape, or any value, as a list of one; a list as it is.
+    call: (x) =>
+      toolCall.toolContentToV2(Array.isArray(x) ? x : [x], {
+        opts: full,
+        seen: false,
+        cwd: "/w",
+        toolKind: "delete",
+        files: new Map([["/w/a.ts", "a\nb\n"]]),
+        diffStage: "pending",
+      }),
+    shape: ["v1", "ToolCallContent"],
+  },
 
   "usage.usageToV1": {
     call: (x) => usage.usageToV1(raw(x), { amount: 1, currency: "USD" }, full),

@@ -2,6 +2,9 @@
 // the full path: the same conversation through a bridge with it and one without (a receive hook
 // turns fast paths off, since it must see every parsed message) writes the same bytes to both
 // peers, in the same order (issue 9: every fast path is proven byte-for-byte equal).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectionB } from "../../src/engine/v2-client/engine.js";
@@ -354,14 +357,40 @@ const memberUpdate = fc.oneof(
     ),
 );
 
-/** A tool call's `content` as v1 agents send it: none, text items, now and then what v2 has otherwise. */
+/**
+ * A v1 diff as the recorded agents send it (Claude's snippet, Codex's and Gemini's whole texts with
+ * a `_meta.kind`, an add's null or empty old text), any texts, now and then a relative path, an
+ * extra key, a key order of its own or a member the converter refuses.
+ */
+const diffItem = fc
+  .record(
+    {
+      path: fc.constantFrom<unknown>("/interop/ws/notes.txt", "/w/a.ts", "/w/new file.py", "a.ts", 3),
+      oldText: fc.oneof(text, fc.constantFrom<unknown>(null, "", "alpha\nbeta\ngamma\n")),
+      newText: fc.oneof(text, fc.constantFrom<unknown>("", "alpha\nbeta\nGAMMA\n", 5)),
+      _meta: fc.constantFrom<unknown>({ kind: "add" }, { kind: "modify" }, { kind: "update" }, { k: [1] }, 7),
+      extra: fc.constantFrom<Obj>({ futureField: true }, { changes: [] }, { deleted: true }),
+    },
+    { requiredKeys: ["path", "newText"] },
+  )
+  .chain(({ extra, ...fields }) => {
+    const item: Obj = { type: "diff", ...fields, ...(extra ?? {}) };
+    return fc.oneof(fc.constant(item), maybeShuffled(item));
+  });
+const textItem = text.map((t): unknown => ({ type: "content", content: { type: "text", text: t } }));
+
+/** A tool call's `content` as v1 agents send it: none, text items, diffs, now and then what v2 has otherwise. */
 const toolContent = fc.oneof(
   {
     weight: 3,
-    arbitrary: fc.array(
-      text.map((t): unknown => ({ type: "content", content: { type: "text", text: t } })),
-      { maxLength: 3 },
-    ),
+    arbitrary: fc.array(textItem, { maxLength: 3 }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.array(fc.oneof({ weight: 3, arbitrary: diffItem }, { weight: 1, arbitrary: textItem }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
   },
   {
     weight: 1,
@@ -420,7 +449,7 @@ const toolMembers = fc
       _meta: toolMeta,
       name: fc.oneof(fc.constant("Bash"), fc.constant(null), fc.constant(3)),
       title: fc.oneof(text, fc.constant(null)),
-      kind: fc.constantFrom<unknown>("read", "edit", "execute", "other", "made_up", null),
+      kind: fc.constantFrom<unknown>("read", "edit", "delete", "execute", "other", "made_up", null),
       status: fc.constantFrom<unknown>("pending", "in_progress", "completed", "failed", null),
       rawInput: rawInput,
       rawOutput: fc.constantFrom<unknown>("1\talpha\n", { exit_code: 0 }, [{ type: "tool_reference" }], null),
@@ -744,6 +773,14 @@ const EVERY_FAST_PATH: readonly Step[] = [
   { sessionUpdate: "usage_update", used: 160, size: 1_000_000, cost: { amount: 0.01, currency: "USD" } },
   { sessionUpdate: "usage_update", used: 170, size: 1_000_000 },
   { sessionUpdate: "session_info_update", title: "t" },
+  // A diff, converted (a deletion by the tool's kind), the rest of the line as its bytes.
+  {
+    sessionUpdate: "tool_call",
+    toolCallId: "t9",
+    title: "Delete",
+    kind: "delete",
+    content: [{ type: "diff", path: "/w/gone.ts", oldText: "bye\n", newText: "" }],
+  },
 ].map((u): Step => ({
   kind: "update",
   line: line({ jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update: u } }),
@@ -798,6 +835,102 @@ describe("direction B fast path (issue 9)", () => {
     );
     // Not vacuous: the fast path took lists (a fifth of the lines are edited, a quarter of the setups stash).
     expect(commands.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(numRuns() / 10);
+  });
+
+  it("writes exactly what the full path writes for tool calls with diffs of any texts, their files present or not", async () => {
+    const original = Object.getOwnPropertyDescriptor(DirectionB.prototype, "fastMembers")?.value as (
+      this: DirectionB,
+      m: ScannedMembers,
+    ) => boolean;
+    let diffsTaken = 0;
+    vi.spyOn(DirectionB.prototype, "fastMembers").mockImplementation(function (this: DirectionB, m: ScannedMembers) {
+      const diff = m.line.includes('"type":"diff"');
+      const taken = original.call(this, m);
+      if (taken && diff) diffsTaken++;
+      return taken;
+    });
+    // A file the snippets are placed in (once, twice, not at all), one absent, one never read, a relative path.
+    const dir = mkdtempSync(join(tmpdir(), "acp-bridge-fast-diffs-"));
+    const file = join(dir, "notes.txt");
+    writeFileSync(file, "alpha\nbeta\ngamma\ndelta\ngamma\n");
+    try {
+      // Texts the file holds once (pending), whose new side it holds (applied), twice, whole, or any.
+      const texts = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom<[unknown, unknown]>(
+            ["beta", "BETA"],
+            ["BETA", "beta"],
+            ["gamma", "GAMMA"],
+            ["delta\n", ""],
+            ["alpha\nbeta\ngamma\ndelta\ngamma\n", "alpha\nBETA\ngamma\ndelta\ngamma\n"],
+            ["alpha\nbeta\ngamma\ndelta\ngamma\n", ""],
+            [null, "new\n"],
+            ["", "new\n"],
+          ),
+        },
+        { weight: 1, arbitrary: fc.tuple(fc.oneof(text, fc.constant(null)), text) },
+      );
+      const diff = fc
+        .record(
+          {
+            path: fc.constantFrom<unknown>(file, file, join(dir, "absent.ts"), "/interop/ws/notes.txt", "notes.txt"),
+            texts,
+            _meta: fc.constantFrom<unknown>({ kind: "add" }, { kind: "modify" }, { kind: "update" }),
+          },
+          { requiredKeys: ["path", "texts"] },
+        )
+        .chain(({ texts: [oldText, newText], ...fields }) =>
+          maybeShuffled({ type: "diff", ...fields, oldText, newText }),
+        );
+      const call = fc
+        .record(
+          {
+            tag: fc.constantFrom("tool_call", "tool_call_update"),
+            id: toolCallId,
+            _meta: fc.constantFrom<unknown>(undefined, { claudeCode: { toolName: "Edit" } }),
+            title: text,
+            kind: fc.constantFrom<unknown>("edit", "delete", "other"),
+            status: fc.constantFrom<unknown>("pending", "in_progress", "completed", "failed"),
+            rawInput,
+            content: fc.array(fc.oneof({ weight: 3, arbitrary: diff }, { weight: 1, arbitrary: textItem }), {
+              minLength: 1,
+              maxLength: 3,
+            }),
+            locations: fc.constantFrom<unknown>([], [{ path: file }], [{ path: file, line: 3 }]),
+          },
+          { requiredKeys: ["tag", "id", "content"] },
+        )
+        .chain(({ tag, id, _meta, ...fields }) => {
+          const u: Obj = {};
+          if (_meta !== undefined) u._meta = _meta;
+          u.toolCallId = id;
+          u.sessionUpdate = tag;
+          Object.assign(u, fields);
+          return fc.oneof(fc.constant(u), maybeShuffled(u));
+        });
+      const steps = fc.oneof(
+        { weight: 6, arbitrary: linesOf(call, edit, 6).map((l): Step => ({ kind: "update", line: l })) },
+        { weight: 1, arbitrary: step },
+      );
+      const reads = fc.constantFrom<Setup>(
+        { options: { diffFileMaxBytes: 1 << 16 } },
+        { options: { diffFileMaxBytes: 1 << 16 } },
+        {},
+        { options: { diffFileMaxBytes: 8 } },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(steps, { minLength: 1, maxLength: 10 }), reads, async (lines, setup) => {
+          await sameBytes(setup, lines, { sessionUpdate: "session_info_update", title: "t" });
+        }),
+        { numRuns: numRuns() },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Not vacuous: the member path converted diffs (a fifth of the lines are edited; a re-sent
+    // `tool_call`, a title of lone surrogates, a refused item take the full path).
+    expect(diffsTaken).toBeGreaterThan(numRuns() / 5);
   });
 
   it("writes exactly what the full path writes for plans of any entries, and records them alike", async () => {
@@ -1102,21 +1235,72 @@ describe("direction B fast path (issue 9)", () => {
       update({ sessionUpdate: "tool_call_update", toolCallId: "call_read", locations: [{ path: "notes.txt" }] }),
       // v1's null: unchanged, which v2 says by omitting it.
       update({ sessionUpdate: "tool_call_update", toolCallId: "toolu_read", rawOutput: null }),
-      // Text content with more than a text, and a terminal of the tool call's own.
+      // Text content with more than a text: converted as the full path converts it.
       update({
         sessionUpdate: "tool_call_update",
         toolCallId: "toolu_read",
         content: [{ ...text("x")[0], _meta: {} }],
       }),
+      // Diffs as the recorded agents send them (corpus-v1.ndjson): converted, the rest as its bytes.
+      update({
+        _meta: { claudeCode: { toolName: "Edit" } },
+        toolCallId: "toolu_edit",
+        sessionUpdate: "tool_call_update",
+        rawInput: { file_path: "/interop/ws/notes.txt", old_string: "gamma", new_string: "GAMMA" },
+        title: "Edit notes.txt",
+        content: [{ type: "diff", path: "/interop/ws/notes.txt", oldText: "gamma", newText: "GAMMA" }],
+        locations: [{ path: "/interop/ws/notes.txt" }],
+      }),
+      update({
+        sessionUpdate: "tool_call",
+        toolCallId: "call_write",
+        kind: "edit",
+        title: "Editing files",
+        status: "in_progress",
+        content: [
+          {
+            type: "diff",
+            oldText: null,
+            newText: 'print("hello")\n',
+            path: "/interop/ws/hello.py",
+            _meta: { kind: "add" },
+          },
+        ],
+      }),
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "replace__call_edit",
+        status: "completed",
+        title: "notes.txt: gamma => GAMMA",
+        content: [
+          {
+            type: "diff",
+            path: "/interop/ws/notes.txt",
+            oldText: "alpha\nbeta\ngamma\n",
+            newText: "alpha\nbeta\nGAMMA\n",
+            _meta: { kind: "modify" },
+          },
+        ],
+        kind: "edit",
+      }),
+      // A diff of a relative path (resolved against the cwd), one with a text after it, one the converter refuses.
+      update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_edit",
+        content: [{ type: "diff", path: "a.ts", oldText: "a", newText: "b" }, ...text("done")],
+      }),
+      update({ sessionUpdate: "tool_call_update", toolCallId: "call_edit", content: [{ type: "diff", path: 3 }] }),
     ];
     for (const l of sent) {
       withFast.agent(l);
       full.agent(l);
     }
     // Taken: Claude's three, Codex's two; left: the re-sent, the terminal's command, the rest. The
-    // terminal's announcement (terminal content) is not even scanned (`memberDeclines`).
+    // terminal's announcement (terminal content) is not even scanned (`memberDeclines`). Then the
+    // text item with a `_meta`, the diffs; not the one the converter refuses.
     const taken = [true, true, true, true, true];
-    expect(members.mock.results.map((r) => r.value)).toEqual([...taken, ...Array<boolean>(5).fill(false)]);
+    const left = Array<boolean>(4).fill(false);
+    expect(members.mock.results.map((r) => r.value)).toEqual([...taken, ...left, true, true, true, true, true, false]);
     expect(withFast.toClient.map(bytes)).toEqual(full.toClient.map(bytes));
     const got = withFast.toClient.map((l) => JSON.parse(String(l)) as { params: { update: Obj } });
     for (const m of got) expect(wireProblems("v2", m, () => undefined)).toBeUndefined();

@@ -5,7 +5,7 @@
 // produce; the engine core writes it. This class holds the handler tables and routes: the handlers
 // live by concern (lifecycle.ts, config-options.ts, prompts.ts, agent-requests.ts, updates/), as
 // in direction A (../v1-client/), and share what context.ts describes.
-import { NOT_TEXT_ITEMS } from "../text-content.js";
+import { NOT_TEXT_OR_DIFF_ITEMS } from "../text-content.js";
 import { BRIDGE_METHOD_PREFIX, clientRequestsWith } from "../../../mappings/methods.js";
 import { limits } from "../../../mappings/limits.js";
 import type { AgentFlags } from "../../convert/capabilities.js";
@@ -304,12 +304,12 @@ export class DirectionB extends TranslatingMode {
 
   readonly memberTags = MEMBER_TAGS;
   readonly memberTagsAnywhere = MEMBER_TAGS_ANYWHERE;
-  readonly memberDeclines = NOT_TEXT_ITEMS;
+  readonly memberDeclines = NOT_TEXT_OR_DIFF_ITEMS;
 
   /** The fast path of an update member-scan.ts proved (fast-lines.ts), like `fastUpdate`. */
   fastMembers(m: ScannedMembers): boolean {
     const s = this.fastSession(m.sessionId());
-    const bytes = s === undefined ? undefined : fastMembersToV2(s, m);
+    const bytes = s === undefined ? undefined : fastMembersToV2(s, m, this.b.updates);
     if (bytes === undefined) return false;
     this.client.writeProven(bytes);
     return true;

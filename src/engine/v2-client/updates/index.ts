@@ -220,9 +220,9 @@ const COST_CLEARED = Buffer.from(',"cost":null');
  * the full path records it; undefined, having changed nothing, for anything else
  * (test/engine/fast-updates-b.test.ts proves the bytes equal).
  */
-export function fastMembersToV2(s: SessionB, m: ScannedMembers): Buffer | undefined {
+export function fastMembersToV2(s: SessionB, m: ScannedMembers, ctx: UpdateContextB): Buffer | undefined {
   if (s.pendingUpsert !== undefined) return undefined;
-  if (m.tag === TOOL_CALL || m.tag === TOOL_CALL_UPDATE_TAG) return fastToolCallMembers(s, m, m.tag === TOOL_CALL);
+  if (m.tag === TOOL_CALL || m.tag === TOOL_CALL_UPDATE_TAG) return fastToolCallMembers(s, m, m.tag === TOOL_CALL, ctx);
   if (m.tag === PLAN) return fastPlan(s, m);
   const meta = m.indexOf("_meta");
   if (!m.isObjectWithout(meta, STASH_KEY_BYTES)) return undefined;

@@ -4,6 +4,8 @@ import { isObject, type Obj } from "../../../base/json.js";
 import {
   isPermissionAnnouncement,
   toolCallMessageToV2,
+  toolContentToV2,
+  type ToolCallMessageToV2Context,
   type V1ToolCallMessage,
   type V2ToolCallMessage,
 } from "../../../convert/tool-call.js";
@@ -65,7 +67,22 @@ export function toolCall(s: SessionB, original: Obj, ctx: UpdateContextB, meta: 
   if (src === undefined) return out;
   const m = src as unknown as V1ToolCallMessage;
   const seen = s.tools.get(id);
-  const r = toolCallMessageToV2(m, {
+  const r = toolCallMessageToV2(m, conversionContext(s, src, seen, ctx));
+  if (dropped(r, ctx, String(src.sessionUpdate), src)) return out;
+  // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
+  const known = r.value.length > 0 || isPermissionAnnouncement(m);
+  if (known) rememberTool(s, id, seen, src, r.value);
+  return [...out, ...updatesOf(s, r.value, meta)];
+}
+
+/** What v1 tool call `src` (its tag, kind, status and content) is converted with; `seen`: what the session has of it. */
+function conversionContext(
+  s: SessionB,
+  src: Obj,
+  seen: ToolSeen | undefined,
+  ctx: UpdateContextB,
+): ToolCallMessageToV2Context {
+  return {
     opts: ctx.opts,
     seen: seen !== undefined,
     extensionTerminals: s.terminals,
@@ -77,12 +94,7 @@ export function toolCall(s: SessionB, original: Obj, ctx: UpdateContextB, meta: 
     diffStage: diffStageOf(src.status ?? (src.sessionUpdate === "tool_call" ? "pending" : undefined)),
     // Without an observer nobody reads the losses: a diff skips working them out.
     coarseLosses: ctx.observer === undefined,
-  });
-  if (dropped(r, ctx, String(src.sessionUpdate), src)) return out;
-  // A chained A's announcement for a permission subject emits nothing, yet the tool is known.
-  const known = r.value.length > 0 || isPermissionAnnouncement(m);
-  if (known) rememberTool(s, id, seen, src, r.value);
-  return [...out, ...updatesOf(s, r.value, meta)];
+  };
 }
 
 /**
@@ -130,15 +142,24 @@ function resolvedAsIs(cwd: string | undefined, path: string): boolean {
  * of an absolute path and a line, `content` of text items, `title`, `name`, `kind` and `status`
  * strings, a `_meta` without a stash or the terminal convention, fields v1 may add later. Its v2
  * form is the update itself as a `tool_call_update`, the tag first and `_meta` last
- * (`toolCallMessageToV2`, `setMeta`): the line's bytes, its tag spliced or its members relaid. The
- * session records it as the full path records it (`rememberTool`). Undefined, having changed
- * nothing, for anything else: a null (v1 "unchanged"), diff or terminal content, a re-sent
+ * (`toolCallMessageToV2`, `setMeta`): the line's bytes, its tag spliced or its members relaid.
+ * Other content (a v1 agent's diffs, which the replay of recorded turns has on 9% of its lines) is
+ * converted as `toolCallMessageToV2` converts it (`toolContentToV2`, with the full path's context)
+ * and laid in place of the list's bytes, the other members still as theirs; not when an observer
+ * reads the conversion's losses. The session records it as the full path records it
+ * (`rememberTool`). Undefined, having changed nothing, for anything else: a null (v1 "unchanged"),
+ * content the converter refuses, a terminal first in the list (the scan declines it), a re-sent
  * `tool_call` (v2 clears what it omits), the input of a terminal the tool call runs, a suppressed replay.
  */
-export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCall: boolean): Buffer | undefined {
+export function fastToolCallMembers(
+  s: SessionB,
+  m: ScannedMembers,
+  tagIsToolCall: boolean,
+  ctx: UpdateContextB,
+): Buffer | undefined {
   if (s.suppressHistory) return undefined;
   // v1's null means "unchanged" (the full path drops it and notes it); `capabilities` rides in a stash.
-  const at = toolCallMembers(m);
+  const at = toolCallMembers(m, true);
   if (at === undefined) return undefined;
   const { meta, content, locations, title, kind } = at;
   // The terminal convention's keys: the full path's (a terminal update for the client).
@@ -155,22 +176,36 @@ export function fastToolCallMembers(s: SessionB, m: ScannedMembers, tagIsToolCal
   // update (`terminalConvention`); an update without a `rawInput` has none to send.
   if (s.terminalOfTool.peek(id) !== undefined && m.indexOf("rawInput") >= 0) return undefined;
   const list = content < 0 ? undefined : m.value(content);
-  if (list !== undefined && !textItemsOnly(list)) return undefined;
+  const asItIs = list === undefined || textItemsOnly(list);
+  // Other content (diffs) is converted as the full path converts it, when no observer reads losses.
+  if (!asItIs && (!Array.isArray(list) || ctx.observer !== undefined)) return undefined;
   const cwd = typeof s.params.cwd === "string" ? s.params.cwd : undefined;
   // `locToV2` copies a path no session cwd resolves anew, and a line, as they are.
   if (locations >= 0 && !plainLocations(m.value(locations), 1, (path) => resolvedAsIs(cwd, path))) return undefined;
-  // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
-  boundary(s);
-  s.prompts.closeEcho();
   const src: Obj = { sessionUpdate: tagIsToolCall ? "tool_call" : "tool_call_update" };
   if (titleText !== undefined) src.title = titleText;
   if (kindText !== undefined) src.kind = kindText;
   if (list !== undefined) src.content = list;
+  let converted: unknown[] | undefined;
+  if (!asItIs) {
+    // The status says whether an edit is still to come (`diffStage`); `toolCallMembers` proved it a string.
+    if (at.status >= 0) src.status = m.text(at.status);
+    const r = toolContentToV2(list as unknown[], conversionContext(s, src, seen, ctx));
+    // What the full path drops (and warns of), it takes itself.
+    if (!r.ok) return undefined;
+    converted = r.value;
+  }
+  // What the full path does: the boundary (nothing to flush, checked), the echo window, the record.
+  boundary(s);
+  s.prompts.closeEcho();
+  const shown = converted ?? list;
   const emitted: V2ToolCallMessage =
-    list === undefined
+    shown === undefined
       ? { sessionUpdate: "tool_call_update", toolCallId: id }
-      : { sessionUpdate: "tool_call_update", toolCallId: id, content: list };
+      : { sessionUpdate: "tool_call_update", toolCallId: id, content: shown };
   rememberTool(s, id, seen, src, [emitted]);
+  if (converted !== undefined)
+    return m.relaidWith(TOOL_CALL_UPDATE_VALUE, meta, content, Buffer.from(JSON.stringify(converted)));
   const inPlace = m.tagAt === 0 && (meta < 0 || meta === m.count - 1);
   if (!inPlace) return m.relaid(TOOL_CALL_UPDATE_VALUE, meta);
   return tagIsToolCall ? m.spliceTag(TOOL_CALL_UPDATE_TAG) : m.line;
