@@ -5,11 +5,15 @@
 // its lines are spelled. Every message written to the client is schema-checked.
 import { SentMessages } from "../../src/engine/v1-client/state/messages.js";
 import { isUtf8 } from "node:buffer";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { limits } from "../../mappings/limits.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/engine/bridge.js";
-import { createBridgeConfig } from "../../src/engine/config.js";
+import { createBridgeConfig, type BridgeOptions } from "../../src/engine/config.js";
+import type { DiffRendering } from "../../src/convert/diff-options.js";
 import { scanUpdate } from "../../src/wire/update-scan.js";
 import { scanV2Commands } from "../../src/wire/commands-scan.js";
 import type { SessionA } from "../../src/engine/v1-client/session.js";
@@ -74,11 +78,11 @@ const methodOfClientId = (id: unknown): string =>
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-function wire(full: boolean, stash?: "auto" | "compact"): Wired {
+function wire(full: boolean, stash?: "auto" | "compact", options: Partial<BridgeOptions> = {}): Wired {
   const toClient: string[] = [];
   const toAgent: string[] = [];
   const config = createBridgeConfig(
-    { ...baseOptions, agentProtocol: 2, clientProtocol: 1, ...(stash === undefined ? {} : { stash }) },
+    { ...baseOptions, agentProtocol: 2, clientProtocol: 1, ...(stash === undefined ? {} : { stash }), ...options },
     silentLogger,
     full ? { onReceive: () => undefined } : {},
   );
@@ -1250,6 +1254,125 @@ describe("direction A fast path", () => {
     );
     // Not a vacuous proof: a fair share of the lines takes the fast path.
     expect(toolCallsTaken).toBeGreaterThan(numRuns() / 2);
+  });
+
+  it("writes exactly what the full path writes around tool calls with diffs of any patches, their files present or not", async () => {
+    // A file the patches' context matches (or not), one absent, one never read.
+    const dir = mkdtempSync(join(tmpdir(), "acp-bridge-fast-diffs-a-"));
+    const file = join(dir, "notes.txt");
+    writeFileSync(file, "alpha\nbeta\ngamma\ndelta\n");
+    // A file the same hunk reads both ways (removing its second line, or the edit done, adding one):
+    // the tool call's status says which (`diffStage`).
+    const twice = join(dir, "twice.txt");
+    writeFileSync(twice, "a\na\na\n");
+    const modify = (path: string, body: string): string =>
+      `diff --git ${path} ${path}\n--- ${path}\n+++ ${path}\n${body}`;
+    // As the recorded agents send them: Claude's and Codex's modify and add, with a file type or a
+    // `_meta`, a change of two files, hunks that do not fit the file, a patch that is not one.
+    const diff = fc
+      .record(
+        {
+          path: fc.constantFrom(file, twice, twice, join(dir, "absent.ts"), "/interop/ws/notes.txt"),
+          patch: fc.oneof(
+            {
+              weight: 4,
+              arbitrary: fc.constantFrom(
+                "@@ -2,2 +2,2 @@\n beta\n-gamma\n+GAMMA\n",
+                "@@ -1,4 +1,4 @@\n alpha\n beta\n-gamma\n+GAMMA\n delta\n",
+                "@@ -1 +1 @@\n-zeta\n+ZETA\n",
+              ),
+            },
+            { weight: 1, arbitrary: realText.map((t) => `@@ -1 +1 @@\n-${t}\n+x\n`) },
+          ),
+          fileType: fc.constantFrom("text", "binary"),
+          _meta: fc.constantFrom<unknown>({ kind: "update" }, { k: [1] }),
+          add: fc.boolean(),
+          broken: fc.nat({ max: 9 }),
+        },
+        { requiredKeys: ["path", "patch", "add", "broken"] },
+      )
+      .map(({ path, patch, fileType, _meta, add, broken }): unknown => {
+        const change: Obj = { operation: add ? "add" : "modify", path };
+        if (fileType !== undefined) change.fileType = fileType;
+        const text = add
+          ? `diff --git ${path} ${path}\nnew file mode 100644\n--- /dev/null\n+++ ${path}\n@@ -0,0 +1 @@\n+print("hello")\n`
+          : modify(path, path === twice ? "@@ -1,2 +1 @@\n a\n-a\n" : patch);
+        const item: Obj = { type: "diff", changes: [change], patch: { format: "git_patch", text } };
+        if (_meta !== undefined) item._meta = _meta;
+        // Now and then what the converter refuses or falls back on.
+        if (broken === 1) item.patch = { format: "git_patch", text: "not a patch" };
+        if (broken === 2) item.changes = [change, { operation: "modify", path: "/work/b.ts" }];
+        if (broken === 3) item.patch = 5;
+        return item;
+      });
+    const textItem = realText.map((t) => ({ type: "content", content: { type: "text", text: t } }));
+    const diffCall: fc.Arbitrary<[string, unknown][]> = fc
+      .tuple(
+        fc.record(
+          {
+            toolCallId: fc.constantFrom("t1", "t2"),
+            title: realText,
+            kind: fc.constantFrom("edit", "other"),
+            status: fc.constantFrom("pending", "in_progress", "completed", "failed"),
+            rawInput,
+            content: fc.array(fc.oneof({ weight: 3, arbitrary: diff }, { weight: 1, arbitrary: textItem }), {
+              minLength: 1,
+              maxLength: 3,
+            }),
+            locations: fc.constant([{ path: file }]),
+            _meta: fc.constantFrom<unknown>({ claudeCode: { toolName: "Edit" } }, {}),
+          },
+          { requiredKeys: ["toolCallId", "content"] },
+        ),
+        fc.nat(),
+      )
+      .map(([fields, place]) => {
+        const { toolCallId, ...rest } = fields as Obj;
+        const entries: [string, unknown][] = [["toolCallId", toolCallId], ...Object.entries(rest)];
+        const tag: [string, unknown] = ["sessionUpdate", "tool_call_update"];
+        return place % 2 === 0 ? [tag, ...entries] : [...entries, tag];
+      });
+    // Around them: announcements with text, a bare completion (which repeats a diff as it was shown).
+    const steps = fc.array(
+      fc.oneof(
+        { weight: 4, arbitrary: diffCall },
+        { weight: 1, arbitrary: toolCallUpdate },
+        {
+          weight: 3,
+          arbitrary: fc
+            .record({ id: fc.constantFrom("t1", "t2"), status: fc.constantFrom("completed", "failed") })
+            .map(({ id, status }): [string, unknown][] => [
+              ["sessionUpdate", "tool_call_update"],
+              ["toolCallId", id],
+              ["status", status],
+            ]),
+        },
+      ),
+      { minLength: 1, maxLength: 12 },
+    );
+    const settings = fc.record({
+      diffRendering: fc.constantFrom<DiffRendering>("full", "hunks", "safe", "text"),
+      diffFileMaxBytes: fc.constantFrom(1 << 16, 0, 8),
+    });
+    toolCallsTaken = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(steps, settings, spellings, async (lines, options, how) => {
+          const ws = [wire(false, undefined, options), wire(true, undefined, options)];
+          const seen = await openSession(ws);
+          await playSteps(ws, seen, lines, (members) => {
+            const line = memberLine(members, how, 0);
+            for (const w of ws) w.bridge.agentLine(line);
+          });
+          expectSameRuns(ws as [Wired, Wired]);
+        }),
+        { numRuns: numRuns() },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Not vacuous: the member path took the lines around the diffs (whose patches it defers).
+    expect(toolCallsTaken).toBeGreaterThan(numRuns() / 5);
   });
 
   it("takes a usage update's cost as the full path does: kept as the last cost, refused when malformed", async () => {
