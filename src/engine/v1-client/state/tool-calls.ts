@@ -332,7 +332,10 @@ export class ShownContents implements ShownContent {
     this.renderings[slot] = rendered;
   }
 
-  /** A cache, not state: what it holds is shown as a fresh rendering would show it (state comparisons omit it). */
+  /**
+   * Left out of state comparisons: what it holds is what the client was shown, kept to show it again.
+   * A fresh rendering gives the same only while the diffs' files stay as they were.
+   */
   toJSON(): undefined {
     return undefined;
   }
