@@ -17,12 +17,12 @@ const EMPTY_LIST = Buffer.from("[]");
 const DIFF_ITEMS = Buffer.from('[{"type":"diff"');
 
 /**
- * How a content list's first item starts when it is a diff or a terminal, which neither member fast
- * path takes: the member scan gives up at such a `content` (`scanMembers`'s `declines`) instead of
- * scanning the whole line to have it declined.
+ * How a content list's first item starts when it is a diff or a terminal, which direction A's member
+ * path does not take: the member scan gives up at such a `content` (`scanMembers`'s `declines`)
+ * instead of scanning the whole line to have it declined.
  */
 export const NOT_TEXT_ITEMS: readonly Buffer[] = [Buffer.from('{"type":"diff"'), Buffer.from('{"type":"terminal"')];
-/** Direction B's: its member path takes a v1 agent's diffs too (v2-client/updates/tool-calls.ts). */
+/** Direction B's: its member path converts a v1 agent's diffs (v2-client/updates/tool-calls.ts), not terminals. */
 export const NOT_TEXT_OR_DIFF_ITEMS: readonly Buffer[] = [Buffer.from('{"type":"terminal"')];
 
 /** Member `k` may be a list of text items: decided on its first bytes, before anything is parsed. */
@@ -164,8 +164,9 @@ const found: ToolCallMembers = {
  * Where the members of the tool call `m` holds stand, or undefined for what neither direction's
  * member path takes, decided on the bytes before anything is parsed: a null (v1's "unchanged",
  * v2's "reset": the converters' business), a `_meta` holding a stash, content that is not a list of
- * text items (terminals; diffs unless `diffs`: then a list whose first item is a diff passes too), a `name` or `status` not a string, `capabilities` (stashed either
- * way) and a `__proto__` (it would set a parsed object's prototype).
+ * text items (terminals; diffs, unless `diffs`: then a list whose first item is a diff passes), a
+ * `name` or `status` not a string, `capabilities` (stashed either way) and a `__proto__` (it would
+ * set a parsed object's prototype).
  */
 export function toolCallMembers(m: ScannedMembers, diffs = false): ToolCallMembers | undefined {
   found.id = found.meta = found.content = found.locations = found.title = found.kind = -1;
