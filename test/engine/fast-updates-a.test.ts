@@ -1305,7 +1305,6 @@ describe("direction A fast path", () => {
         if (broken === 3) item.patch = 5;
         return item;
       });
-    const textItem = realText.map((t) => ({ type: "content", content: { type: "text", text: t } }));
     const diffCall: fc.Arbitrary<[string, unknown][]> = fc
       .tuple(
         fc.record(
