@@ -187,6 +187,19 @@ function appendShown(s: SentMessage, more: readonly v1.ContentBlock[], max: numb
   return { blocks: [], size, digest: digestAppend(undefined, blocks) };
 }
 
+/** What a message not started yet (`s`) keeps once `blocks` are its first shown (T §2.2 A↓-2). */
+function firstShownState(s: SentMessage, blocks: readonly v1.ContentBlock[], ctx: MessageToV1Context): SentMessage {
+  return { v1Id: s.v1Id, ...shownOf(appendMerged([], blocks), maxChars(ctx)), started: true, rev: s.rev };
+}
+
+/**
+ * `upsertToV1Chunks`' state for the first sighting of message `id` whose content is one text block
+ * `block` (already v1's, as `contentBlockToV1` renders it): the fast path's (engine/v1-client/updates/messages.ts).
+ */
+export function firstUpsertState(id: string, block: v1.ContentBlock, ctx: MessageToV1Context): SentMessage {
+  return firstShownState(freshSent(id, ctx, false), [block], ctx);
+}
+
 function shownNothing(s: SentMessage): boolean {
   return s.blocks.length === 0 && s.digest === undefined;
 }
@@ -424,7 +437,7 @@ export function upsertToV1Chunks(
       blocks.forEach((b, i) => {
         emit(b, s.v1Id, i === 0 ? stash : new Stash(2, opts));
       });
-      next = { v1Id: s.v1Id, ...shownOf(appendMerged([], blocks), maxChars(ctx)), started: true, rev: s.rev };
+      next = firstShownState(s, blocks, ctx);
     } else if (content === undefined) {
       // T §2.2 A↓-6: a metadata patch alone.
       if (hasMeta) emit(markerBlock(), s.v1Id, marker("meta"));

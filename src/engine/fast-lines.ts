@@ -20,6 +20,8 @@ import { ROUTE_COMMANDS, ROUTE_MEMBERS, ROUTE_UNKNOWN, ROUTE_UPDATE, TagRoutes }
 /** The tags and content type the translating fast paths (v1-client/updates/, v2-client/updates/) compare as bytes. */
 export const TOOL_CALL_UPDATE = new Literal("tool_call_update");
 export const TEXT = new Literal("text");
+/** A user's chunk: direction A takes it when its prompt lifecycle decides at once (`fastUserChunks`). */
+export const USER_CHUNK = new Literal(kindInfo("user").chunk);
 /** The chunks both take: an agent's message and thought (a user chunk waits on a prompt's ack or echo). */
 const FAST_CHUNKS = (["agent", "thought"] as const).map((kind) => ({ kind, tag: new Literal(kindInfo(kind).chunk) }));
 
@@ -83,6 +85,7 @@ export function fastPathFor(
   // Both engines' `fastToolCallUpdate` read a tool call's update only with its tag first (their
   // v1 and v2 lines have it there): the update scan does not run for one whose tag comes later.
   for (const t of UPDATE_SCAN_TAGS) routes.add(t.bytes, ROUTE_UPDATE, t === TOOL_CALL_UPDATE ? 0 : ROUTE_UPDATE);
+  if (translator.fastUserChunks === true) routes.add(USER_CHUNK.bytes, ROUTE_UPDATE, ROUTE_UPDATE);
   // The command-list scan reads a list only after the tag first.
   if (fastCommands !== undefined && commandsScan !== undefined) routes.add(COMMANDS_TAG.bytes, ROUTE_COMMANDS, 0);
   if (fastMembers !== undefined) for (const t of memberTags) routes.add(t, ROUTE_MEMBERS);

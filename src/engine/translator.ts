@@ -33,6 +33,8 @@ export interface Translator {
    * changed nothing, and the full path takes the line.
    */
   fastUpdate?(u: ScannedUpdate): boolean;
+  /** `fastUpdate` takes a user's message chunks too (the update scan runs for them). */
+  readonly fastUserChunks?: boolean;
   /** The same for an agent's `available_commands_update` of the shape `commandsScan` proves (commands-scan.ts). */
   fastCommands?(c: ScannedCommands): boolean;
   readonly commandsScan?: (line: Buffer, maxDepth: number) => ScannedCommands | undefined;

@@ -142,7 +142,7 @@ async function opened(mode: CallMode, full: boolean, maxPendingRequests?: number
     silentLogger,
     full ? { onReceive: () => undefined } : {},
   );
-  if (mode === "A") await handshakeA(h, {}, {});
+  if (mode === "A") await handshakeA(h, {}, { session: {} });
   else if (mode === "B") await handshakeB(h, {});
   else {
     h.client({

@@ -25,6 +25,7 @@ import { anyJson, anyKey, anyString } from "../support/arbitrary.js";
 import { scanMembers } from "../../src/wire/member-scan.js";
 import { MEMBER_TAGS } from "../../src/engine/v1-client/updates/index.js";
 import { DirectionA } from "../../src/engine/v1-client/engine.js";
+import { PromptLifecycle } from "../../src/engine/v1-client/prompt-lifecycle.js";
 import type { ScannedMembers } from "../../src/wire/member-scan.js";
 import { wireProblems } from "../support/wire-schema.js";
 import type { Obj } from "../../src/base/json.js";
@@ -105,17 +106,32 @@ function both(ws: readonly Wired[], side: "client" | "agent", line: string | Buf
     else w.bridge.agentLine(Buffer.from(line));
 }
 
+/**
+ * How the agent acks the prompts it is asked: at once or at the next call (`later`: the user's
+ * messages meanwhile wait on the ack), with the user's message id or none (its echo is then found by content).
+ */
+interface PromptAcks {
+  later: boolean;
+  messageId: string | undefined;
+  /** The prompts of each wire left for the next call. */
+  readonly waiting: string[][];
+}
+
 /** The agent answers what each bridge asked it since the last call (the same ids in both). */
-function answerAgentRequests(ws: readonly Wired[], seen: number[]): void {
+function answerAgentRequests(ws: readonly Wired[], seen: number[], acks?: PromptAcks): void {
   ws.forEach((w, k) => {
-    const fresh = w.toAgent.slice(seen[k]);
+    const fresh = [...(acks?.waiting[k]?.splice(0) ?? []), ...w.toAgent.slice(seen[k])];
     seen[k] = w.toAgent.length;
     for (const l of fresh) {
       const m = JSON.parse(l) as { id?: unknown; method?: string; params?: Obj };
       if (m.id === undefined || m.method === undefined) continue;
       let result: unknown = {};
       if (m.method === "session/new") result = { sessionId: "s1" };
-      else if (m.method === "session/prompt") result = {};
+      else if (m.method === "session/prompt" && acks?.later === true) {
+        acks.waiting[k]?.push(l);
+        continue;
+      } else if (m.method === "session/prompt")
+        result = acks?.messageId === undefined ? {} : { messageId: acks.messageId };
       w.bridge.agentLine(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: m.id, result })));
     }
   });
@@ -135,7 +151,12 @@ async function handshake(ws: readonly Wired[], clientCapabilities: Obj = {}): Pr
   await settle();
   for (const w of ws) {
     const probe = JSON.parse(w.toAgent.at(-1) ?? "{}") as { id: number; params: { protocolVersion: number } };
-    const result = { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] };
+    const result = {
+      protocolVersion: 2,
+      info: { name: "a", version: "1" },
+      capabilities: { session: {} },
+      authMethods: [],
+    };
     w.bridge.agentLine(
       Buffer.from(
         JSON.stringify(
@@ -163,7 +184,12 @@ async function handshake(ws: readonly Wired[], clientCapabilities: Obj = {}): Pr
           JSON.stringify({
             jsonrpc: "2.0",
             id: probe.id,
-            result: { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: {}, authMethods: [] },
+            result: {
+              protocolVersion: 2,
+              info: { name: "a", version: "1" },
+              capabilities: { session: {} },
+              authMethods: [],
+            },
           }),
         ),
       );
@@ -393,7 +419,7 @@ function spell(u: Obj, how: string): string {
 
 type Step =
   | { kind: "agent"; update: Obj; how: string; edit: string; number: string }
-  | { kind: "prompt" }
+  | { kind: "prompt"; later: boolean; messageId: string | undefined }
   | { kind: "cancel" }
   | { kind: "time"; ms: number };
 
@@ -408,7 +434,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       number: numberSpelling,
     }),
   },
-  { weight: 1, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
+  {
+    // Acked at once or later (the user's chunks meanwhile wait), with one of the streams' message ids or none.
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("prompt" as const),
+      later: fc.boolean(),
+      messageId: fc.constantFrom(undefined, "m1", "m2"),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant<Step>({ kind: "cancel" }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("time" as const), ms: fc.constantFrom(10, 60, 500) }) },
 );
@@ -968,6 +1002,8 @@ let plansTaken = 0;
 const TOOL_CALL_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "tool_call_update");
 const STATE_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "state_update");
 const PLAN_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "plan_update");
+const USER_MESSAGE_TAG = MEMBER_TAGS.findIndex((t) => t.toString() === "user_message");
+let usersTaken = 0;
 const fastMembers = Object.getOwnPropertyDescriptor(DirectionA.prototype, "fastMembers")?.value as (
   this: DirectionA,
   m: ScannedMembers,
@@ -981,6 +1017,7 @@ describe("direction A fast path", () => {
       if (taken && tag === TOOL_CALL_TAG) toolCallsTaken++;
       if (taken && tag === STATE_TAG) statesTaken++;
       if (taken && tag === PLAN_TAG) plansTaken++;
+      if (taken && tag === USER_MESSAGE_TAG) usersTaken++;
       return taken;
     };
   });
@@ -1003,14 +1040,19 @@ describe("direction A fast path", () => {
         const ws = [wire(false), wire(true)];
         // A client that renders the `_meta` terminal convention changes how tool calls are shown (T §2.5).
         const seen = await openSession(ws, convention ? { _meta: { terminal_output: true } } : {});
+        const acks: PromptAcks = { later: false, messageId: undefined, waiting: [[], []] };
         let id = 2;
         for (const s of steps) {
+          acks.later = false;
           if (s.kind === "agent") {
             const line = applyRealEdit(spell(s.update, s.how), s.edit, s.number);
             if (scanUpdate(line, 64) !== undefined) taken++;
             both(ws, "agent", line);
-          } else if (s.kind === "prompt") prompt(ws, id++);
-          else if (s.kind === "cancel")
+          } else if (s.kind === "prompt") {
+            acks.later = s.later;
+            acks.messageId = s.messageId;
+            prompt(ws, id++);
+          } else if (s.kind === "cancel")
             both(
               ws,
               "client",
@@ -1018,7 +1060,7 @@ describe("direction A fast path", () => {
             );
           else vi.advanceTimersByTime(s.ms);
           await settle();
-          answerAgentRequests(ws, seen);
+          answerAgentRequests(ws, seen, acks);
           await settle();
         }
         vi.advanceTimersByTime(1000);
@@ -1450,6 +1492,86 @@ describe("direction A fast path", () => {
     expect(fromBytes.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(numRuns());
     expect(statesTaken).toBeGreaterThan(numRuns() / 2);
     fromBytes.mockRestore();
+  });
+
+  it("takes a user's chunks and messages where the prompt lifecycle decides at once, as the full path does", async () => {
+    const decided = vi.spyOn(PromptLifecycle.prototype, "userMessageAtOnce");
+    usersTaken = 0;
+    const chunk = fc.record({
+      kind: fc.constantFrom(
+        "user_message_chunk",
+        "user_message_chunk",
+        "agent_message_chunk",
+        "user_message",
+        "user_message",
+      ),
+      // The prompts' own ids (their echoes), another user message, an id the agent's message has too.
+      // Or, now and then, an id of its own (a whole message is taken on its id's first sighting).
+      messageId: fc.constantFrom("u1", "u2", "u3", "a1", "new", "new"),
+      text: fc.oneof(realText, anyString, fc.constantFrom("go", "\ud83d", "🙂", "")),
+      edit: fc.oneof({ weight: 4, arbitrary: fc.constant("none") }, { weight: 1, arbitrary: realEdit }),
+      number: numberSpelling,
+      blocks: fc.constantFrom(1, 1, 1, 0, 2),
+      textFirst: fc.boolean(),
+      how: fc.constantFrom("plain", "plain", "plain", "meta", "reordered", "tagLast"),
+    });
+    const other = fc.oneof(
+      // A prompt acked at once or at the next step, with one of the ids or none (its echo found by content).
+      fc.record({
+        kind: fc.constant("prompt" as const),
+        later: fc.boolean(),
+        messageId: fc.constantFrom(undefined, "u1", "u2"),
+      }),
+      fc.record({ kind: fc.constant("prompt" as const), later: fc.constant(true), messageId: fc.constant("u1") }),
+      fc.constantFrom(
+        { kind: "state" as const, update: { sessionUpdate: "state_update", state: "running" } },
+        { kind: "state" as const, update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(chunk, chunk, other), { minLength: 5, maxLength: 30 }), async (steps) => {
+        const ws = [wire(false), wire(true)];
+        const seen = await openSession(ws);
+        const acks: PromptAcks = { later: false, messageId: undefined, waiting: [[], []] };
+        let id = 2;
+        let fresh = 0;
+        for (const st of steps) {
+          acks.later = false;
+          if (st.kind === "prompt") {
+            acks.later = st.later;
+            acks.messageId = st.messageId;
+            prompt(ws, id++);
+          } else if (st.kind === "state") both(ws, "agent", spell({ ...st.update }, "plain"));
+          else {
+            const block = { type: "text", text: st.text };
+            // A whole message (Claude's echo of a prompt): one block mostly, its keys in either order, or more.
+            const content =
+              st.kind !== "user_message"
+                ? block
+                : st.blocks === 1
+                  ? [st.textFirst ? { text: st.text, type: "text" } : block]
+                  : Array.from({ length: st.blocks }, () => block);
+            const messageId = st.messageId === "new" ? `n${fresh++}` : st.messageId;
+            const u = { sessionUpdate: st.kind, messageId, content };
+            both(ws, "agent", applyRealEdit(spell(u, st.how), st.edit, st.number));
+          }
+          await settle();
+          answerAgentRequests(ws, seen, acks);
+          await settle();
+        }
+        answerAgentRequests(ws, seen);
+        await settle();
+        expectSameRuns(ws as [Wired, Wired]);
+      }),
+      { numRuns: numRuns() },
+    );
+    // Every decision is reached: a chunk or message forwarded, an echo dropped, one left to the full path.
+    const results = decided.mock.results.map((r) => r.value as unknown);
+    expect(usersTaken).toBeGreaterThan(numRuns() / 5);
+    expect(results.filter((r) => r === "forward").length).toBeGreaterThan(numRuns());
+    expect(results.filter((r) => r === "drop").length).toBeGreaterThan(numRuns() / 10);
+    expect(results.filter((r) => r === undefined).length).toBeGreaterThan(numRuns() / 10);
+    decided.mockRestore();
   });
 
   it("lets a busy state flush a tool call's coalesced chunks first, as the full path does", async () => {

@@ -280,9 +280,11 @@ export class DirectionA extends TranslatingMode {
     const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     const bytes = s === undefined || s.closed ? undefined : fastUpdateToV1(s, u, this.updates);
     if (bytes === undefined) return false;
-    this.client.writeProven(bytes);
+    if (bytes !== WRITES_NOTHING) this.client.writeProven(bytes);
     return true;
   }
+
+  readonly fastUserChunks = true;
 
   readonly memberTags = MEMBER_TAGS;
   readonly memberTagsAnywhere = MEMBER_TAGS_ANYWHERE;

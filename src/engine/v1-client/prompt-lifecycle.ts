@@ -165,6 +165,17 @@ export class PromptLifecycle {
   }
 
   /**
+   * What `userMessage` will decide for `messageId` where it holds nothing and logs nothing (during a
+   * resume, or with no prompt awaiting its ack): "forward" or "drop". Undefined where it may hold or
+   * log. Nothing is recorded: the caller then calls `userMessage`, which decides the same.
+   */
+  userMessageAtOnce(messageId: string): "forward" | "drop" | undefined {
+    if (this.resumeInFlight) return "forward";
+    if (this.pending.some((p) => !p.acked)) return undefined;
+    return !this.opts.forwardPromptEcho && this.echoIds.includes(messageId) ? "drop" : "forward";
+  }
+
+  /**
    * Rules 3 and 4: a `state_update`; returns the answers of the prompts it completes. During a
    * resume too: a snapshot that repeats an idle completes nothing (rule 4), but a turn that ends
    * while its session is reloaded ends its prompt (its idle follows a busy state).

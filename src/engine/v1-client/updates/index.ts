@@ -23,8 +23,17 @@ import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
 import { COMMAND, TEXT as TEXT_VALUE, withoutRanges } from "../../../wire/commands-scan.js";
 import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "../../../wire/bytes.js";
-import { fastChunkKind, TEXT, TOOL_CALL_UPDATE } from "../../fast-lines.js";
-import { messageKind, messageToV1, takePlainChunk, takePlainChunkBytes } from "./messages.js";
+import { fastChunkKind, TEXT, TOOL_CALL_UPDATE, USER_CHUNK } from "../../fast-lines.js";
+import {
+  NO_UPDATE,
+  RELEASES_NOTHING,
+  fastUserMessage,
+  messageKind,
+  messageToV1,
+  takePlainChunk,
+  takePlainChunkBytes,
+} from "./messages.js";
+import type { MessageKind } from "../../../convert/message.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
 import { fastPlanUpdate, planUpdateToV1 } from "./plans.js";
 import {
@@ -133,16 +142,27 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   if (s.pendingTools.size > 0) return undefined;
   // Tags compared as bytes: nothing decoded for the test.
   if (u.is(SLOT.sessionUpdate, TOOL_CALL_UPDATE)) return fastToolCallUpdate(s, u, ctx);
-  const kind = fastChunkKind(u);
+  const kind = fastChunkKind(u) ?? (u.is(SLOT.sessionUpdate, USER_CHUNK) ? "user" : undefined);
   if (kind === undefined || u.keys.length !== 3 || u.contentKeys.length !== 2 || !u.is(SLOT["content.type"], TEXT))
     return undefined;
   const id = u.string(SLOT.messageId);
   if (id === undefined) return undefined;
+  if (kind !== "user") return takeChunk(s, kind, id, u) ? u.line : undefined;
+  // A user's chunk goes where the prompt lifecycle sends it (`renderUpdate`): here only where it
+  // decides at once, and a chunk it forwards only where it is taken plain.
+  const lc = s.lifecycle;
+  const decision = lc.userMessageAtOnce(id);
+  if (decision === undefined || (decision === "forward" && !takeChunk(s, kind, id, u))) return undefined;
+  lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
+  return decision === "forward" ? u.line : WRITES_NOTHING;
+}
+
+/** `takePlainChunk` of a proven plain text chunk, read from the bytes where it can be. */
+function takeChunk(s: SessionA, kind: MessageKind, id: string, u: ScannedUpdate): boolean {
   // A message kept as numbers needs no string of the text: its digest is read from the bytes.
-  if (takePlainChunkBytes(s, kind, id, u)) return u.line;
+  if (takePlainChunkBytes(s, kind, id, u)) return true;
   const text = u.string(SLOT["content.text"]);
-  if (text === undefined || !takePlainChunk(s, kind, id, text)) return undefined;
-  return u.line;
+  return text !== undefined && takePlainChunk(s, kind, id, text);
 }
 
 /** The tags `fastMembersToV1` renders, as `scanMembers` compares them: the index is the tag's. */
@@ -153,6 +173,7 @@ export const MEMBER_TAGS: readonly Buffer[] = [
   Buffer.from("tool_call_update"),
   Buffer.from("state_update"),
   Buffer.from("plan_update"),
+  Buffer.from("user_message"),
 ];
 const USAGE = 0;
 const SESSION_INFO = 1;
@@ -160,6 +181,7 @@ const COMMANDS = 2;
 const TOOL_CALL = 3;
 const STATE = 4;
 const PLAN = 5;
+const USER_MESSAGE = 6;
 /** The tags of `MEMBER_TAGS` taken at any place too: Claude's adapter writes a tool call's tag after its members. */
 export const MEMBER_TAGS_ANYWHERE: readonly Buffer[] = MEMBER_TAGS.slice(TOOL_CALL, TOOL_CALL + 1);
 
@@ -181,6 +203,7 @@ export function fastMembersToV1(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   if (m.tagAt !== 0) return undefined;
   if (m.tag === STATE) return fastStateUpdate(s, m);
   if (m.tag === PLAN) return fastPlanUpdate(s, m, ctx);
+  if (m.tag === USER_MESSAGE) return fastUserMessage(s, m, ctx);
   if (m.tag === SESSION_INFO) {
     // `sessionInfoToV1` copies every member, `_meta` unstashed (nothing to unstash here).
     if (!m.isTextOrNull(m.indexOf("title")) || !m.isTextOrNull(m.indexOf("updatedAt"))) return undefined;

@@ -2,11 +2,22 @@
 // seen with, plain text chunks taken whole, and the fast path's text chunk.
 import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { isObject, type Obj } from "../../../base/json.js";
-import { chunkToV1, plainTextChunkState, upsertToV1Chunks, type MessageKind } from "../../../convert/message.js";
+import {
+  chunkToV1,
+  firstUpsertState,
+  plainTextChunkState,
+  upsertToV1Chunks,
+  type MessageKind,
+} from "../../../convert/message.js";
+import { contentBlockToV1 } from "../../../convert/content.js";
+import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
+import { CLOSE_ARRAY, OPEN_ARRAY, QUOTE, utf8 } from "../../../wire/bytes.js";
+import { TEXT as TEXT_VALUE } from "../../../wire/commands-scan.js";
 import { NOTHING, raw, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import type { SessionA } from "../session.js";
-import { type Original, type UpdateContext, clientUpdate, isUpdate } from "./index.js";
+import { type Original, type UpdateContext, WRITES_NOTHING, clientUpdate, isUpdate } from "./index.js";
 
 const MESSAGE_KINDS: Record<string, { kind: MessageKind; whole: boolean }> = {
   user_message_chunk: { kind: "user", whole: false },
@@ -111,4 +122,70 @@ export function messageToV1(
   if (dropped(r, ctx, update.sessionUpdate, update)) return NOTHING;
   s.sent.set(message.kind, id, r.value.sent);
   return [clientUpdate(s.sessionId, r.value.update, meta)];
+}
+
+/** What a decision made at once reads of a user's message: nothing (`userMessageAtOnce`). */
+export const NO_UPDATE: Obj = Object.freeze({});
+/** What such a decision releases later: nothing (it holds nothing). */
+export const RELEASES_NOTHING = (): readonly Outgoing[] => NOTHING;
+
+/** A whole user message's v1 chunk, around its block and id (`v1Chunk`'s members, in its order). */
+const USER_CHUNK_HEAD = Buffer.from('"sessionUpdate":"user_message_chunk","content":');
+const MESSAGE_ID_KEY = Buffer.from(',"messageId":');
+const TYPE_KEY = Buffer.from('"type"');
+const TEXT_KEY = Buffer.from('"text"');
+const blockMembers: number[] = [];
+
+/**
+ * The range of the one block of a proven `content` list at `[start, end)` when it is a text block of
+ * a `type` and a `text` member alone (in either order); undefined otherwise.
+ */
+function soleTextBlock(line: Buffer, start: number, end: number): readonly [number, number] | undefined {
+  if (line[start] !== OPEN_ARRAY) return undefined;
+  blockMembers.length = 0;
+  const blockEnd = objectMembers(line, start + 1, blockMembers);
+  if (blockEnd < 0 || line[blockEnd] !== CLOSE_ARRAY || blockEnd + 1 !== end || blockMembers.length !== 6)
+    return undefined;
+  let type = false;
+  let text = false;
+  for (let k = 0; k < 6; k += 3) {
+    const key = blockMembers[k] ?? 0;
+    const value = blockMembers[k + 1] ?? 0;
+    const valueEnd = blockMembers[k + 2] ?? 0;
+    if (line.compare(TYPE_KEY, 0, TYPE_KEY.length, key, value - 1) === 0)
+      type = line.compare(TEXT_VALUE, 0, TEXT_VALUE.length, value, valueEnd) === 0;
+    else if (line.compare(TEXT_KEY, 0, TEXT_KEY.length, key, value - 1) === 0) text = line[value] === QUOTE;
+  }
+  return type && text ? [start + 1, blockEnd] : undefined;
+}
+
+/**
+ * The fast path of a `user_message` (T §2.2 A↓-2) proven by the member scan, the tag first: the
+ * first sighting of its id, one plain text block, nothing else, no stash to write. The prompt
+ * lifecycle decides at once (`userMessageAtOnce`) or the full path takes it; forwarded, the client
+ * gets the one chunk `upsertToV1Chunks` renders, the block's own bytes in it, and the message is
+ * recorded as that renders it. Undefined, having changed nothing, for anything else.
+ */
+export function fastUserMessage(s: SessionA, m: ScannedMembers, ctx: UpdateContext): Buffer | undefined {
+  if (ctx.opts.stash !== "off" || m.count !== 3) return undefined;
+  const idAt = m.indexOf("messageId");
+  const contentAt = m.indexOf("content");
+  if (idAt < 0 || contentAt < 0) return undefined;
+  const id = m.text(idAt);
+  if (id === undefined || s.idKind.get(id) !== undefined || s.sent.get("user", id) !== undefined) return undefined;
+  const block = soleTextBlock(m.line, m.starts[contentAt] ?? 0, m.ends[contentAt] ?? 0);
+  if (block === undefined) return undefined;
+  const lc = s.lifecycle;
+  const decision = lc.userMessageAtOnce(id);
+  if (decision === undefined) return undefined;
+  if (decision === "drop") {
+    lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
+    return WRITES_NOTHING;
+  }
+  const r = contentBlockToV1(JSON.parse(utf8(m.line, block[0], block[1])) as v2.ContentBlock, ctx.opts);
+  if (!r.ok || r.lost.length > 0) return undefined;
+  lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
+  s.idKind.set(id, "user");
+  s.sent.set("user", id, firstUpsertState(id, r.value, { kind: "user", firstKind: "user" }));
+  return m.withMembers([USER_CHUNK_HEAD, block, MESSAGE_ID_KEY, m.range(idAt)]);
 }
