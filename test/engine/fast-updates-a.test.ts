@@ -73,9 +73,18 @@ function expectSameRuns([fast, full]: [Wired, Wired]): void {
   for (const l of fast.toClient) expect(wireProblems("v1", JSON.parse(l), methodOfClientId)).toBeUndefined();
 }
 
+/** The ids of the client's `session/load` requests in these conversations (its prompts' are below). */
+const LOAD_IDS = 1_000_000;
+
 /** The method of the client's request `id` in these conversations. */
 const methodOfClientId = (id: unknown): string =>
-  id === 0 ? "initialize" : id === 1 ? "session/new" : "session/prompt";
+  id === 0
+    ? "initialize"
+    : id === 1
+      ? "session/new"
+      : typeof id === "number" && id >= LOAD_IDS
+        ? "session/load"
+        : "session/prompt";
 
 const settle = () => new Promise((r) => setImmediate(r));
 
@@ -127,7 +136,7 @@ function answerAgentRequests(ws: readonly Wired[], seen: number[], acks?: Prompt
       if (m.id === undefined || m.method === undefined) continue;
       let result: unknown = {};
       if (m.method === "session/new") result = { sessionId: "s1" };
-      else if (m.method === "session/prompt" && acks?.later === true) {
+      else if ((m.method === "session/prompt" || m.method === "session/resume") && acks?.later === true) {
         acks.waiting[k]?.push(l);
         continue;
       } else if (m.method === "session/prompt")
@@ -1513,7 +1522,17 @@ describe("direction A fast path", () => {
       number: numberSpelling,
       blocks: fc.constantFrom(1, 1, 1, 0, 2),
       textFirst: fc.boolean(),
-      how: fc.constantFrom("plain", "plain", "plain", "meta", "reordered", "tagLast"),
+      how: fc.constantFrom(
+        "plain",
+        "plain",
+        "plain",
+        "plain",
+        "meta",
+        "reordered",
+        "tagLast",
+        "escapeU",
+        "escapeSlash",
+      ),
     });
     const other = fc.oneof(
       // A prompt acked at once or at the next step, with one of the ids or none (its echo found by content).
@@ -1523,6 +1542,8 @@ describe("direction A fast path", () => {
         messageId: fc.constantFrom(undefined, "u1", "u2"),
       }),
       fc.record({ kind: fc.constant("prompt" as const), later: fc.constant(true), messageId: fc.constant("u1") }),
+      // A reload (v1 `session/load`, a v2 resume) answered at once or later: its history is forwarded whole.
+      fc.record({ kind: fc.constant("load" as const), later: fc.boolean() }),
       fc.constantFrom(
         { kind: "state" as const, update: { sessionUpdate: "state_update", state: "running" } },
         { kind: "state" as const, update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } },
@@ -1541,6 +1562,14 @@ describe("direction A fast path", () => {
             acks.later = st.later;
             acks.messageId = st.messageId;
             prompt(ws, id++);
+          } else if (st.kind === "load") {
+            acks.later = st.later;
+            const load = { sessionId: "s1", cwd: "/tmp", mcpServers: [] };
+            both(
+              ws,
+              "client",
+              JSON.stringify({ jsonrpc: "2.0", id: LOAD_IDS + id++, method: "session/load", params: load }),
+            );
           } else if (st.kind === "state") both(ws, "agent", spell({ ...st.update }, "plain"));
           else {
             const block = { type: "text", text: st.text };
