@@ -6,7 +6,7 @@ import type { ShownContent } from "../../../convert/tool-call.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { availableCommandsToV1 } from "../../../convert/command.js";
 import { gatedUpdateToV1 } from "../../../convert/notice.js";
-import { noticeMessageId } from "../../../../mappings/message.js";
+import { kindInfo, noticeMessageId } from "../../../../mappings/message.js";
 import { sessionInfoToV1 } from "../../../convert/session-info.js";
 import { isObject, type Obj, withMembers } from "../../../base/json.js";
 import { configOptionUpdateToV1Updates } from "../../../convert/mode.js";
@@ -173,7 +173,7 @@ export const MEMBER_TAGS: readonly Buffer[] = [
   Buffer.from("tool_call_update"),
   Buffer.from("state_update"),
   Buffer.from("plan_update"),
-  Buffer.from("user_message"),
+  Buffer.from(kindInfo("user").upsert),
 ];
 const USAGE = 0;
 const SESSION_INFO = 1;

@@ -10,6 +10,7 @@ import {
   type MessageKind,
 } from "../../../convert/message.js";
 import { contentBlockToV1 } from "../../../convert/content.js";
+import { kindInfo } from "../../../../mappings/message.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
 import { CLOSE_ARRAY, OPEN_ARRAY, QUOTE, utf8 } from "../../../wire/bytes.js";
@@ -130,7 +131,7 @@ export const NO_UPDATE: Obj = Object.freeze({});
 export const RELEASES_NOTHING = (): readonly Outgoing[] => NOTHING;
 
 /** A whole user message's v1 chunk, around its block and id (`v1Chunk`'s members, in its order). */
-const USER_CHUNK_HEAD = Buffer.from('"sessionUpdate":"user_message_chunk","content":');
+const USER_CHUNK_HEAD = Buffer.from(`"sessionUpdate":${JSON.stringify(kindInfo("user").chunk)},"content":`);
 const MESSAGE_ID_KEY = Buffer.from(',"messageId":');
 const TYPE_KEY = Buffer.from('"type"');
 const TEXT_KEY = Buffer.from('"text"');
