@@ -1588,7 +1588,9 @@ describe("direction A fast path", () => {
           answerAgentRequests(ws, seen, acks);
           await settle();
         }
-        answerAgentRequests(ws, seen);
+        // What still waits is answered: the user's messages held meanwhile are released.
+        acks.later = false;
+        answerAgentRequests(ws, seen, acks);
         await settle();
         expectSameRuns(ws as [Wired, Wired]);
       }),
