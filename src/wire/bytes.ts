@@ -31,6 +31,13 @@ export const UPDATE_HEAD = Buffer.from('{"jsonrpc":"2.0","method":"session/updat
 /** After the session id: the update's opening, and the key of its tag (the SDKs write it first). */
 export const UPDATE_OPEN = Buffer.from(',"update":{');
 export const TAG_KEY = Buffer.from('"sessionUpdate":"');
+/** A `type` key, as an object's members are compared on the bytes. */
+export const TYPE_KEY = Buffer.from('"type"');
+
+/** The bytes `line[start, end)` are `bytes`. */
+export function bytesAre(line: Buffer, start: number, end: number, bytes: Uint8Array): boolean {
+  return end - start === bytes.length && line.compare(bytes, 0, bytes.length, start, end) === 0;
+}
 
 /** `i` at a number's first byte: the index after the JSON number there (its grammar only), or -1. */
 export function numberEnd(line: Uint8Array, i: number): number {

@@ -22,16 +22,24 @@ import type { SessionA } from "../session.js";
 import { SLOT, type ScannedUpdate } from "../../../wire/update-scan.js";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
 import { COMMAND, TEXT as TEXT_VALUE, withoutRanges } from "../../../wire/commands-scan.js";
-import { CLOSE_ARRAY, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, NULL_START } from "../../../wire/bytes.js";
+import {
+  CLOSE_ARRAY,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  NULL_START,
+  TYPE_KEY,
+  bytesAre,
+} from "../../../wire/bytes.js";
 import { fastChunkKind, TEXT, TOOL_CALL_UPDATE, USER_CHUNK } from "../../fast-lines.js";
 import {
-  NO_UPDATE,
-  RELEASES_NOTHING,
   fastUserMessage,
   messageKind,
   messageToV1,
   takePlainChunk,
   takePlainChunkBytes,
+  userMessageAtOnce,
 } from "./messages.js";
 import type { MessageKind } from "../../../convert/message.js";
 import { noteBackground, terminalUpdate } from "./terminals.js";
@@ -133,8 +141,9 @@ export function isToolCallBody(x: unknown): x is v2.ToolCallUpdate {
 
 /**
  * The fast path's share of `updateToV1` (engine/fast-lines.ts), for an update the scan proved: a
- * plain text chunk of an agent message or thought (the bulk of a stream), or a string-only tool call
- * update (`fastToolCallUpdate`), with no tool call's content waiting to be flushed before it.
+ * plain text chunk of an agent message or thought (the bulk of a stream), or of a user's where the
+ * prompt lifecycle decides at once, or a string-only tool call update (`fastToolCallUpdate`), with
+ * no tool call's content waiting to be flushed before it.
  * Returns the bytes the client gets, having recorded the update exactly as the full path records
  * it; undefined, having changed nothing, and the full path takes it.
  */
@@ -150,11 +159,8 @@ export function fastUpdateToV1(s: SessionA, u: ScannedUpdate, ctx: UpdateContext
   if (kind !== "user") return takeChunk(s, kind, id, u) ? u.line : undefined;
   // A user's chunk goes where the prompt lifecycle sends it (`renderUpdate`): here only where it
   // decides at once, and a chunk it forwards only where it is taken plain.
-  const lc = s.lifecycle;
-  const decision = lc.userMessageAtOnce(id);
-  if (decision === undefined || (decision === "forward" && !takeChunk(s, kind, id, u))) return undefined;
-  lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
-  return decision === "forward" ? u.line : WRITES_NOTHING;
+  const decision = userMessageAtOnce(s, id, () => takeChunk(s, kind, id, u));
+  return decision === undefined ? undefined : decision === "forward" ? u.line : WRITES_NOTHING;
 }
 
 /** `takePlainChunk` of a proven plain text chunk, read from the bytes where it can be. */
@@ -265,16 +271,11 @@ function fastStateUpdate(s: SessionA, m: ScannedMembers): Buffer | undefined {
 /** The member last added for a cost (the same cost object, held by a session, goes on many updates). */
 let costShown: { cost: unknown; bytes: Buffer } = { cost: undefined, bytes: Buffer.alloc(0) };
 
-const TYPE_KEY = Buffer.from('"type"');
 const NAME_KEY = Buffer.from('"name"');
 const DESCRIPTION_KEY = Buffer.from('"description"');
 const META_KEY = Buffer.from('"_meta"');
 const INPUT_KEY = Buffer.from('"input"');
 const HINT_KEY = Buffer.from('"hint"');
-
-function bytesAre(line: Buffer, start: number, end: number, bytes: Buffer): boolean {
-  return end - start === bytes.length && line.compare(bytes, 0, bytes.length, start, end) === 0;
-}
 
 /**
  * `availableCommandsToV1` on the bytes of a proven list (at `at`): every command of type `command`

@@ -13,8 +13,8 @@ import { contentBlockToV1 } from "../../../convert/content.js";
 import { kindInfo } from "../../../../mappings/message.js";
 import type * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import { objectMembers, type ScannedMembers } from "../../../wire/member-scan.js";
-import { CLOSE_ARRAY, OPEN_ARRAY, QUOTE, utf8 } from "../../../wire/bytes.js";
-import { TEXT as TEXT_VALUE } from "../../../wire/commands-scan.js";
+import { CLOSE_ARRAY, OPEN_ARRAY, QUOTE, TYPE_KEY, bytesAre, utf8 } from "../../../wire/bytes.js";
+import { TEXT } from "../../../wire/commands-scan.js";
 import { NOTHING, raw, type Outgoing } from "../../outgoing.js";
 import { dropped } from "../../translating.js";
 import type { SessionA } from "../session.js";
@@ -126,15 +126,27 @@ export function messageToV1(
 }
 
 /** What a decision made at once reads of a user's message: nothing (`userMessageAtOnce`). */
-export const NO_UPDATE: Obj = Object.freeze({});
+const NO_UPDATE: Obj = Object.freeze({});
 /** What such a decision releases later: nothing (it holds nothing). */
-export const RELEASES_NOTHING = (): readonly Outgoing[] => NOTHING;
+const RELEASES_NOTHING = (): readonly Outgoing[] => NOTHING;
+
+/**
+ * The prompt lifecycle's decision on user message `id` where it decides at once
+ * (`userMessageAtOnce`), recorded as `userMessage` records it: "drop", or "forward" once `take` (the
+ * rendering's record) succeeded. Undefined, nothing recorded by either, where the full path must
+ * decide or `take` declined.
+ */
+export function userMessageAtOnce(s: SessionA, id: string, take: () => boolean): "forward" | "drop" | undefined {
+  const lc = s.lifecycle;
+  const decision = lc.userMessageAtOnce(id);
+  if (decision === undefined || (decision === "forward" && !take())) return undefined;
+  lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
+  return decision;
+}
 
 /** A whole user message's v1 chunk, around its block and id (`v1Chunk`'s members, in its order). */
 const USER_CHUNK_HEAD = Buffer.from(`"sessionUpdate":${JSON.stringify(kindInfo("user").chunk)},"content":`);
 const MESSAGE_ID_KEY = Buffer.from(',"messageId":');
-const TYPE_KEY = Buffer.from('"type"');
-const TEXT_KEY = Buffer.from('"text"');
 const blockMembers: number[] = [];
 
 /**
@@ -153,9 +165,9 @@ function soleTextBlock(line: Buffer, start: number, end: number): readonly [numb
     const key = blockMembers[k] ?? 0;
     const value = blockMembers[k + 1] ?? 0;
     const valueEnd = blockMembers[k + 2] ?? 0;
-    if (line.compare(TYPE_KEY, 0, TYPE_KEY.length, key, value - 1) === 0)
-      type = line.compare(TEXT_VALUE, 0, TEXT_VALUE.length, value, valueEnd) === 0;
-    else if (line.compare(TEXT_KEY, 0, TEXT_KEY.length, key, value - 1) === 0) text = line[value] === QUOTE;
+    // `"text"` names the key as it spells the type's value.
+    if (bytesAre(line, key, value - 1, TYPE_KEY)) type = bytesAre(line, value, valueEnd, TEXT);
+    else if (bytesAre(line, key, value - 1, TEXT)) text = line[value] === QUOTE;
   }
   return type && text ? [start + 1, blockEnd] : undefined;
 }
@@ -176,17 +188,13 @@ export function fastUserMessage(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   if (id === undefined || s.idKind.get(id) !== undefined || s.sent.get("user", id) !== undefined) return undefined;
   const block = soleTextBlock(m.line, m.starts[contentAt] ?? 0, m.ends[contentAt] ?? 0);
   if (block === undefined) return undefined;
-  const lc = s.lifecycle;
-  const decision = lc.userMessageAtOnce(id);
+  const decision = userMessageAtOnce(s, id, () => {
+    const r = contentBlockToV1(JSON.parse(utf8(m.line, block[0], block[1])) as v2.ContentBlock, ctx.opts);
+    if (!r.ok || r.lost.length > 0) return false;
+    s.idKind.set(id, "user");
+    s.sent.set("user", id, firstUpsertState(id, r.value, { kind: "user", firstKind: "user" }));
+    return true;
+  });
   if (decision === undefined) return undefined;
-  if (decision === "drop") {
-    lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
-    return WRITES_NOTHING;
-  }
-  const r = contentBlockToV1(JSON.parse(utf8(m.line, block[0], block[1])) as v2.ContentBlock, ctx.opts);
-  if (!r.ok || r.lost.length > 0) return undefined;
-  lc.userMessage(NO_UPDATE, id, RELEASES_NOTHING);
-  s.idKind.set(id, "user");
-  s.sent.set("user", id, firstUpsertState(id, r.value, { kind: "user", firstKind: "user" }));
-  return m.withMembers([USER_CHUNK_HEAD, block, MESSAGE_ID_KEY, m.range(idAt)]);
+  return decision === "drop" ? WRITES_NOTHING : m.withMembers([USER_CHUNK_HEAD, block, MESSAGE_ID_KEY, m.range(idAt)]);
 }
