@@ -7,7 +7,8 @@
 // a number of times, more for a larger function: at V8's budget a bridge ran part of its request
 // path in baseline code for its first 3–4 s at 2,000 requests a second, and a replay of recorded
 // turns for about as long; a quarter of the budget optimizes them sooner (docs/performance.md, "The
-// interrupt budget, the old generation"). Under a flood V8 grows its young generation to 32 MiB
+// interrupt budget, the old generation"). That budget is node 20's V8's: node 22's and later tier
+// up by invocation counts and know no such flag (`v8FlagsFor`). Under a flood V8 grows its young generation to 32 MiB
 // (two semi-spaces of 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB. V8 lets the
 // old generation grow to several times what survived its last full collection before the next;
 // under a slow client that put a bridge's RSS growth past 50 MiB: the bridge lets it grow by half
@@ -15,17 +16,36 @@
 import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
 
+/** V8's release as major × 1,000 + minor (`11.3.244.8-node.38`: 11,003). */
+export function v8Release(version: string = process.versions.v8): number {
+  const [major = 0, minor = 0] = version.split(".").map((n) => Number.parseInt(n, 10) || 0);
+  return major * 1000 + minor;
+}
+
 /**
- * The flags the bridge sets on itself; a flag node was started with wins. The interrupt budget is
- * read each time a function's budget is reset, the heap's growing factor each time a full
- * collection sets the next one's limit: set here, before the bridge's code is loaded, they apply to
- * all of that code and all of its heap.
+ * The newest V8 known to take `--interrupt-budget`: node 20's 11.3. Node 22's 12.4 (and 24's, 26's)
+ * tier up by invocation counts instead, with Maglev between the baseline and TurboFan, and print
+ * "Error: unrecognized flag" for it on stderr at every start; on an unknown V8 between the two the
+ * bridge sets none (a tuning left out costs speed, an error line at every start costs trust).
  */
-export const V8_FLAGS: readonly string[] = [
-  "--max-inlined-bytecode-size-cumulative=300",
-  "--interrupt-budget=16384",
-  "--heap-growing-percent=50",
-];
+export const LAST_BUDGET_V8 = 11_003;
+
+const INLINING = "--max-inlined-bytecode-size-cumulative=300";
+const BUDGET = "--interrupt-budget=16384";
+const HEAP_GROWING = "--heap-growing-percent=50";
+
+/**
+ * The flags the bridge sets on a V8 of `release` (`v8Release`). The interrupt budget is read each
+ * time a function's budget is reset, the heap's growing factor each time a full collection sets the
+ * next one's limit: set before the bridge's code is loaded, they apply to all of that code and all
+ * of its heap.
+ */
+export function v8FlagsFor(release: number): string[] {
+  return release <= LAST_BUDGET_V8 ? [INLINING, BUDGET, HEAP_GROWING] : [INLINING, HEAP_GROWING];
+}
+
+/** The flags the bridge sets on this process's V8; a flag node was started with wins. */
+export const V8_FLAGS: readonly string[] = v8FlagsFor(v8Release());
 
 /** The young generation's size (both semi-spaces) the bridge stops V8 growing it past, in bytes. */
 export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
