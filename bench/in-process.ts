@@ -1,7 +1,7 @@
-// `node dist/bench/in-process.js [a|b] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
+// `node dist/bench/in-process.js [a|b|pass] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
 // [--only REGEX] [--pool P] [--each] [--bridge-only] [--per-kind] [--writer]`: the bridge's own cost per agent line, without pipes, processes
-// or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a) or a
-// v2 client and a v1 agent (b), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
+// or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a), a
+// v2 client and a v1 agent (b) or a v1 client and a v1 agent (pass: pass-through), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
 // the real-derived mix or the replay of recorded turns; `--chunks`: its message and thought chunks
 // alone; `--only`: its lines the expression matches, to profile one kind), against `JSON.stringify(JSON.parse(line))` of the same lines. Medians of R rounds of N lines
 // after W lines of warm-up (V8 has optimized the hot paths by then: the throughput runs of `npm run
@@ -34,7 +34,7 @@ const opt = (name: string, fallback: number): number => {
   const i = args.indexOf(name);
   return i === -1 ? fallback : Number(args[i + 1]);
 };
-const direction = args[0] === "b" ? "b" : "a";
+const direction = args[0] === "b" ? "b" : args[0] === "pass" ? "pass" : "a";
 const mix = (["own", "real", "replay"].includes(args[1] ?? "") ? args[1] : "real") as Mix;
 const ROUNDS = opt("--rounds", 5);
 const LINES = opt("--lines", 300_000);
@@ -70,7 +70,7 @@ function discarding(): Writable {
 }
 /** One more round, each line timed alone, summed per kind of update (its figures are not the medians'). */
 const PER_KIND = args.includes("--per-kind");
-/** The agent's version: v2 behind a v1 client (a), v1 behind a v2 client (b). */
+/** The agent's version: v2 behind a v1 client (a), v1 behind a v2 client (b) or a v1 client (pass). */
 const agentVersion = direction === "a" ? 2 : 1;
 const SESSION = "bench";
 
@@ -132,7 +132,7 @@ async function bridge(): Promise<Bridge> {
     }
   };
   const init =
-    direction === "a" ? { protocolVersion: 1, clientCapabilities: {} } : { protocolVersion: 2, capabilities: {} };
+    direction === "b" ? { protocolVersion: 2, capabilities: {} } : { protocolVersion: 1, clientCapabilities: {} };
   send("client", { jsonrpc: "2.0", id: 0, method: "initialize", params: init });
   for (let i = 0; i < 3; i++) {
     await settle();
@@ -273,7 +273,11 @@ if (PER_KIND) {
   for (let i = 0; i < LINES; i++) times.add(kinds[(from + i) % lines.length] ?? "", bridgeNs[i] ?? 0, relayNs[i] ?? 0);
   perKind = `\nper kind, one more round of ${LINES} lines, each timed alone:\n\n${times.table()}`;
 }
-const path = direction === "a" ? "v1 client → bridge → v2 agent" : "v2 client → bridge → v1 agent";
+const path = {
+  a: "v1 client → bridge → v2 agent",
+  b: "v2 client → bridge → v1 agent",
+  pass: "v1 client → bridge → v1 agent (pass-through)",
+}[direction];
 const traffic = { own: "bench's own mix", real: "real-derived mix", replay: "replay of recorded turns" }[mix];
 process.stdout.write(
   `${path}, ${traffic}${ONLY === CHUNK_LINES ? " (its chunks alone)" : ONLY ? ` (its lines matching ${String(ONLY)} alone)` : ""}, in process: bridge ${median(bridgeUs).toFixed(2)} µs a line, ` +

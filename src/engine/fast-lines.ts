@@ -43,7 +43,7 @@ export type FastPath = (from: Link, line: Buffer) => boolean;
  * than JSON.parse, and win by building nothing, which pays only on short lines (the bulk of a
  * stream: chunks, tool updates; requests and results of extensions and pings).
  */
-const MAX_FAST_LINE_BYTES = 1024;
+export const MAX_FAST_LINE_BYTES = 1024;
 /**
  * Longest line a translating mode scans: there the full path costs a parse, the engine's rendering
  * and a serialization, so the scan pays on longer lines too (a chunk of a few kilobytes).
@@ -130,8 +130,11 @@ export function fastPathFor(
       return line.length <= MAX_FAST_LINE_BYTES && call(from, line) === true;
     };
   if (translator.mode !== "pass") return undefined;
+  const proven = translator.provenUpdates;
   return (from, line) => {
-    if (line.length > MAX_FAST_LINE_BYTES) return false;
+    // A long update the agent sent before (another session's command list): its rest was proven.
+    if (line.length > MAX_FAST_LINE_BYTES)
+      return from === agent && proven !== undefined && proven.proves(line) && client.forwardVerbatim(line);
     // The dominant line (an SDK's plain chunk or tool update) is proven fastest by the update scan:
     // what it takes is a `session/update` notification the general scan would take too.
     if (scanUpdate(line, maxDepth) === undefined) {

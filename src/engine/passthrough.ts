@@ -8,6 +8,12 @@ import type { Link } from "./link.js";
 import { RequestRoute } from "./relay.js";
 import type { Admit, Incoming, Translator } from "./translator.js";
 import type { ScannedCall } from "../wire/call-scan.js";
+import { ProvenRests } from "../wire/proven-rests.js";
+import { MAX_FAST_LINE_BYTES } from "./fast-lines.js";
+
+/** Long update rests pass-through keeps, and the longest: four command lists of up to 64 KiB. */
+const PROVEN_RESTS = 4;
+const PROVEN_REST_MAX_BYTES = 64 * 1024;
 
 /** How pass-through checks roots; `undefined` turns the check off (`--roots-check off`). */
 export interface RootsCheck {
@@ -22,6 +28,7 @@ export class PassThrough implements Translator {
   private readonly up: RequestRoute;
   private readonly down: RequestRoute;
   private readonly rootsMethods: ReadonlySet<string>;
+  readonly provenUpdates = new ProvenRests(PROVEN_RESTS, MAX_FAST_LINE_BYTES + 1, PROVEN_REST_MAX_BYTES);
 
   constructor(
     private readonly client: Link,
@@ -51,6 +58,10 @@ export class PassThrough implements Translator {
   }
 
   fromAgent(m: Incoming): void {
+    // A long update forwarded as its bytes (valid UTF-8, no key order to restore: `remember` checks
+    // the one, the fast path's `forwardVerbatim` the other) proves its rest for the next time.
+    if (m.kind === "notification" && m.line !== undefined && m.msg.method === "session/update")
+      this.provenUpdates.remember(m.line);
     this.relay(m, this.up, this.client);
   }
 

@@ -4,6 +4,7 @@ import type { ScannedCall } from "../wire/call-scan.js";
 import type { ScannedMembers } from "../wire/member-scan.js";
 import type { ScannedUpdate } from "../wire/update-scan.js";
 import type { ScannedCommands } from "../wire/commands-scan.js";
+import type { ProvenRests } from "../wire/proven-rests.js";
 import type { Link } from "./link.js";
 import type { RequestRoute } from "./relay.js";
 
@@ -57,6 +58,11 @@ export interface Translator {
    * having changed nothing. A request is handed over only once `admit` (the core's admission) took it.
    */
   fastCall?(from: Link, call: ScannedCall, line: Buffer, admit: Admit): boolean;
+  /**
+   * Pass-through: the rests of long agent `session/update` lines the full path forwarded as their
+   * bytes (wire/proven-rests.ts), which prove the same lines again under the fast path.
+   */
+  readonly provenUpdates?: ProvenRests;
 }
 
 /**

@@ -284,6 +284,69 @@ describe("pass-through fast path", () => {
     );
   });
 
+  it("takes a long update again as the full path took it the first time, under any session id, edited or not", async () => {
+    // A few long updates, so that lines repeat: command lists and plans of over 1 KiB, some of them
+    // nested past the bridge's depth limit; sent under session ids JSON reads or refuses, with byte edits.
+    const longUpdate = fc.constantFrom(
+      { sessionUpdate: "available_commands_update", availableCommands: [{ name: "a", description: "d".repeat(1200) }] },
+      { sessionUpdate: "plan", entries: [{ content: "ü ".repeat(700), status: "pending", priority: "low" }] },
+      {
+        sessionUpdate: "plan",
+        entries: [],
+        _meta: { deep: JSON.parse(`${"[".repeat(80)}"${"x".repeat(1100)}"${"]".repeat(80)}`) as unknown },
+      },
+    );
+    const id = fc.constantFrom('"s"', '"s2"', '"\\u0041"', '"ü"', '"a\u0001"', "1", '"\\x"');
+    /** One long update a run, sent again and again: under an id, with an edit or none, as UTF-8 or Latin-1 bytes. */
+    const variant = fc.tuple(
+      id,
+      fc.option(fc.tuple(fc.nat(), fc.constantFrom("}", '"', "x", "\u00ff", " "))),
+      fc.boolean(),
+    );
+    const longLine = (u: unknown, [sid, edit, bytes]: [string, [number, string] | null, boolean]): string | Buffer => {
+      let s = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${sid},"update":${JSON.stringify(u)}}}`;
+      if (edit) {
+        const at = edit[0] % s.length;
+        s = s.slice(0, at) + edit[1] + s.slice(at + 1);
+      }
+      // Latin-1 bytes: an edit of \u00ff is then an invalid UTF-8 byte.
+      return bytes ? Buffer.from(s, "latin1") : s;
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        longUpdate,
+        fc.array(fc.tuple(fc.boolean(), fc.oneof(variant, line)), { maxLength: 20 }),
+        fc.constantFrom<1 | 2>(1, 2),
+        async (u, lines, version) => {
+          const fast = await opened(version === 1 ? "pass1" : "pass2", false);
+          const full = await opened(version === 1 ? "pass1" : "pass2", true);
+          for (const [fromClient, l] of lines)
+            feedBoth([fast, full], fromClient, Array.isArray(l) ? longLine(u, l) : l);
+          await fast.settle();
+          expect(fast.written.client).toEqual(full.written.client);
+          expect(fast.written.agent).toEqual(full.written.agent);
+        },
+      ),
+      { numRuns: numRuns() * 3 },
+    );
+  });
+
+  it("parses a long update the agent sent before no more, under another session id, and never one from the client", async () => {
+    const h = await opened("pass1", false);
+    const list = `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"${"d".repeat(2000)}"}]}`;
+    const long = (sid: string) =>
+      Buffer.from(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sid}","update":${list}}}`);
+    h.bridge.agentLine(long("s1"));
+    const parse = vi.spyOn(JSON, "parse");
+    h.bridge.agentLine(long("s1"));
+    h.bridge.agentLine(long("s2"));
+    expect(parse).not.toHaveBeenCalled();
+    expect(h.written.client.slice(-3)).toEqual([long("s1"), long("s1"), long("s2")].map(String));
+    h.bridge.clientLine(long("s3"));
+    expect(parse).toHaveBeenCalled();
+    parse.mockRestore();
+  });
+
   it("takes a notification itself, as its very bytes, and leaves calls to the mode (stub: none)", () => {
     const toClient: (string | Buffer)[] = [];
     const client = new Link("client", { push: (l) => toClient.push(l) });
