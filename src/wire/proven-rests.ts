@@ -11,7 +11,7 @@ import { QUOTE, UPDATE_HEAD } from "./bytes.js";
 import { stringEnd } from "./json-string.js";
 
 /** Where a line's rest starts (after its session id's closing quote), or -1: not the update head, or no valid id string. */
-export function restStart(line: Buffer): number {
+function restStart(line: Buffer): number {
   const head = UPDATE_HEAD.length;
   if (line.length <= head || line[head] !== QUOTE || line.compare(UPDATE_HEAD, 0, head, 0, head) !== 0) return -1;
   const end = stringEnd(line, head, false);
