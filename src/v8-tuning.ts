@@ -8,11 +8,11 @@
 // path in baseline code for its first 3–4 s at 2,000 requests a second, and a replay of recorded
 // turns for about as long; a quarter of the budget optimizes them sooner (docs/performance.md, "The
 // interrupt budget, the old generation"). That budget is node 20's V8's: node 22's and later tier
-// up by invocation counts and know no such flag (`v8FlagsFor`). Under a flood V8 grows its young generation to 32 MiB
-// (two semi-spaces of 16), most of a bridge's RSS growth: the bridge holds it at 8 MiB. V8 lets the
-// old generation grow to several times what survived its last full collection before the next;
-// under a slow client that put a bridge's RSS growth past 50 MiB: the bridge lets it grow by half
-// (the same section).
+// up by invocation counts and know no such flag (`v8FlagsFor`). Under a flood V8 grows its young
+// generation to 32 MiB (two semi-spaces of 16), most of a bridge's RSS growth: the bridge holds it
+// at 8 MiB. V8 lets the old generation grow to several times what survived its last full
+// collection before the next; under a slow client that put a bridge's RSS growth past 50 MiB: the
+// bridge lets it grow by half (the same section).
 import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
 

@@ -58,11 +58,11 @@ export class PassThrough implements Translator {
   }
 
   fromAgent(m: Incoming): void {
+    this.relay(m, this.up, this.client);
     // A long update forwarded as its bytes (valid UTF-8, no key order to restore: `remember` checks
     // the one, the fast path's `forwardVerbatim` the other) proves its rest for the next time.
     if (m.kind === "notification" && m.line !== undefined && m.msg.method === "session/update")
       this.provenUpdates.remember(m.line);
-    this.relay(m, this.up, this.client);
   }
 
   private relay(m: Incoming, route: RequestRoute, to: Link): void {
