@@ -1,6 +1,8 @@
 // The JSON bytes the byte-level scanners (envelope.ts, scan.ts, update-scan.ts, call-scan.ts) look
 // for, named once, the two tests they all make, and their decoder; LF ends every line (ndjson.ts,
 // writer.ts).
+import { isUtf8 } from "node:buffer";
+
 export const LF = 0x0a;
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
@@ -33,6 +35,12 @@ export const UPDATE_OPEN = Buffer.from(',"update":{');
 export const TAG_KEY = Buffer.from('"sessionUpdate":"');
 /** A `type` key, as an object's members are compared on the bytes. */
 export const TYPE_KEY = Buffer.from('"type"');
+
+/** `line[start, end)` is ASCII (checked here), or valid UTF-8 (one native check). */
+export function asciiOrUtf8(line: Buffer, start: number, end: number): boolean {
+  for (let j = start; j < end; j++) if ((line[j] ?? 0) >= 0x80) return isUtf8(line.subarray(start, end));
+  return true;
+}
 
 /** The bytes `line[start, end)` are `bytes`. */
 export function bytesAre(line: Buffer, start: number, end: number, bytes: Uint8Array): boolean {

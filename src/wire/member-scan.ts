@@ -10,6 +10,7 @@
 // meets it); anything else returns undefined and the full path decides.
 import { isUtf8 } from "node:buffer";
 import {
+  asciiOrUtf8,
   BACKSLASH,
   CLOSE_OBJECT,
   COLON,
@@ -501,12 +502,6 @@ function fitsTemplate(t: MemberTemplate, line: Buffer, first: number): boolean {
 
 /** The digit 0. */
 const ZERO = 0x30;
-
-/** `line[start, end)` is ASCII (checked here), or valid UTF-8 (one native check). */
-function asciiOrUtf8(line: Buffer, start: number, end: number): boolean {
-  for (let j = start; j < end; j++) if ((line[j] ?? 0) >= 0x80) return isUtf8(line.subarray(start, end));
-  return true;
-}
 
 const CONTENT_LIST = new Needle('"content":[', "[");
 

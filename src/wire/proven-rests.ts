@@ -7,18 +7,16 @@
 // comparison instead of a depth scan and a parse of kilobytes. The memory is a few rests, copied,
 // the last one used first.
 import { isUtf8 } from "node:buffer";
-import { QUOTE, UPDATE_HEAD } from "./bytes.js";
+import { QUOTE, UPDATE_HEAD, asciiOrUtf8, literalEnd } from "./bytes.js";
 import { stringEnd } from "./json-string.js";
 
 /** Where a line's rest starts (after its session id's closing quote), or -1: not the update head, or no valid id string. */
 function restStart(line: Buffer): number {
-  const head = UPDATE_HEAD.length;
-  if (line.length <= head || line[head] !== QUOTE || line.compare(UPDATE_HEAD, 0, head, 0, head) !== 0) return -1;
+  const head = literalEnd(line, 0, UPDATE_HEAD);
+  if (head < 0 || line[head] !== QUOTE) return -1;
   const end = stringEnd(line, head, false);
-  if (end < 0) return -1;
   // The id's bytes must be UTF-8 on their own (the rest was, and starts with ASCII).
-  for (let j = head; j < end; j++) if ((line[j] ?? 0) >= 0x80) return isUtf8(line.subarray(head, end)) ? end : -1;
-  return end;
+  return end >= 0 && asciiOrUtf8(line, head, end) ? end : -1;
 }
 
 export class ProvenRests {
