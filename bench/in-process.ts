@@ -1,5 +1,5 @@
 // `node dist/bench/in-process.js [a|b|pass] [own|real|replay] [--rounds R] [--lines N] [--warm W] [--chunks]
-// [--only REGEX] [--pool P] [--each] [--bridge-only] [--per-kind] [--writer]`: the bridge's own cost per agent line, without pipes, processes
+// [--only REGEX] [--pool P] [--each] [--bridge-only] [--per-kind] [--writer] [--full-path]`: the bridge's own cost per agent line, without pipes, processes
 // or the other peers: one Bridge in this process, handshaken with a v1 client and a v2 agent (a), a
 // v2 client and a v1 agent (b) or a v1 client and a v1 agent (pass: pass-through), fed the agent side of a traffic (bench/traffic/: the bench's own mix,
 // the real-derived mix or the replay of recorded turns; `--chunks`: its message and thought chunks
@@ -12,7 +12,9 @@
 // round; `--bridge-only` leaves out the parse+stringify rounds (for instruction counts under
 // callgrind: the process's cost is then the bridge's and the pool's); `--per-kind` then runs one more
 // round with each line timed alone, and prints the time of each kind of update (bench/per-kind.ts)
-// for the bridge and for parse+stringify; `--writer` sends what the bridge writes to the client
+// for the bridge and for parse+stringify, with the share of each kind's lines no fast path took, and
+// the lines and time of the fast paths against the full path's; `--full-path` clears the bridge's fast
+// paths, so every line takes the full path (what a fast path saves, kind by kind); `--writer` sends what the bridge writes to the client
 // through a LineWriter to a stream that discards it, flushed after each chunk as the pump flushes
 // (to weigh a change to the writer: parse+stringify writes nothing). What each line costs the bridge,
 // not the machine's pipes: the figures the fast paths are tuned by (docs/performance.md).
@@ -198,6 +200,9 @@ function median(xs: number[]): number {
 
 const lines = pool();
 const b = await bridge();
+// `--full-path`: every line through the full path (the fast paths' field cleared), to weigh what a
+// fast path saves, kind by kind.
+if (args.includes("--full-path")) (b as unknown as { fast: unknown }).fast = undefined;
 // The pool as a pipe delivers it: chunks of about 64 KiB, each copied afresh when its first line is
 // read (a read's bytes are in the cache, as the pump's are: a pool of megabytes read from memory would
 // charge the first scan of each line a cache miss no bridge pays), its lines views of the copy.
@@ -256,13 +261,27 @@ if (PER_KIND) {
   const kinds = lines.map((l) => lineKind(l.toString("utf8")));
   const bridgeNs = new Float64Array(LINES);
   const relayNs = new Float64Array(LINES);
+  const full = new Uint8Array(LINES);
+  // Which lines a fast path declined (the full path then parsed them): the bridge's private field
+  // wrapped, for this diagnostic round only (the rounds above ran it as the product does).
+  const held = b as unknown as { fast: ((from: unknown, line: Buffer) => boolean) | undefined };
+  const fast = held.fast;
+  let took = false;
+  if (fast !== undefined)
+    held.fast = (from, line) => {
+      took = fast(from, line);
+      return took;
+    };
   const from = pos;
   for (let i = 0; i < LINES; i++) {
     const line = at(pos++);
+    took = false;
     const t = process.hrtime.bigint();
     b.agentLine(line);
     bridgeNs[i] = Number(process.hrtime.bigint() - t);
+    full[i] = took ? 0 : 1;
   }
+  held.fast = fast;
   for (let i = 0; i < LINES; i++) {
     const line = at(from + i);
     const t = process.hrtime.bigint();
@@ -270,8 +289,9 @@ if (PER_KIND) {
     relayNs[i] = Number(process.hrtime.bigint() - t);
   }
   const times = new KindTimes();
-  for (let i = 0; i < LINES; i++) times.add(kinds[(from + i) % lines.length] ?? "", bridgeNs[i] ?? 0, relayNs[i] ?? 0);
-  perKind = `\nper kind, one more round of ${LINES} lines, each timed alone:\n\n${times.table()}`;
+  for (let i = 0; i < LINES; i++)
+    times.add(kinds[(from + i) % lines.length] ?? "", bridgeNs[i] ?? 0, relayNs[i] ?? 0, full[i] === 1);
+  perKind = `\nper kind, one more round of ${LINES} lines, each timed alone:\n\n${times.table()}\n${times.paths()}`;
 }
 const path = {
   a: "v1 client → bridge → v2 agent",

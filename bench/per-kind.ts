@@ -27,16 +27,58 @@ export function lineKind(line: string): string {
   return kind;
 }
 
-/** Time summed per kind, for the bridge and for parse+stringify. */
-export class KindTimes {
-  private readonly rows = new Map<string, { lines: number; bridgeNs: number; relayNs: number }>();
+interface Row {
+  lines: number;
+  bridgeNs: number;
+  relayNs: number;
+  /** Of these, the lines no fast path took (the full path parsed them), and their time on both sides. */
+  fullLines: number;
+  fullBridgeNs: number;
+  fullRelayNs: number;
+}
 
-  add(kind: string, bridgeNs: number, relayNs: number): void {
-    const row = this.rows.get(kind) ?? { lines: 0, bridgeNs: 0, relayNs: 0 };
+/** Time summed per kind, for the bridge and for parse+stringify, and how much of it the full path took. */
+export class KindTimes {
+  private readonly rows = new Map<string, Row>();
+
+  add(kind: string, bridgeNs: number, relayNs: number, full = false): void {
+    const row = this.rows.get(kind) ?? {
+      lines: 0,
+      bridgeNs: 0,
+      relayNs: 0,
+      fullLines: 0,
+      fullBridgeNs: 0,
+      fullRelayNs: 0,
+    };
     row.lines++;
     row.bridgeNs += bridgeNs;
     row.relayNs += relayNs;
+    if (full) {
+      row.fullLines++;
+      row.fullBridgeNs += bridgeNs;
+      row.fullRelayNs += relayNs;
+    }
     this.rows.set(kind, row);
+  }
+
+  /**
+   * The lines a fast path took against those the full path parsed: their share of the lines and of
+   * the bridge's time, and µs a line for both (the fast paths pay where they beat parse+stringify;
+   * the full path costs a parse, the engine's rendering and a serialization).
+   */
+  paths(): string {
+    const sum = { lines: 0, bridgeNs: 0, relayNs: 0, fullLines: 0, fullBridgeNs: 0, fullRelayNs: 0 };
+    for (const r of this.rows.values()) for (const k of Object.keys(sum) as (keyof Row)[]) sum[k] += r[k];
+    const row = (name: string, lines: number, bridgeNs: number, relayNs: number): string =>
+      `| ${name} | ${((100 * lines) / sum.lines).toFixed(1)}% | ${((100 * bridgeNs) / sum.bridgeNs).toFixed(1)}% | ` +
+      `${(bridgeNs / Math.max(lines, 1) / 1000).toFixed(2)} | ${(relayNs / Math.max(lines, 1) / 1000).toFixed(2)} |`;
+    return [
+      "| path | share of lines | share of the bridge's time | bridge µs a line | parse+stringify µs a line |",
+      "|---|---|---|---|---|",
+      row("a fast path", sum.lines - sum.fullLines, sum.bridgeNs - sum.fullBridgeNs, sum.relayNs - sum.fullRelayNs),
+      row("the full path", sum.fullLines, sum.fullBridgeNs, sum.fullRelayNs),
+      "",
+    ].join("\n");
   }
 
   /**
@@ -51,12 +93,13 @@ export class KindTimes {
       .sort((x, y) => y.excess - x.excess)
       .slice(0, top);
     const out = [
-      "| kind | share of lines | bridge µs a line | parse+stringify µs a line | excess, µs per 1,000 lines |",
-      "|---|---|---|---|---|",
+      "| kind | share of lines | on the full path | bridge µs a line | parse+stringify µs a line | excess, µs per 1,000 lines |",
+      "|---|---|---|---|---|---|",
     ];
     for (const r of rows)
       out.push(
-        `| ${r.kind} | ${((100 * r.lines) / lines).toFixed(1)}% | ${(r.bridgeNs / r.lines / 1000).toFixed(2)} | ` +
+        `| ${r.kind} | ${((100 * r.lines) / lines).toFixed(1)}% | ${((100 * r.fullLines) / r.lines).toFixed(0)}% | ` +
+          `${(r.bridgeNs / r.lines / 1000).toFixed(2)} | ` +
           `${(r.relayNs / r.lines / 1000).toFixed(2)} | ${r.excess.toFixed(0)} |`,
       );
     return `${out.join("\n")}\n`;

@@ -36,14 +36,27 @@ describe("KindTimes", () => {
   it("tabulates µs a line per kind, the largest excess over parse+stringify first", () => {
     const t = new KindTimes();
     t.add("a", 1000, 3000);
-    t.add("b", 9000, 1000);
+    t.add("b", 9000, 1000, true);
     t.add("b", 7000, 1000);
     t.add("a", 1000, 3000);
     const rows = t.table().trim().split("\n");
     expect(rows[0]).toContain("| kind |");
     // b: half the lines, 8 µs against 1: 14 µs of excess over 4 lines, 3,500 per 1,000.
-    expect(rows[2]).toBe("| b | 50.0% | 8.00 | 1.00 | 3500 |");
-    expect(rows[3]).toBe("| a | 50.0% | 1.00 | 3.00 | -1000 |");
+    expect(rows[2]).toBe("| b | 50.0% | 50% | 8.00 | 1.00 | 3500 |");
+    expect(rows[3]).toBe("| a | 50.0% | 0% | 1.00 | 3.00 | -1000 |");
     expect(t.table(1).trim().split("\n")).toHaveLength(3);
+  });
+
+  it("splits the lines and the bridge's time between the fast paths and the full path", () => {
+    const t = new KindTimes();
+    t.add("a", 1000, 3000);
+    t.add("a", 1000, 3000);
+    t.add("b", 9000, 1000, true);
+    t.add("b", 7000, 1000);
+    const rows = t.paths().trim().split("\n");
+    expect(rows[0]).toContain("| path |");
+    // Three lines took 9 µs of 18 on a fast path; one took 9 on the full path.
+    expect(rows[2]).toBe("| a fast path | 75.0% | 50.0% | 3.00 | 2.33 |");
+    expect(rows[3]).toBe("| the full path | 25.0% | 50.0% | 9.00 | 1.00 |");
   });
 });
