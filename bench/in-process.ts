@@ -291,7 +291,14 @@ if (PER_KIND) {
   const times = new KindTimes();
   for (let i = 0; i < LINES; i++)
     times.add(kinds[(from + i) % lines.length] ?? "", bridgeNs[i] ?? 0, relayNs[i] ?? 0, full[i] === 1);
-  perKind = `\nper kind, one more round of ${LINES} lines, each timed alone:\n\n${times.table()}\n${times.paths()}`;
+  // A pool read past its end names its tool calls and messages again: a message id seen before is
+  // a re-sent message (the full path's upsert), which no throughput run sends.
+  const wrapped =
+    pos > lines.length
+      ? ` (the pool of ${lines.length} lines was read ${(pos / lines.length).toFixed(1)} times: its ids repeat, as no ` +
+        `throughput run's do; --pool above ${pos} for fresh ones)`
+      : "";
+  perKind = `\nper kind, one more round of ${LINES} lines, each timed alone${wrapped}:\n\n${times.table()}\n${times.paths()}`;
 }
 const path = {
   a: "v1 client → bridge → v2 agent",
