@@ -39,10 +39,14 @@ export abstract class SlotTable {
   /**
    * The last key found or added, and its slot: a stream names one message or tool call line after
    * line, so most look-ups are the last one again (no hash, no key comparison). Forgotten with its slot.
+   * A key found absent is remembered too (its slot NIL, its hash kept): a new message or tool call
+   * is looked up several times before it is added (its kind, its record), and the add hashes it once.
+   * Only `add` makes a key present, and it remembers what it added.
    */
   private lastKey: string | undefined;
   private lastTag = 0;
   private lastSlot = NIL;
+  private lastHash = 0;
 
   constructor(readonly limit: number) {
     if (!(limit >= 1)) throw new RangeError(`SlotTable: limit ${limit} is below 1`);
@@ -65,17 +69,18 @@ export abstract class SlotTable {
     const mask = this.index.length - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const cell = this.index[i] ?? 0;
-      if (cell === 0) return NIL;
+      if (cell === 0) return this.remember(key, tag, NIL, h);
       const slot = cell - 1;
       if (this.hashes[slot] === h && this.tags[slot] === tag && this.keyIs(slot, key))
-        return this.remember(key, tag, slot);
+        return this.remember(key, tag, slot, h);
     }
   }
 
-  private remember(key: string, tag: number, slot: number): number {
+  private remember(key: string, tag: number, slot: number, hash: number): number {
     this.lastKey = key;
     this.lastTag = tag;
     this.lastSlot = slot;
+    this.lastHash = hash;
     return slot;
   }
 
@@ -85,7 +90,8 @@ export abstract class SlotTable {
     if (this.freeHead === NIL) this.grow();
     const slot = this.freeHead;
     this.freeHead = this.next[slot] ?? NIL;
-    const h = hashKey(key, tag);
+    // The key `find` just found absent (the usual caller) is not hashed again.
+    const h = key === this.lastKey && tag === this.lastTag && this.lastSlot === NIL ? this.lastHash : hashKey(key, tag);
     this.hashes[slot] = h;
     this.tags[slot] = tag;
     this.keyLength[slot] = key.length;
@@ -97,7 +103,7 @@ export abstract class SlotTable {
     while (this.index[i] !== 0) i = (i + 1) & mask;
     this.index[i] = slot + 1;
     this.count++;
-    return slot;
+    return this.remember(key, tag, slot, h);
   }
 
   /** A write: `slot` becomes the most recent live entry. */
