@@ -125,7 +125,8 @@ function freshSent(id: string, ctx: MessageToV1Context, idless: boolean): SentMe
 
 type Shown = Pick<SentMessage, "blocks" | "size" | "digest">;
 
-function maxChars(ctx: MessageToV1Context): number {
+/** Characters of one message kept verbatim: beyond them, its length and digests (`shownOf`). */
+export function maxChars(ctx: MessageToV1Context): number {
   return ctx.shownMaxChars ?? limits.shownTextChars.default;
 }
 

@@ -11,7 +11,7 @@ import { MessageKinds } from "../../src/engine/message-kinds.js";
 import { ToolSeenTable } from "../../src/engine/v2-client/state/tool-calls.js";
 import type { ToolSeen } from "../../src/engine/v2-client/session.js";
 import type { ToolCallView } from "../../src/engine/v1-client/session.js";
-import { plainTextChunkState, type SentMessage } from "../../src/convert/message.js";
+import { maxChars, plainTextChunkState, type SentMessage } from "../../src/convert/message.js";
 import type { MessageKind } from "../../mappings/message.js";
 import { NIL } from "../../src/engine/slot-table.js";
 import { numRuns } from "../support/properties.js";
@@ -122,6 +122,20 @@ const messageOp = fc.oneof(
       .chain(([n, k, id]) => sent(id).map((s) => [n, k, id, s] as const)),
   },
   { weight: 4, arbitrary: fc.tuple(fc.constant("append" as const), kinds, ids, fc.string({ maxLength: 4 })) },
+  // The same from a JSON string's bytes (lone surrogates and escapes too), as the chunk fast path reads it.
+  {
+    weight: 4,
+    arbitrary: fc.tuple(
+      fc.constant("appendJson" as const),
+      kinds,
+      ids,
+      fc.oneof(
+        fc.string({ maxLength: 4 }),
+        fc.string({ unit: "binary", maxLength: 4 }),
+        fc.constantFrom("\ud83d", '"\n/', ""),
+      ),
+    ),
+  },
   { weight: 2, arbitrary: fc.tuple(fc.constant("get" as const), kinds, ids, fc.constant(undefined)) },
   { weight: 1, arbitrary: fc.tuple(fc.constant("clear" as const), kinds, ids, fc.constant(undefined)) },
 );
@@ -135,10 +149,16 @@ describe("SentMessages and MessageKinds", () => {
         const idKind = new MessageKinds(limit);
         const idKindModel = new LruMap<string, MessageKind>(limit);
         for (const [name, kind, id, s] of ops) {
-          if (name === "append" && typeof s === "string") {
-            // As direction A takes a plain text chunk (src/engine/v1-client/updates/messages.ts `takePlainChunk`).
+          if ((name === "append" || name === "appendJson") && typeof s === "string") {
+            // As direction A takes a plain text chunk (src/engine/v1-client/updates/messages.ts `takePlainChunk`;
+            // `takePlainChunkBytes` from the bytes of its JSON string, escapes as JSON.stringify writes them).
             const ctx = { kind, firstKind: kind };
-            if (!table.appendText(kind, id, s)) {
+            const json = Buffer.from(JSON.stringify(s));
+            const fromBytes =
+              name === "appendJson" &&
+              (table.appendTextJson(kind, id, json, 1, json.length - 1) ||
+                table.startTextJson(kind, id, json, 1, json.length - 1, maxChars(ctx)));
+            if (!fromBytes && !table.appendText(kind, id, s)) {
               const next = plainTextChunkState(id, s, table.get(kind, id), ctx);
               if (next) table.set(kind, id, next);
             }

@@ -4,11 +4,13 @@
 // nothing deferred) is kept as numbers: its size and digests. Any other form is kept as the object.
 import type { MessageKind } from "../../../../mappings/message.js";
 import type { SentMessage } from "../../../convert/message.js";
-import { appendDigest, appendDigestJson } from "../../../convert/text-digest.js";
+import { appendDigest, appendDigestJson, digestOf } from "../../../convert/text-digest.js";
 import { NIL, SlotTable, extended } from "../../slot-table.js";
 import { kindAt, kindCode } from "../../message-kinds.js";
 
 const NO_BLOCKS: SentMessage["blocks"] = Object.freeze([]);
+/** The digest of no text: a first block's is its text's, the head before it this one. */
+const EMPTY_DIGEST = digestOf("");
 
 /** `sent[kind, id]` (T §2.2). */
 export class SentMessages extends SlotTable {
@@ -111,6 +113,37 @@ export class SentMessages extends SlotTable {
     this.lastH1[slot] = last.h1;
     this.lastH2[slot] = last.h2;
     this.touch(slot);
+    return true;
+  }
+
+  /**
+   * A message's first text, from the bytes of a JSON string between its quotes (`line[start, end)`,
+   * as a scanner proved them), recorded as `set` records `plainTextChunkState` of it on first sight:
+   * one text block shown, kept as numbers. False, having changed nothing, for a message already
+   * recorded, or a text of at most `maxChars` (kept verbatim: the caller takes the converter).
+   */
+  startTextJson(
+    kind: MessageKind,
+    id: string,
+    line: Uint8Array,
+    start: number,
+    end: number,
+    maxChars: number,
+  ): boolean {
+    const tag = kindCode(kind);
+    if (this.find(id, tag) !== NIL) return false;
+    const last = appendDigestJson(EMPTY_DIGEST, line, start, end);
+    if (last === undefined || last.length <= maxChars) return false;
+    const slot = this.add(id, tag);
+    this.objects[slot] = undefined;
+    this.shownSize[slot] = last.length;
+    this.blockCount[slot] = 1;
+    this.headLength[slot] = EMPTY_DIGEST.length;
+    this.headH1[slot] = EMPTY_DIGEST.h1;
+    this.headH2[slot] = EMPTY_DIGEST.h2;
+    this.lastLength[slot] = last.length;
+    this.lastH1[slot] = last.h1;
+    this.lastH2[slot] = last.h2;
     return true;
   }
 

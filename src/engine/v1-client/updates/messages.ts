@@ -5,6 +5,7 @@ import { isObject, type Obj } from "../../../base/json.js";
 import {
   chunkToV1,
   firstUpsertState,
+  maxChars,
   plainTextChunkState,
   upsertToV1Chunks,
   type MessageKind,
@@ -57,25 +58,29 @@ function firstKindOf(s: SessionA, id: string, kind: MessageKind): MessageKind {
 }
 
 /**
+ * `takePlainChunk`'s hot path for a chunk the update scan proved, straight from the line's bytes
+ * (`u`'s `content.text`): the text appended to a message kept as numbers, or a new message's first
+ * text recorded as numbers. False, having changed nothing but the id's first kind, where the text is
+ * needed as a string (the caller decodes it and takes `takePlainChunk`).
+ */
+export function takePlainChunkBytes(s: SessionA, kind: MessageKind, id: string, u: ScannedUpdate): boolean {
+  const start = u.start(SLOT["content.text"]);
+  if (start < 0 || firstKindOf(s, id, kind) !== kind) return false;
+  const end = u.end(SLOT["content.text"]);
+  // A message's first chunk is recorded from the bytes too, as `plainTextChunkState` records it
+  // (in the context `takePlainChunk` gives it).
+  return (
+    s.sent.appendTextJson(kind, id, u.line, start, end) ||
+    s.sent.startTextJson(kind, id, u.line, start, end, maxChars({ kind, firstKind: kind }))
+  );
+}
+
+/**
  * A chunk of plain text (`{type:"text",text}` content, no other member, no `_meta`) that v1 shows
  * unchanged: recorded as shown and true, and its original bytes go to the client. False when it
  * needs rendering, and nothing changed but the id's first kind (recorded as the full path would).
  * The full path and the fast path (`fastUpdateToV1`) both take chunks through here.
  */
-/**
- * `takePlainChunk`'s hot path for a chunk the update scan proved: the text appended to a message
- * kept as numbers straight from the line's bytes (`u`'s `content.text`). False, having changed
- * nothing, where the text is needed as a string (the caller decodes it and takes `takePlainChunk`).
- */
-export function takePlainChunkBytes(s: SessionA, kind: MessageKind, id: string, u: ScannedUpdate): boolean {
-  const start = u.start(SLOT["content.text"]);
-  return (
-    start >= 0 &&
-    firstKindOf(s, id, kind) === kind &&
-    s.sent.appendTextJson(kind, id, u.line, start, u.end(SLOT["content.text"]))
-  );
-}
-
 export function takePlainChunk(s: SessionA, kind: MessageKind, id: string, text: string): boolean {
   const firstKind = firstKindOf(s, id, kind);
   if (firstKind === kind && s.sent.appendText(kind, id, text)) return true;
