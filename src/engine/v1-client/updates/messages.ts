@@ -156,26 +156,38 @@ const blockMembers: number[] = [];
 
 /**
  * The range of the one block of a proven `content` list at `[start, end)` when it is a text block of
- * a `type` and a `text` member alone (in either order); undefined otherwise.
+ * a `type` and a `text` member alone (in either order), and the range of its text between the
+ * quotes; undefined otherwise.
  */
-function soleTextBlock(line: Buffer, start: number, end: number): readonly [number, number] | undefined {
+function soleTextBlock(
+  line: Buffer,
+  start: number,
+  end: number,
+): readonly [number, number, number, number] | undefined {
   if (line[start] !== OPEN_ARRAY) return undefined;
   blockMembers.length = 0;
   const blockEnd = objectMembers(line, start + 1, blockMembers);
   if (blockEnd < 0 || line[blockEnd] !== CLOSE_ARRAY || blockEnd + 1 !== end || blockMembers.length !== 6)
     return undefined;
   let type = false;
-  let text = false;
+  let text = -1;
+  let textEnd = -1;
   for (let k = 0; k < 6; k += 3) {
     const key = blockMembers[k] ?? 0;
     const value = blockMembers[k + 1] ?? 0;
     const valueEnd = blockMembers[k + 2] ?? 0;
     // `"text"` names the key as it spells the type's value.
     if (bytesAre(line, key, value - 1, TYPE_KEY)) type = bytesAre(line, value, valueEnd, TEXT);
-    else if (bytesAre(line, key, value - 1, TEXT)) text = line[value] === QUOTE;
+    else if (bytesAre(line, key, value - 1, TEXT) && line[value] === QUOTE) {
+      text = value + 1;
+      textEnd = valueEnd - 1;
+    }
   }
-  return type && text ? [start + 1, blockEnd] : undefined;
+  return type && text >= 0 ? [start + 1, blockEnd, text, textEnd] : undefined;
 }
+
+/** A user's message, as the converters' context names it. */
+const USER_MESSAGE = { kind: "user", firstKind: "user" } as const;
 
 /**
  * The fast path of a `user_message` (T §2.2 A↓-2) proven by the member scan, the tag first: the
@@ -194,12 +206,19 @@ export function fastUserMessage(s: SessionA, m: ScannedMembers, ctx: UpdateConte
   const block = soleTextBlock(m.line, m.starts[contentAt] ?? 0, m.ends[contentAt] ?? 0);
   if (block === undefined) return undefined;
   const decision = userMessageAtOnce(s, id, () => {
-    const r = contentBlockToV1(JSON.parse(utf8(m.line, block[0], block[1])) as v2.ContentBlock, ctx.opts);
-    if (!r.ok || r.lost.length > 0) return false;
+    // A block of a type and a text alone is v1's as it is (`contentBlockToV1`): recorded from its
+    // text's bytes as `firstUpsertState` records it (one text block, as its length and digests),
+    // but for a text the converters keep verbatim, which takes the converter.
+    if (!s.sent.startTextJson("user", id, m.line, block[2], block[3], maxChars(USER_MESSAGE))) {
+      const r = contentBlockToV1(JSON.parse(utf8(m.line, block[0], block[1])) as v2.ContentBlock, ctx.opts);
+      if (!r.ok || r.lost.length > 0) return false;
+      s.sent.set("user", id, firstUpsertState(id, r.value, USER_MESSAGE));
+    }
     s.idKind.set(id, "user");
-    s.sent.set("user", id, firstUpsertState(id, r.value, { kind: "user", firstKind: "user" }));
     return true;
   });
   if (decision === undefined) return undefined;
-  return decision === "drop" ? WRITES_NOTHING : m.withMembers([USER_CHUNK_HEAD, block, MESSAGE_ID_KEY, m.range(idAt)]);
+  return decision === "drop"
+    ? WRITES_NOTHING
+    : m.withMembers([USER_CHUNK_HEAD, [block[0], block[1]], MESSAGE_ID_KEY, m.range(idAt)]);
 }
