@@ -4,7 +4,7 @@
 // nothing deferred) is kept as numbers: its size and digests. Any other form is kept as the object.
 import type { MessageKind } from "../../../../mappings/message.js";
 import type { SentMessage } from "../../../convert/message.js";
-import { appendDigest, appendDigestJson, digestOf } from "../../../convert/text-digest.js";
+import { appendDigest, appendDigestJson, digestOf, type TextDigest } from "../../../convert/text-digest.js";
 import { NIL, SlotTable, extended } from "../../slot-table.js";
 import { kindAt, kindCode } from "../../message-kinds.js";
 
@@ -65,17 +65,22 @@ export class SentMessages extends SlotTable {
       sent.rev === 0 &&
       sent.deferredMeta === undefined &&
       plain(sent)
-    ) {
-      this.objects[slot] = undefined;
-      this.shownSize[slot] = sent.size;
-      this.blockCount[slot] = d.count;
-      this.headLength[slot] = d.head.length;
-      this.headH1[slot] = d.head.h1;
-      this.headH2[slot] = d.head.h2;
-      this.lastLength[slot] = d.last.text.length;
-      this.lastH1[slot] = d.last.text.h1;
-      this.lastH2[slot] = d.last.text.h2;
-    } else this.objects[slot] = sent;
+    )
+      this.keepNumbers(slot, sent.size, d.count, d.head, d.last.text);
+    else this.objects[slot] = sent;
+  }
+
+  /** Slot `slot` kept as numbers: the shown size, the block count, the head's and last text's digests. */
+  private keepNumbers(slot: number, size: number, count: number, head: TextDigest, last: TextDigest): void {
+    this.objects[slot] = undefined;
+    this.shownSize[slot] = size;
+    this.blockCount[slot] = count;
+    this.headLength[slot] = head.length;
+    this.headH1[slot] = head.h1;
+    this.headH2[slot] = head.h2;
+    this.lastLength[slot] = last.length;
+    this.lastH1[slot] = last.h1;
+    this.lastH2[slot] = last.h2;
   }
 
   /**
@@ -134,16 +139,7 @@ export class SentMessages extends SlotTable {
     if (this.find(id, tag) !== NIL) return false;
     const last = appendDigestJson(EMPTY_DIGEST, line, start, end);
     if (last === undefined || last.length <= maxChars) return false;
-    const slot = this.add(id, tag);
-    this.objects[slot] = undefined;
-    this.shownSize[slot] = last.length;
-    this.blockCount[slot] = 1;
-    this.headLength[slot] = EMPTY_DIGEST.length;
-    this.headH1[slot] = EMPTY_DIGEST.h1;
-    this.headH2[slot] = EMPTY_DIGEST.h2;
-    this.lastLength[slot] = last.length;
-    this.lastH1[slot] = last.h1;
-    this.lastH2[slot] = last.h2;
+    this.keepNumbers(this.add(id, tag), last.length, 1, EMPTY_DIGEST, last);
     return true;
   }
 
